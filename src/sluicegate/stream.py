@@ -1,0 +1,150 @@
+"""The stream-filter contract: value objects a filter returns, the protocol it follows, and `Pipeline`.
+
+A filter is a sans-I/O state machine (the h11 style): the caller feeds it pieces of a streamed answer and
+appends whatever each call releases to what the reader sees. Nothing here knows where text comes from.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal, Protocol, Union, runtime_checkable
+
+DoneReason = Literal["complete", "stopped", "truncated", "refused", "cancelled"]
+DONE_REASONS: tuple[str, ...] = ("complete", "stopped", "truncated", "refused", "cancelled")
+
+
+@dataclass(frozen=True)
+class Guard:
+    """The stream was stopped by a check. Carries reason *codes* and a fixed notice, never blocked text."""
+
+    reasons: tuple[str, ...]
+    notice: str
+
+
+@dataclass(frozen=True)
+class Done:
+    """The stream is over, and why. Exactly one per stream, always the last event."""
+
+    reason: str
+
+    def __post_init__(self) -> None:
+        if self.reason not in DONE_REASONS:
+            raise ValueError(f"Done reason must be one of {DONE_REASONS}, got {self.reason!r}")
+
+
+Event = Union[Guard, Done]
+
+
+@dataclass(frozen=True)
+class Step:
+    """What one `feed`/`flush` call produced: text to append for the reader, the stop flag, events in order."""
+
+    text: str = ""
+    stopped: bool = False
+    events: tuple[Event, ...] = field(default_factory=tuple)
+
+
+EMPTY_STEP = Step()
+STOPPED_STEP = Step(stopped=True)
+
+
+@runtime_checkable
+class StreamFilter(Protocol):
+    """What every filter implements. Stop is sticky: once stopped, `feed` and `flush` return empty steps."""
+
+    def feed(self, piece: str) -> Step: ...
+
+    def flush(self, *, truncated: bool = False) -> Step: ...
+
+    @property
+    def stopped(self) -> bool: ...
+
+
+def check_piece(piece: object) -> str:
+    """Reject non-`str` pieces with a message that says what to do (bytes are the usual mistake)."""
+    if isinstance(piece, str):
+        return piece
+    if isinstance(piece, (bytes, bytearray, memoryview)):
+        raise TypeError(
+            "stream filters take str pieces, got bytes: decode them first "
+            "(sluicegate.Utf8Decoder keeps a character split across chunks intact)"
+        )
+    raise TypeError(f"stream filters take str pieces, got {type(piece).__name__}")
+
+
+# When several filters each end the stream, the pipeline reports the most telling reason.
+_DONE_PRIORITY = {"stopped": 4, "refused": 3, "cancelled": 2, "truncated": 1, "complete": 0}
+
+
+class Pipeline:
+    """Chain filters: each is fed the text the previous one released. Invariant if every stage is.
+
+    Inner `Done` events are folded into one `Done` at the end (a stop wins over a refusal, which wins over a
+    truncation). When an early stage stops, the later stages still flush what they hold, since that text was
+    already approved upstream; when a later stage stops, the earlier stages' held text is dropped.
+    """
+
+    def __init__(self, *filters: StreamFilter) -> None:
+        if not filters:
+            raise ValueError("Pipeline needs at least one filter")
+        self._filters = filters
+        self._stopped = False
+        self._done = False
+
+    @property
+    def stopped(self) -> bool:
+        return self._stopped
+
+    @property
+    def filters(self) -> tuple[StreamFilter, ...]:
+        return self._filters
+
+    @property
+    def held(self) -> int:
+        """Characters held across stages (stages without a `held` count as 0)."""
+        return sum(int(getattr(f, "held", 0)) for f in self._filters)
+
+    def feed(self, piece: str) -> Step:
+        check_piece(piece)
+        if self._stopped or self._done:
+            return STOPPED_STEP if self._stopped else EMPTY_STEP
+        return self._run(piece, final=False, truncated=False)
+
+    def flush(self, *, truncated: bool = False) -> Step:
+        if self._stopped or self._done:
+            return STOPPED_STEP if self._stopped else EMPTY_STEP
+        return self._run("", final=True, truncated=truncated)
+
+    def _run(self, piece: str, *, final: bool, truncated: bool) -> Step:
+        events: list[Event] = []
+        dones: list[Done] = []
+        text = piece
+        stop_at: int | None = None
+        for index, stage in enumerate(self._filters):
+            step = stage.feed(text) if text else EMPTY_STEP
+            self._collect(step, events, dones)
+            text = step.text
+            if step.stopped:
+                stop_at = index if stop_at is None else stop_at
+                final = True  # later stages have now seen all this stage will ever release
+                continue
+            if final:
+                end = stage.flush(truncated=truncated and stop_at is None)
+                self._collect(end, events, dones)
+                text += end.text
+                if end.stopped and stop_at is None:
+                    stop_at = index
+        if stop_at is not None:
+            self._stopped = True
+        if final or stop_at is not None:
+            self._done = True
+            reason = max((d.reason for d in dones), key=_DONE_PRIORITY.__getitem__, default=None)
+            if reason is None:
+                reason = "stopped" if stop_at is not None else ("truncated" if truncated else "complete")
+            events.append(Done(reason))
+        return Step(text=text, stopped=self._stopped, events=tuple(events))
+
+    @staticmethod
+    def _collect(step: Step, events: list[Event], dones: list[Done]) -> None:
+        for event in step.events:
+            (dones if isinstance(event, Done) else events).append(event)
