@@ -1,0 +1,56 @@
+"""CI smoke test for the benchmark harness: the scripts still run, at the smallest size, for our filters only.
+
+No figures are asserted (speed targets live in tests/benchmarks, never in timed unit tests); what is asserted is
+that every table is printed and that each of our filters that exists on this branch produced real rows.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import sluicegate
+
+RUN_ALL = Path(__file__).resolve().parent / "benchmarks" / "run_all.py"
+TITLES = (
+    "## 1. Redaction throughput",
+    "## 2. Held tail",
+    "## 3. Per-piece cost",
+    "## 4. Scaling",
+    "## 5. Time to first visible text",
+    "## 6. Sentence gate",
+    "## Targets",
+)
+
+
+def _run() -> str:
+    proc = subprocess.run(
+        [sys.executable, str(RUN_ALL), "--no-peers", "--quick", "--repeats", "1", "--size", "0.004"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc.stdout
+
+
+def _rows(md: str, name: str) -> list[str]:
+    return [line for line in md.splitlines() if line.startswith(f"| {name}")]
+
+
+def test_harness_prints_every_table_and_our_rows() -> None:
+    md = _run()
+    for title in TITLES:
+        assert title in md, f"missing section {title!r}"
+    assert re.search(r"Machine: .+ \d+ CPUs, Python 3\.\d+", md)
+    # No peer rows without the peers venv: --no-peers keeps the run to our filters.
+    assert not _rows(md, "safestream")
+    for attr, label in (("Redactor", "sluicegate Redactor"), ("SentenceGate", "sluicegate SentenceGate")):
+        rows = _rows(md, label)
+        assert rows, f"no row for {label}"
+        if hasattr(sluicegate, attr):
+            assert not any("not available" in r for r in rows), f"{label} exists but a row says not available: {rows}"
+        else:
+            assert all("not available" in r for r in rows), rows
