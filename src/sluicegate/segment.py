@@ -91,6 +91,8 @@ class SentenceSplitter:
 
     def _reset(self) -> None:
         self._buf = ""
+        self._base = 0  # where the current sentence starts in `_buf` (compacted after each feed)
+        self._limit = self._cap  # `_base + cap`: no boundary may lie past it
         self._pos = 0  # every candidate before this position is decided: not a boundary
         self._depth = 0  # open CJK quotations in the current sentence, up to `_pos`
         self._started = False  # the start-of-sentence list-marker check is done
@@ -99,19 +101,25 @@ class SentenceSplitter:
     @property
     def held(self) -> int:
         """Characters received but not yet returned (the current sentence and its lookahead)."""
-        return len(self._buf)
+        return len(self._buf) - self._base
 
     def feed(self, piece: str) -> list[str]:
         """Add a piece; return the sentences whose boundary became final, in order."""
         check_piece(piece)
         if not piece:
             return []
+        if self._base:
+            self._buf = self._buf[self._base :]
+            self._pos -= self._base
+            self._content -= self._base
+            self._base = 0
+            self._limit = self._cap
         self._buf += piece
         return self._scan()
 
     def flush(self) -> str:
         """End of stream: return what is left (the last, unterminated or undecided sentence), "" if none."""
-        tail = self._buf
+        tail = self._buf[self._base :]
         self._reset()
         return tail
 
@@ -129,10 +137,10 @@ class SentenceSplitter:
                     self._cut(out)
                     continue
                 self._started = True
-            limit = min(len(buf), self._cap)
+            limit = min(len(buf), self._limit)
             found = _CANDIDATE.search(buf, self._pos, limit) if self._pos < limit else None
             if found is None:
-                if len(buf) > self._cap:
+                if len(buf) > self._limit:
                     self._cut(out)
                     continue
                 self._pos = max(self._pos, limit)
@@ -160,38 +168,38 @@ class SentenceSplitter:
         return out
 
     def _emit(self, out: list[str], at: int) -> None:
-        out.append(self._buf[:at])
-        self._buf = self._buf[at:]
-        self._pos = 0
+        out.append(self._buf[self._base : at])
+        self._base = self._pos = self._content = at
+        self._limit = at + self._cap
         self._depth = 0
         self._started = False
 
     def _cut(self, out: list[str]) -> None:
         """The cap: cut at the last whitespace within `cap` characters, or at the cap where there is none."""
-        window = self._buf[: self._cap]
+        window = self._buf[self._base : self._limit]
         at = self._cap
         for index in range(len(window) - 1, 0, -1):
             if window[index].isspace():
                 if not window[:index].isspace():
                     at = index + 1
                 break
-        self._emit(out, at)
+        self._emit(out, self._base + at)
 
     def _start_of_sentence(self, buf: str) -> int:
         """Skip a list marker that opens the sentence (`1. First item`): it is not a sentence of its own."""
-        s = self._skip_space(buf, 0)
+        s = self._skip_space(buf, self._base)
         if s < 0:
             return _NEED if s == -1 else _CAP
         self._content = s
         hit = _LIST_MARKER.match(buf, s, partial=True)
         if hit is not None and hit.partial:
             return _NEED
-        self._pos = hit.end() if hit is not None else 0
+        self._pos = hit.end() if hit is not None else self._base
         return _SKIP
 
     def _skip_space(self, buf: str, at: int) -> int:
         """Index of the next non-space character; -1 if the text ends first, -2 if it lies past the cap."""
-        cap = self._cap
+        cap = self._limit
         n = len(buf)
         while at < n and at <= cap and buf[at].isspace():
             at += 1
@@ -201,7 +209,7 @@ class SentenceSplitter:
 
     def _skip_space_and_markers(self, buf: str, at: int) -> tuple[int, int, bool]:
         """Skip whitespace and `[S<n>]` markers: (next position or -1/-2 as in `_skip_space`, newlines, saw marker)."""
-        cap = self._cap
+        cap = self._limit
         n = len(buf)
         newlines = 0
         marker = False
@@ -233,10 +241,10 @@ class SentenceSplitter:
             return at
         j += 1
         digits = 0
-        while j < n and j <= self._cap and buf[j].isdigit() and buf[j].isascii():
+        while j < n and j <= self._limit and buf[j].isdigit() and buf[j].isascii():
             j += 1
             digits += 1
-        if j > self._cap:
+        if j > self._limit:
             return -2
         if j == n:
             return -1
@@ -247,12 +255,12 @@ class SentenceSplitter:
     def _terminator(self, buf: str, i: int) -> tuple[int, int]:
         n = len(buf)
         j = i
-        while j < n and j <= self._cap and buf[j] in TERMINATORS:
+        while j < n and j <= self._limit and buf[j] in TERMINATORS:
             j += 1
         k = j
-        while k < n and k <= self._cap and buf[k] in CLOSERS:
+        while k < n and k <= self._limit and buf[k] in CLOSERS:
             k += 1
-        if k > self._cap:
+        if k > self._limit:
             return _CAP, 0
         if k == n:
             return _NEED, 0
@@ -303,17 +311,19 @@ class SentenceSplitter:
 
     def _period_kept(self, buf: str, i: int, m: int) -> tuple[int, int] | None:
         """A lone period followed by a space and a non-lowercase letter: abbreviation, initial or date?"""
-        lookback = max(0, i - 24)
-        if self._ends.search(buf, lookback, i + 1):
+        lookback = max(self._base, i - 24)
+        before = buf[lookback : i + 1]  # only the current sentence is visible, however the text was cut
+        if self._ends.search(before):
             return _SKIP, i + 1
         for head, rest in self._continued:
-            if head.search(buf, lookback, i + 1):
+            if head.search(before):
                 hit = rest.match(buf, i + 1, partial=True)
                 if hit is not None:
                     return (_NEED, 0) if hit.partial else (_SKIP, i + 1)
-        if buf[m].isupper() and _INITIAL.search(buf, lookback, i) and _NAME_BEFORE_INITIAL.search(buf, lookback, i):
+        word_before = before[:-1]
+        if buf[m].isupper() and _INITIAL.search(word_before) and _NAME_BEFORE_INITIAL.search(word_before):
             return _SKIP, i + 1
-        if buf[m].isupper() and _DAY.search(buf, lookback, i):
+        if buf[m].isupper() and _DAY.search(word_before):
             e = m
             while e < len(buf) and buf[e].isalpha():
                 e += 1
