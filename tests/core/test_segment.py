@@ -102,6 +102,10 @@ RULES: list[tuple[str, list[str]]] = [
     # a blank line ends a paragraph, even without a terminator; a single line break does not
     ("Summary\n\nThe room opens.", ["Summary\n\n", "The room opens."]),
     ("A line\nthat continues.", ["A line\nthat continues."]),
+    # a spaced ellipsis is one run; page references
+    ("It ends with a period . . . . Next one.", ["It ends with a period . . . . ", "Next one."]),
+    ("It was weakened . . . and then gone.", ["It was weakened . . . and then gone."]),
+    ("Please turn to p. 55 now. Done", ["Please turn to p. 55 now. ", "Done"]),
     # initials in names
     ("Jonas E. Smith came. Then", ["Jonas E. Smith came. ", "Then"]),
     # leading whitespace stays with the first sentence
