@@ -26,8 +26,8 @@ CJK_TERMINATORS = "。！？"
 PARENS = ")）"
 CLOSERS = "\"'”’»›」』】〉》" + PARENS
 COMMAS = ",，、"
-OPEN_QUOTES = "“「『"
-CLOSE_QUOTES = "”」』"
+OPEN_QUOTES = "“「『《〈"  # quotations and title marks: a CJK terminator inside them does not end the sentence
+CLOSE_QUOTES = "”」』》〉"
 DEFAULT_CAP = 1000
 
 _CANDIDATE = re.compile("[" + re.escape(TERMINATORS + "\n" + OPEN_QUOTES + CLOSE_QUOTES) + "]")

@@ -66,6 +66,7 @@ RULES: list[tuple[str, list[str]]] = [
     ("他说：“你好。我很好。”然后走了。", ["他说：“你好。我很好。”", "然后走了。"]),
     ("她说“好。”，然后离开了。", ["她说“好。”，然后离开了。"]),
     ("「行きます。」と言った。", ["「行きます。」", "と言った。"]),
+    ("我们去看《摔跤吧！爸爸》好吗？好！", ["我们去看《摔跤吧！爸爸》好吗？", "好！"]),
     # lowercase after a period
     ("Smith et al. and Jones agree. Next", ["Smith et al. and Jones agree. ", "Next"]),
     # abbreviations, per language, from the data files
