@@ -2,10 +2,14 @@
 
 It holds text until ". " (or the end of the stream), releases each completed sentence, and stops for good on a
 sentence that contains a forbidden word. Sentence ends depend only on the whole text, so it is chunk-invariant
-(asserted in tests/core/test_driver.py); it stands in for the SentenceGate where a test is about the plumbing.
+(asserted in tests/core/test_driver.py). Built from `sources`, it also stops on a number found in none of
+them (a toy grounding check over the numbered sources); it stands in for the SentenceGate where a test is about the plumbing.
 """
 
 from __future__ import annotations
+
+import re
+from typing import Sequence
 
 from sluicegate.stream import Done, Guard, Step, check_piece
 
@@ -13,8 +17,11 @@ NOTICE = "[answer withheld: failed verification]"
 
 
 class HoldUntilPeriod:
-    def __init__(self, forbidden: tuple[str, ...] = ("2019",), notice: str = NOTICE) -> None:
+    def __init__(
+        self, forbidden: tuple[str, ...] = ("2019",), notice: str = NOTICE, sources: Sequence[str] | None = None
+    ) -> None:
         self._forbidden = forbidden
+        self._sources = None if sources is None else "\n".join(sources)
         self._notice = notice
         self._buf = ""
         self._stopped = False
@@ -30,7 +37,11 @@ class HoldUntilPeriod:
         return len(self._buf)
 
     def _bad(self, sentence: str) -> str | None:
-        return next((w for w in self._forbidden if w in sentence), None)
+        """A forbidden word, or (given sources) a number that appears in none of them."""
+        word = next((w for w in self._forbidden if w in sentence), None)
+        if word is None and self._sources is not None:
+            word = next((n for n in re.findall(r"\d+", re.sub(r"\[S\d+\]", "", sentence)) if n not in self._sources), None)
+        return word
 
     def _stop(self, released: str, word: str) -> Step:
         self._stopped = self._done = True
@@ -61,3 +72,8 @@ class HoldUntilPeriod:
             return self._stop("", word)
         self._done = True
         return Step(tail, False, (Done("truncated" if truncated else "complete"),))
+
+
+def toy_factory(texts: Sequence[str]) -> HoldUntilPeriod:
+    """A filter factory with the adapters' signature: the toy grounding filter over the numbered sources."""
+    return HoldUntilPeriod(forbidden=(), sources=texts)

@@ -62,3 +62,12 @@ def test_estimate_does_not_depend_on_chunking(text: str, cuts: list[int]) -> Non
         parts.observe(text[a:b])
     assert parts.usage.output_tokens == whole.usage.output_tokens
     assert parts.usage.output_tokens >= len(text)  # never under one token per character either
+
+
+def test_a_zero_output_placeholder_does_not_hide_received_text() -> None:
+    m = UsageMeter()
+    m.report(input_tokens=12, output_tokens=0)  # message_start of an Anthropic-style stream
+    m.observe("It opens at nine.")
+    assert (m.usage.output_tokens, m.usage.source) == (17, "estimate")
+    m.report(output_tokens=5)
+    assert (m.usage.output_tokens, m.usage.source) == (5, "provider")
