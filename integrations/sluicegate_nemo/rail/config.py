@@ -1,7 +1,7 @@
 """Loaded by NeMo for every LLMRails built from a config that imports this folder.
 
 `init(app)` refuses settings that would show unvalidated text and registers the `sluicegate_check` action.
-The filter factory comes from `sluicegate: {filter: "package.module.factory"}` in config.yml (a dotted path),
+The filter factory comes from `custom_data: {sluicegate: {filter: "pkg.module.factory"}}` in config.yml (a dotted path),
 or later from `sluicegate_nemo.install(rails, make_filter)`; without either the action fails closed.
 """
 
