@@ -14,7 +14,7 @@ from typing import Any, Callable, Dict, Mapping, Optional, Union
 from guardrails.validator_base import Validator, register_validator
 from guardrails_ai.types import FailResult, PassResult, ValidationResult
 
-from sluicegate import StreamFilter, drive
+from sluicegate import Guard as GuardEvent, StreamFilter, drive
 
 from .state import EOS, STATE_KEY, StreamState
 
@@ -46,10 +46,12 @@ class SluicegateValidator(Validator):
         if not isinstance(value, str):
             return FailResult(error_message=f"sluicegate validates strings, got {type(value).__name__}", fix_value="")
         filt = self.make_filter(metadata)
-        released = "".join(step.text for step in drive([value], filt))
+        steps = list(drive([value], filt))
+        released = "".join(step.text for step in steps)
         holder = metadata.get(STATE_KEY) if isinstance(metadata, dict) else None
         if filt.stopped:
-            message = _stop_message(filt)
+            guard = next((e for step in steps for e in step.events if isinstance(e, GuardEvent)), None)
+            message = _stop_message(filt, guard.reasons if guard is not None else ())
             if isinstance(holder, StreamState):  # validate() helper: report the verdict outside guardrails
                 holder.violation = message
             return FailResult(error_message=message, fix_value=released)
