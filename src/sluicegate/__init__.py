@@ -6,7 +6,7 @@ to filtering the whole string at once.
 """
 
 from .decode import InvalidUtf8Error, Utf8Decoder
-from .driver import Outcome, adrive, drive
+from .driver import Outcome, adrive, adrive_text, drive, drive_text
 from .segment import SentenceSplitter  # noqa: F401
 from .stream import Done, Event, Guard, Pipeline, Step, StreamFilter
 from .usage import Usage, UsageMeter
@@ -25,6 +25,8 @@ __all__ = [
     "UsageMeter",
     "Utf8Decoder",
     "adrive",
+    "adrive_text",
     "drive",
+    "drive_text",
 ]
 __version__ = "0.1.0"
