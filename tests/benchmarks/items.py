@@ -369,7 +369,7 @@ def _nemo_if_importable() -> list:  # type: ignore[type-arg]
         import nemoguardrails  # noqa: F401
     except ImportError:
         return []
-    return [ttft.nemo(False), ttft.nemo(True), ttft.nemo(False, chunk_size=1, context_size=0)]
+    return [ttft.ours_via_nemo(), ttft.nemo(False), ttft.nemo(True), ttft.nemo(False, chunk_size=1, context_size=0)]
 
 
 # --- item 6 ---------------------------------------------------------------------------------------------------------

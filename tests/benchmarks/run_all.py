@@ -23,8 +23,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 sys.path.insert(0, str(HERE))
-if (ROOT / "src").is_dir():
-    sys.path.insert(0, str(ROOT / "src"))  # this checkout's sluicegate, even without an install
+for _sub in ("integrations", "src"):
+    if (ROOT / _sub).is_dir():
+        sys.path.insert(0, str(ROOT / _sub))  # this checkout's sluicegate and adapters, even without an install
 
 os.environ.setdefault("NEMO_GUARDRAILS_NO_USAGE_STATS", "1")
 os.environ.setdefault("TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS", "")

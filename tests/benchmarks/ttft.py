@@ -84,6 +84,56 @@ def ours() -> Ttft:
     return Ttft("sluicegate SentenceGate (1 token per feed)", first, _shown_of_blocked(client, bad[span[0] : span[1]]), bfirst)
 
 
+def ours_via_nemo(make_filter=None) -> Ttft:  # type: ignore[no-untyped-def]
+    """Our SentenceGate upstream of NeMo through the adapter (`sluicegate_nemo.guarded_stream`), its settings."""
+    label = "sluicegate SentenceGate via sluicegate_nemo (chunk_size 1, context_size 0, stream_first False)"
+    if make_filter is None:
+        try:
+            from sluicegate import SentenceGate  # type: ignore[attr-defined]
+        except ImportError:
+            return Ttft(label, None, None, None, "not available: sluicegate.SentenceGate is not on this branch yet")
+        make_filter = lambda: SentenceGate(SCRIPT_SOURCES)  # noqa: E731
+    os.environ.setdefault("NEMO_GUARDRAILS_NO_USAGE_STATS", "1")
+    try:
+        from nemoguardrails import LLMRails
+
+        import sluicegate_nemo as sn
+    except ImportError as exc:
+        return Ttft(label, None, None, None, f"not available: {exc}")
+    rails = LLMRails(sn.sluicegate_config())
+    sn.install(rails, None)
+
+    async def run(text: str) -> tuple[int | None, str]:
+        produced = 0
+
+        async def upstream():  # type: ignore[no-untyped-def]
+            nonlocal produced
+            for token in tokens_of(text):
+                produced += 1
+                yield token
+
+        first = None
+        shown: list[str] = []
+        stream = sn.guarded_stream(
+            rails, messages=[{"role": "user", "content": "hi"}], generator=upstream(), filter=make_filter()
+        )
+        async for chunk in stream:
+            if sn.parse_error_frame(chunk) is not None:
+                break
+            if chunk:
+                shown.append(chunk)
+                if first is None:
+                    first = produced
+        return first, "".join(shown)
+
+    clean, _ = scripted_answer(blocked=False)
+    bad, span = scripted_answer(blocked=True)
+    assert span is not None
+    first, _ = asyncio.run(run(clean))
+    bfirst, client = asyncio.run(run(bad))
+    return Ttft(label, first, _shown_of_blocked(client, bad[span[0] : span[1]]), bfirst)
+
+
 _YAML = """
 rails:
   output:
@@ -160,7 +210,7 @@ def nemo(stream_first: bool, *, chunk_size: int = 200, context_size: int = 50) -
 
 def all_rows() -> list[Ttft]:
     # The last row is not a default: the smallest window NeMo allows, to show what shrinking it trades away.
-    return [ours(), nemo(False), nemo(True), nemo(False, chunk_size=1, context_size=0)]
+    return [ours(), ours_via_nemo(), nemo(False), nemo(True), nemo(False, chunk_size=1, context_size=0)]
 
 
 def answer_facts() -> str:
