@@ -12,10 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
-
 import regex
 
+from ._data import word_list
 from .normalize import normalize
 
 SUPPORTED_LANGUAGES: tuple[str, ...] = ("en", "fa", "ar", "ru", "hi", "zh", "de", "fr", "es", "pt")
@@ -26,11 +25,6 @@ _TOKEN = regex.compile(r"[\p{L}\p{M}\p{Nd}_']+")
 _HAN_ONLY = regex.compile(r"^\p{Han}+$")
 _ROMAN = regex.compile(r"^[IVXLCDM]+$")
 _CASED_LETTER = regex.compile(r"\p{Lu}")
-
-
-def _read_lines(name: str) -> list[str]:
-    text = resources.files("sluicegate").joinpath(f"data/{name}").read_text("utf-8")
-    return [line.strip() for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
 
 
 @dataclass(frozen=True)
@@ -54,7 +48,7 @@ def load_list(language: str) -> WordList:
     phrases: list[tuple[str, ...]] = []
     han: list[str] = []
     masks: list[str] = []
-    for line in _read_lines(f"first_person/{language}.txt"):
+    for line in word_list(f"first_person/{language}.txt"):
         if line.startswith("!"):
             masks.append(normalize(line[1:]))
         elif line.startswith("="):
@@ -75,7 +69,7 @@ def load_list(language: str) -> WordList:
 
 @lru_cache(maxsize=None)
 def _roman_context() -> frozenset[str]:
-    return frozenset(w.casefold() for w in _read_lines("roman_context.txt"))
+    return frozenset(w.casefold() for w in word_list("roman_context.txt"))
 
 
 def lists_for(language: str) -> tuple[str, ...]:

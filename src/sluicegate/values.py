@@ -8,17 +8,12 @@ the per-sentence cost depends on the sentence, never on the size of the sources.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from importlib import resources
-
 import regex
 
+from ._data import word_list
 from .normalize import normalize
 
-_TLDS = tuple(
-    line.strip()
-    for line in resources.files("sluicegate").joinpath("data/tlds.txt").read_text("utf-8").splitlines()
-    if line.strip() and not line.startswith("#")
-)
+_TLDS = word_list("tlds.txt")
 
 EMAIL_RE = regex.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}(?![\w-])")
 _URL_TAIL = r"""[^\s<>"'“”«»\[\]{}|\\^`]*"""
