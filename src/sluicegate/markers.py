@@ -29,10 +29,9 @@ def marker_numbers(text: str) -> list[int]:
 
 def strip_markers(text: str) -> str:
     """Remove every marker and fix the spacing it leaves: "nine [S1]." -> "nine.", "a [S1] b" -> "a b"."""
-    if "[S" not in text:
-        return text
-    lead = _LEADING.match(text)
-    if lead:  # a marker opening the text: drop it with the space that follows
-        text = text[lead.end() :]
-    text = _BEFORE_CLOSER.sub("", text)
-    return _RUN.sub("", text)
+    while MARKER_RE.search(text):  # a loop, since removing "[S1]" from "[[S1]S1]" leaves a marker
+        lead = _LEADING.match(text)
+        if lead:  # a marker opening the text: drop it with the space that follows
+            text = text[lead.end() :]
+        text = _RUN.sub("", _BEFORE_CLOSER.sub("", text))
+    return text
