@@ -69,7 +69,7 @@ class Checker:
                 Violation(CITATION_OUT_OF_RANGE, f"cites {', '.join(f'[S{k}]' for k in outside)}; sources are [S1]..[S{n}]")
             )
         text = prose(normalize(sentence))
-        values = extract(text)
+        values = extract(text, normalized=True)
         words = word_count(text)
         if not cited and (values or words >= MIN_WORDS_NEEDING_MARKER):
             why = "states a value" if values else f"has {words} words"
@@ -79,7 +79,7 @@ class Checker:
             missing = unsupported(values, indexes)
             if missing:
                 found.append(Violation(UNSUPPORTED_VALUE, f"not in the cited sources: {', '.join(missing)}"))
-        hits = self._first_person.hits(text)
+        hits = self._first_person.hits(text, normalized=True)
         if hits:
             found.append(Violation(FIRST_PERSON, f"first-person words: {', '.join(hits)}"))
         return found

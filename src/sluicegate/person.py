@@ -109,9 +109,9 @@ class FirstPersonChecker:
         self._han = tuple(h for w in loaded for h in w.han)
         self._masks = tuple(m for w in loaded for m in w.masks)
 
-    def hits(self, text: str) -> list[str]:
-        """First-person words in `text` (raw or normalized; it is normalized here), in order of appearance."""
-        text = normalize(text).replace("’", "'")
+    def hits(self, text: str, *, normalized: bool = False) -> list[str]:
+        """First-person words in `text` (normalized here unless the caller says it already is)."""
+        text = (text if normalized else normalize(text)).replace("’", "'")
         found: list[str] = []
         if self._han:
             masked = text

@@ -106,9 +106,10 @@ def _scan(text: str) -> tuple[list[str], list[str], list[str]]:
     return emails, urls, NUMBER_RE.findall(text)
 
 
-def extract(text: str) -> Values:
-    """The values a sentence states, canonical. `text` is normalized here (same normalization as sources)."""
-    emails, urls, numbers = _scan(normalize(text))
+def extract(text: str, *, normalized: bool = False) -> Values:
+    """The values a sentence states, canonical. `text` is normalized here (same normalization as sources)
+    unless the caller says it already is."""
+    emails, urls, numbers = _scan(text if normalized else normalize(text))
     return Values(
         numbers=frozenset(canonical_number(n) for n in numbers),
         urls=frozenset(canonical_url(u) for u in urls),
