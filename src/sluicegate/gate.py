@@ -102,7 +102,7 @@ class SentenceGate:
         self.notice = notice if notice is not None else fixed_text(self.language, "stopped")
         self._splitter = SentenceSplitter()
         self._violations: list[Violation] = []
-        self._pending = ""  # the current sentence as received so far (for the refusal token)
+        self._pending = ""  # the current sentence as received so far (the splitter's unreturned text)
         self._head_decided = self._token is None  # the current sentence cannot start with the token any more
         self._space = ""  # whitespace after the last released sentence, emitted before the next one
         self._released = False
@@ -139,13 +139,14 @@ class SentenceGate:
         if not piece:
             return EMPTY_STEP
         out: list[str] = []
-        self._pending += piece
         for sentence in self._splitter.feed(piece):
-            self._pending = self._pending[len(sentence) :]
             self._head_decided = self._token is None
             end = self._judge(sentence, out)
             if end is not None:
                 return end
+        # The splitter is lossless, so the current sentence is the last `held` characters received.
+        held = self._splitter.held
+        self._pending = (self._pending + piece)[-held:] if held else ""
         if not self._head_decided:
             starts = self._starts_with_token(self._pending, final=False)
             if starts is not None:
