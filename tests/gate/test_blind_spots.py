@@ -100,3 +100,13 @@ def test_the_corpus_vouches_for_any_figure_it_contains() -> None:
     article = "Legal research tools hallucinated between 17% and 33% of the time."
     # "Supported" means "somewhere in what the sentence cites", not "about this".
     assert passes([article], "Late fees rose by 17% last year [S1].")
+
+
+def test_english_list_applies_to_every_answer_so_a_german_mine_stops() -> None:
+    assert not passes([], "Die Mine ist geschlossen.", language="de")  # English "mine"
+    assert passes([], "I'M NOT SURE.", language="en")  # all caps: acronyms
+
+
+def test_words_left_out_of_lists_on_purpose_pass() -> None:
+    assert passes([], "Abre nos dias úteis.", language="pt")
+    assert passes([], "أرسل الكتاب إليّ.", language="ar")

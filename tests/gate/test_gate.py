@@ -273,3 +273,39 @@ def test_sources_are_indexed_once_never_per_sentence(monkeypatch: pytest.MonkeyP
     assert len(per_sentence) == 201
     assert max(per_sentence) < 100  # each scan is one sentence, never a source
     assert sum(per_sentence) <= len(answer)
+
+
+# With the core driver and Pipeline
+def test_driver_closes_the_upstream_on_a_stop_and_on_a_refusal() -> None:
+    from sluicegate import Outcome, drive
+
+    for answer, reason in (
+        ("It opens at nine [S1]. Fees were 99 euros [S2]. " + "More. " * 50, "stopped"),
+        ("NO_ANSWER. " + "More. " * 50, "refused"),
+    ):
+        pulled: list[str] = []
+        closed: list[bool] = []
+
+        def upstream(text: str = answer):
+            try:
+                for piece in pieces_of(text, 5):
+                    pulled.append(piece)
+                    yield piece
+            finally:
+                closed.append(True)
+
+        outcome = Outcome()
+        steps = list(drive(upstream(), gate(), outcome=outcome))
+        assert outcome.reason == reason and closed == [True]
+        assert len("".join(pulled)) < len(answer) // 2  # the rest was never generated
+        assert "99" not in "".join(s.text for s in steps)
+        if reason == "stopped":
+            assert outcome.violations and outcome.violations[0].code == "unsupported_value"
+
+
+def test_gate_in_a_pipeline_keeps_its_events() -> None:
+    from sluicegate import Pipeline
+
+    run = run_filter(lambda: Pipeline(gate()), pieces_of("It opens at nine [S1]. Fees were 99 [S2]. X", 3))
+    assert run.text == "It opens at nine."
+    assert run.events[-1] == Done("stopped") and isinstance(run.events[0], Guard)
