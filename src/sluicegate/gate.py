@@ -26,6 +26,7 @@ logger = logging.getLogger("sluicegate")
 
 _NEWLINES = regex.compile(r"\r\n|\r|\n")
 _MARKERS_AND_SPACE = regex.compile(r"(?:\s|\[S[0-9]+\])*\Z")
+_WORD_CHAR = regex.compile(r"\w")  # the same "word character" as the token search below
 _BARE_LIST_MARKER = regex.compile(r"\s*(?:[0-9]{1,3}[.)]|[-*•])\Z")
 
 
@@ -182,11 +183,13 @@ class SentenceGate:
             if not token.startswith(head):
                 return False
             return head == token if final else None
-        return head.startswith(token) and not (head[len(token)].isalnum() or head[len(token)] == "_")
+        return head.startswith(token) and not _WORD_CHAR.match(head, len(token))
 
     def _judge(self, sentence: str, out: list[str]) -> Step | None:
         """Release `sentence` into `out` if it passes; return the final step if the answer ends here."""
-        if self._token_re is not None and self._token_re.search(sentence):
+        if self._token_re is not None and (
+            self._starts_with_token(sentence, final=True) or self._token_re.search(sentence)
+        ):
             return self._refuse(out)
         found = self._checker.check(sentence)
         if found:

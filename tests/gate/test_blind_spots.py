@@ -110,3 +110,10 @@ def test_english_list_applies_to_every_answer_so_a_german_mine_stops() -> None:
 def test_words_left_out_of_lists_on_purpose_pass() -> None:
     assert passes([], "Abre nos dias úteis.", language="pt")
     assert passes([], "أرسل الكتاب إليّ.", language="ar")
+
+
+def test_numbers_written_as_words_are_not_values() -> None:
+    sources = ["Late fees were 20 euros."]
+    assert passes(sources, "Late fees were twenty-five euros [S1].")
+    assert passes(sources, "滞纳金是二十五欧元[S1]。", language="zh")
+    assert not passes(sources, "Late fees were 25 euros [S1].")

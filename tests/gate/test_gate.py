@@ -309,3 +309,16 @@ def test_gate_in_a_pipeline_keeps_its_events() -> None:
     run = run_filter(lambda: Pipeline(gate()), pieces_of("It opens at nine [S1]. Fees were 99 [S2]. X", 3))
     assert run.text == "It opens at nine."
     assert run.events[-1] == Done("stopped") and isinstance(run.events[0], Guard)
+
+
+def test_token_followed_by_a_combining_mark_is_judged_the_same_in_every_chunking() -> None:
+    from sluicegate.testing import assert_chunk_invariant
+
+    for answer in ("NO_ANSWER\u0301 x. Yes.", "NO_ANSWER² x. Yes.", "NO_ANSWER- x. Yes."):
+        assert_chunk_invariant(gate, answer)
+
+
+def test_a_run_past_the_splitter_cap_is_judged_and_fails_closed() -> None:
+    run = whole("word " * 400)  # no terminator: the splitter cuts at its cap; the fragment has no marker
+    assert run.text == "" and run.events[-1] == Done("stopped")
+    assert run.events[0].reasons == ("citation_missing",)  # type: ignore[union-attr]
