@@ -6,7 +6,7 @@ to filtering the whole string at once.
 """
 
 from .decode import InvalidUtf8Error, Utf8Decoder
-from .driver import Outcome, adrive, drive
+from .driver import Outcome, adrive, adrive_text, drive, drive_text
 from .gate import SentenceGate, Violation
 from .segment import SentenceSplitter  # noqa: F401
 from .stream import Done, Event, Guard, Pipeline, Step, StreamFilter
@@ -28,6 +28,8 @@ __all__ = [
     "Utf8Decoder",
     "Violation",
     "adrive",
+    "adrive_text",
     "drive",
+    "drive_text",
 ]
 __version__ = "0.1.0"

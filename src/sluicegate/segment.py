@@ -26,8 +26,8 @@ CJK_TERMINATORS = "。！？"
 PARENS = ")）"
 CLOSERS = "\"'”’»›」』】〉》" + PARENS
 COMMAS = ",，、"
-OPEN_QUOTES = "“「『"
-CLOSE_QUOTES = "”」』"
+OPEN_QUOTES = "“「『《〈"  # quotations and title marks: a CJK terminator inside them does not end the sentence
+CLOSE_QUOTES = "”」』》〉"
 DEFAULT_CAP = 1000
 
 _CANDIDATE = re.compile("[" + re.escape(TERMINATORS + "\n" + OPEN_QUOTES + CLOSE_QUOTES) + "]")
@@ -255,8 +255,17 @@ class SentenceSplitter:
     def _terminator(self, buf: str, i: int) -> tuple[int, int]:
         n = len(buf)
         j = i
-        while j < n and j <= self._limit and buf[j] in TERMINATORS:
-            j += 1
+        while j < n and j <= self._limit:
+            if buf[j] in TERMINATORS:
+                j += 1
+            elif buf[j] == " " and buf[j - 1] == ".":  # a spaced ellipsis `. . .` is one run
+                if j + 1 == n:
+                    return _NEED, 0
+                if buf[j + 1] != ".":
+                    break
+                j += 2
+            else:
+                break
         k = j
         while k < n and k <= self._limit and buf[k] in CLOSERS:
             k += 1

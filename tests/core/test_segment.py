@@ -66,6 +66,7 @@ RULES: list[tuple[str, list[str]]] = [
     ("他说：“你好。我很好。”然后走了。", ["他说：“你好。我很好。”", "然后走了。"]),
     ("她说“好。”，然后离开了。", ["她说“好。”，然后离开了。"]),
     ("「行きます。」と言った。", ["「行きます。」", "と言った。"]),
+    ("我们去看《摔跤吧！爸爸》好吗？好！", ["我们去看《摔跤吧！爸爸》好吗？", "好！"]),
     # lowercase after a period
     ("Smith et al. and Jones agree. Next", ["Smith et al. and Jones agree. ", "Next"]),
     # abbreviations, per language, from the data files
@@ -102,6 +103,10 @@ RULES: list[tuple[str, list[str]]] = [
     # a blank line ends a paragraph, even without a terminator; a single line break does not
     ("Summary\n\nThe room opens.", ["Summary\n\n", "The room opens."]),
     ("A line\nthat continues.", ["A line\nthat continues."]),
+    # a spaced ellipsis is one run; page references
+    ("It ends with a period . . . . Next one.", ["It ends with a period . . . . ", "Next one."]),
+    ("It was weakened . . . and then gone.", ["It was weakened . . . and then gone."]),
+    ("Please turn to p. 55 now. Done", ["Please turn to p. 55 now. ", "Done"]),
     # initials in names
     ("Jonas E. Smith came. Then", ["Jonas E. Smith came. ", "Then"]),
     # leading whitespace stays with the first sentence
