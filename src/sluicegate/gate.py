@@ -123,8 +123,8 @@ class SentenceGate:
         return tuple(self._violations)
 
     @property
-    def sources(self) -> int:
-        """How many sources the markers may cite."""
+    def source_count(self) -> int:
+        """How many sources the markers may cite ([S1]..[Sn])."""
         return len(self._indexes)
 
     @property

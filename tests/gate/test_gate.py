@@ -322,3 +322,12 @@ def test_a_run_past_the_splitter_cap_is_judged_and_fails_closed() -> None:
     run = whole("word " * 400)  # no terminator: the splitter cuts at its cap; the fragment has no marker
     assert run.text == "" and run.events[-1] == Done("stopped")
     assert run.events[0].reasons == ("citation_missing",)  # type: ignore[union-attr]
+
+
+def test_source_count_and_empty_sources() -> None:
+    assert gate().source_count == 2
+    empty = SentenceGate([])
+    assert empty.source_count == 0
+    step = empty.feed("It opens early [S1]. X")
+    assert step.stopped and step.events[0].reasons == ("citation_out_of_range",)  # type: ignore[union-attr]
+    assert run_filter(lambda: SentenceGate([]), ["Yes. Short and fine."]).events == (Done("complete"),)
