@@ -117,3 +117,10 @@ def test_numbers_written_as_words_are_not_values() -> None:
     assert passes(sources, "Late fees were twenty-five euros [S1].")
     assert passes(sources, "滞纳金是二十五欧元[S1]。", language="zh")
     assert not passes(sources, "Late fees were 25 euros [S1].")
+
+
+def test_an_inline_list_after_a_colon_is_cut_after_its_first_enumerator() -> None:
+    sources = ["Late fees were 20 euros. Cards cost 5 euros."]
+    # "Fees: 1. " is judged as a sentence: it states the value 1 and cites nothing. Fail closed.
+    result = run(sources, "Fees: 1. Late fees were 20 euros [S1]. 2. Cards cost 5 euros [S1].")
+    assert result.events[-1] == Done("stopped") and result.text == ""
