@@ -1,22 +1,34 @@
-"""A real, tiny stream filter for adapter tests, used until the SentenceGate lands (and kept as a second filter).
+"""A tiny but real stream filter for adapter and driver tests (not a mock), used where a test is about plumbing.
 
-It holds text until a sentence boundary `". "` (period + space), releases each sentence that passed, and stops
-for good on the first sentence that contains a forbidden word. Chunk-invariant by construction: boundaries are
-found on the accumulated buffer, never on piece edges (the test in `tests/test_support_filter.py` asserts it).
+It holds text until ". " (or the end of the stream), releases each completed sentence, and stops for good on a
+sentence that contains a forbidden word. Built from `sources`, it also stops on a number found in none of them
+(a toy grounding check over the numbered sources). Sentence ends are found on the accumulated buffer, never on
+piece edges, so it is chunk-invariant (asserted in tests/test_support_filter.py and tests/core/test_driver.py).
 """
 
 from __future__ import annotations
 
+import re
+from typing import Sequence
+
 from sluicegate.stream import EMPTY_STEP, STOPPED_STEP, Done, Guard, Step, check_piece
 
-NOTICE = "The answer was stopped."
+NOTICE = "[answer withheld: failed verification]"
+STOP_NOTICE = "The answer was stopped."
 
 
-class SentenceStopFilter:
-    """Release text sentence by sentence ("... . "); stop on a sentence containing a forbidden word."""
-
-    def __init__(self, forbidden: tuple[str, ...] = ("2019",)) -> None:
+class HoldUntilPeriod:
+    def __init__(
+        self,
+        forbidden: tuple[str, ...] = ("2019",),
+        notice: str = NOTICE,
+        sources: Sequence[str] | None = None,
+        reason: str = "forbidden_word",
+    ) -> None:
         self._forbidden = forbidden
+        self._sources = None if sources is None else "\n".join(sources)
+        self._notice = notice
+        self._reason = reason
         self._buf = ""
         self._stopped = False
         self._done = False
@@ -30,14 +42,19 @@ class SentenceStopFilter:
     def held(self) -> int:
         return len(self._buf)
 
-    def _bad(self, sentence: str) -> bool:
-        return any(word in sentence for word in self._forbidden)
+    def _bad(self, sentence: str) -> str | None:
+        """A forbidden word, or (given sources) a number that appears in none of them."""
+        word = next((w for w in self._forbidden if w in sentence), None)
+        if word is None and self._sources is not None:
+            numbers = re.findall(r"\d+", re.sub(r"\[S\d+\]", "", sentence))
+            word = next((n for n in numbers if n not in self._sources), None)
+        return word
 
-    def _stop(self, released: str, sentence: str) -> Step:
-        self._stopped = True
+    def _stop(self, released: str, word: str) -> Step:
+        self._stopped = self._done = True
         self._buf = ""
-        self.violations.append(f"forbidden word in a sentence of {len(sentence)} chars")
-        return Step(released, True, (Guard(("forbidden",), NOTICE), Done("stopped")))
+        self.violations.append(word)
+        return Step(released, True, (Guard((self._reason,), self._notice), Done("stopped")))
 
     def feed(self, piece: str) -> Step:
         check_piece(piece)
@@ -47,8 +64,9 @@ class SentenceStopFilter:
         out: list[str] = []
         while (i := self._buf.find(". ")) >= 0:
             sentence, self._buf = self._buf[: i + 2], self._buf[i + 2 :]
-            if self._bad(sentence):
-                return self._stop("".join(out), sentence)
+            word = self._bad(sentence)
+            if word is not None:
+                return self._stop("".join(out), word)
             out.append(sentence)
         return Step("".join(out)) if out else EMPTY_STEP
 
@@ -56,16 +74,28 @@ class SentenceStopFilter:
         if self._stopped or self._done:
             return STOPPED_STEP if self._stopped else EMPTY_STEP
         tail, self._buf = self._buf, ""
-        if self._bad(tail):
-            return self._stop("", tail)
+        word = self._bad(tail)
+        if word is not None:
+            return self._stop("", word)
         self._done = True
         return Step(tail, False, (Done("truncated" if truncated else "complete"),))
 
 
-def make_stop_filter(context: object = None) -> SentenceStopFilter:
-    """Factory in the shape the adapters take (NeMo passes the rail context; ignored here)."""
-    return SentenceStopFilter()
+class SentenceStopFilter(HoldUntilPeriod):
+    """The same filter with the reason code and notice the NeMo and Guardrails AI tests expect."""
 
+    def __init__(self, forbidden: tuple[str, ...] = ("2019",)) -> None:
+        super().__init__(forbidden, notice=STOP_NOTICE, reason="forbidden")
+
+
+def toy_factory(texts: Sequence[str]) -> HoldUntilPeriod:
+    """A filter factory with the LangChain/LlamaIndex adapters' signature: toy grounding over the sources."""
+    return HoldUntilPeriod(forbidden=(), sources=texts)
+
+
+def make_stop_filter(context: object = None) -> SentenceStopFilter:
+    """Factory in the shape the NeMo/Guardrails adapters take (they pass a context; ignored here)."""
+    return SentenceStopFilter()
 
 GOOD = "The report is ready. It covers the year 2018 only. Bye now."
 BAD = "The report is ready. It covers the year 2019 only. Bye now."

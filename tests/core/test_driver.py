@@ -7,7 +7,7 @@ import asyncio
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from sg_toyfilter import NOTICE, HoldUntilPeriod
+from tests.support import NOTICE, HoldUntilPeriod
 
 from sluicegate import Done, Guard, Pipeline, UsageMeter, adrive, drive
 from sluicegate.driver import FALLBACK_NOTICE, Outcome, adrive_text, drive_text

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from sg_gate_marks import needs_gate
+from tests.sg_gate_marks import needs_gate
 
 import sluicegate
 import sluicegate_langchain

@@ -11,7 +11,7 @@ import pytest
 from langchain_core.output_parsers import StrOutputParser
 from langchain_core.prompts import ChatPromptTemplate
 from lc_fakes import ScriptedChatModel, wait_closed
-from sg_toyfilter import NOTICE, toy_factory
+from tests.support import NOTICE, toy_factory
 
 from sluicegate.testing import pieces_of
 from sluicegate_langchain import GateStep

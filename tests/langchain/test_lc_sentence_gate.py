@@ -13,7 +13,7 @@ from langchain_core.documents import Document
 from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.runnables import RunnablePassthrough
 from lc_fakes import ScriptedChatModel, wait_closed
-from sg_gate_marks import needs_gate, needs_redactor
+from tests.sg_gate_marks import needs_gate, needs_redactor
 
 from sluicegate import Outcome
 from sluicegate.sources import gate_factory

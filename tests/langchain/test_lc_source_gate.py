@@ -15,7 +15,7 @@ from langchain_core.output_parsers.transform import BaseTransformOutputParser
 from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.runnables import RunnableGenerator, RunnableLambda, RunnablePassthrough
 from lc_fakes import INPUT_TOKENS, Record, ScriptedChatModel, wait_closed
-from sg_toyfilter import NOTICE, toy_factory
+from tests.support import NOTICE, toy_factory
 
 from sluicegate.testing import pieces_of
 from sluicegate_langchain import SourceGate, UsageCallbackHandler

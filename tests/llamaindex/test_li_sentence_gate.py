@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from li_fakes import ScriptedLLM, make_index, wait_closed
 from llama_index.core import get_response_synthesizer
-from sg_gate_marks import needs_gate
+from tests.sg_gate_marks import needs_gate
 
 from sluicegate.testing import pieces_of
 from sluicegate_llamaindex import GATED_QA_TEMPLATE, GatedSynthesizer

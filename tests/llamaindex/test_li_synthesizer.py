@@ -21,7 +21,7 @@ from llama_index.core.instrumentation import get_dispatcher
 from llama_index.core.instrumentation.event_handlers import BaseEventHandler
 from llama_index.core.query_engine import RetrieverQueryEngine
 from llama_index.core.schema import NodeWithScore, TextNode
-from sg_toyfilter import NOTICE, toy_factory
+from tests.support import NOTICE, toy_factory
 
 from sluicegate.testing import pieces_of
 from sluicegate_llamaindex import GATED_QA_TEMPLATE, GatedSynthesizer, MultiCallModeError, UsageEventHandler
