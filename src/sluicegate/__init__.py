@@ -7,6 +7,7 @@ to filtering the whole string at once.
 
 from .decode import InvalidUtf8Error, Utf8Decoder
 from .driver import Outcome, adrive, adrive_text, drive, drive_text
+from .gate import SentenceGate, Violation
 from .segment import SentenceSplitter  # noqa: F401
 from .stream import Done, Event, Guard, Pipeline, Step, StreamFilter
 from .usage import Usage, UsageMeter
@@ -18,12 +19,14 @@ __all__ = [
     "InvalidUtf8Error",
     "Outcome",
     "Pipeline",
+    "SentenceGate",
     "SentenceSplitter",
     "Step",
     "StreamFilter",
     "Usage",
     "UsageMeter",
     "Utf8Decoder",
+    "Violation",
     "adrive",
     "adrive_text",
     "drive",
