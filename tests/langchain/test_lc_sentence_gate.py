@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 from langchain_core.documents import Document
 from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.runnables import RunnablePassthrough
-from lc_fakes import ScriptedChatModel, wait_closed
+from lc_fakes import ScriptedChatModel
+from tests.support import wait_closed
 from tests.sg_gate_marks import needs_gate, needs_redactor
 
 from sluicegate import Outcome

@@ -9,7 +9,8 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from li_fakes import ScriptedLLM, make_index, wait_closed
+from li_fakes import ScriptedLLM, make_index
+from tests.support import wait_closed
 from llama_index.core import get_response_synthesizer
 from tests.sg_gate_marks import needs_gate
 
