@@ -7,6 +7,7 @@ to filtering the whole string at once.
 
 from .decode import InvalidUtf8Error, Utf8Decoder
 from .driver import Outcome, adrive, drive
+from .redact import Redactor, redact
 from .segment import SentenceSplitter  # noqa: F401
 from .stream import Done, Event, Guard, Pipeline, Step, StreamFilter
 from .usage import Usage, UsageMeter
@@ -18,6 +19,7 @@ __all__ = [
     "InvalidUtf8Error",
     "Outcome",
     "Pipeline",
+    "Redactor",
     "SentenceSplitter",
     "Step",
     "StreamFilter",
@@ -26,5 +28,6 @@ __all__ = [
     "Utf8Decoder",
     "adrive",
     "drive",
+    "redact",
 ]
 __version__ = "0.1.0"
