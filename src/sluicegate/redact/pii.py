@@ -19,7 +19,7 @@ _NOT_TLDS = "|".join(sorted(data_lines("not_tlds.txt"), key=len, reverse=True))
 
 EMAIL = Detector(
     "EMAIL_ADDRESS",
-    rf"(?<!{_LOCAL}){_LOCAL}{{1,64}}+@(?:{_LABEL}\.)++(?!(?i:{_NOT_TLDS})(?![A-Za-z]))[A-Za-z]{{2,24}}+(?![{_ADDR}\-])",
+    rf"(?<!{_LOCAL}){_LOCAL}{{1,64}}+@(?:{_LABEL}\.)+(?!(?i:{_NOT_TLDS})(?![A-Za-z]))[A-Za-z]{{2,24}}+(?![{_ADDR}\-])",
 )
 
 # 13-19 digits, one optional space or dash between any two; no digit (or separator+digit) on either side.

@@ -65,10 +65,11 @@ def _labels() -> str:
     return "|".join(word.replace("_", "[_\\-]?") for word in words)
 
 
-# `DATABASE_PASSWORD=…`, `"api_key": "…"`, `Password: …`. Only the value is replaced.
+# `DATABASE_PASSWORD=…`, `"api_key": "…"`, `Password: …`. Only the value is replaced. A prefix such as
+# `DATABASE_` needs no pattern: the label may start right after `_`, `-` or `.`.
 LABELED_SECRET = Detector(
     "LABELED_SECRET",
-    r"(?<![0-9A-Za-z])(?:[0-9A-Za-z]++[_.\-])*+(?i:" + _labels() + r")(?![0-9A-Za-z])"
+    r"(?<![0-9A-Za-z])(?i:" + _labels() + r")(?![0-9A-Za-z])"
     r"[\"']?\s{0,3}(?::|=|:=|=>)\s{0,3}[\"']?(?P<v>[^\s\"'`<>]{3,}+)",
 )
 
