@@ -6,7 +6,8 @@ to filtering the whole string at once.
 """
 
 from .decode import InvalidUtf8Error, Utf8Decoder
-from .driver import Outcome, adrive, drive
+from .driver import Outcome, adrive, adrive_text, drive, drive_text
+from .gate import SentenceGate, Violation
 from .redact import Redactor, redact
 from .segment import SentenceSplitter  # noqa: F401
 from .stream import Done, Event, Guard, Pipeline, Step, StreamFilter
@@ -20,14 +21,18 @@ __all__ = [
     "Outcome",
     "Pipeline",
     "Redactor",
+    "SentenceGate",
     "SentenceSplitter",
     "Step",
     "StreamFilter",
     "Usage",
     "UsageMeter",
     "Utf8Decoder",
+    "Violation",
     "adrive",
+    "adrive_text",
     "drive",
+    "drive_text",
     "redact",
 ]
 __version__ = "0.1.0"

@@ -1,9 +1,14 @@
 """Run an upstream iterator of pieces through a filter, and close the upstream the moment it is not needed.
 
 Every adapter uses this; none re-implements it. Closing is what cancels the provider request (and the bill):
-the upstream is closed as soon as the filter stops, the consumer stops reading, or the upstream fails. A
-failing upstream is a truncation, not a violation: validated text is released, `Done("truncated")` is
-reported, and the error is re-raised so the caller still sees it.
+the upstream is closed as soon as the filter stops (before the stopping step is handed on, so nothing more is
+generated while the reader is shown the notice), when the consumer stops reading, and when the upstream fails.
+A failing upstream is a truncation, not a violation: validated text is released, `Done("truncated")` is
+reported, and the error is re-raised so the caller still sees it. An error raised by the filter itself (a bug,
+or a bad piece) ends the stream fail-closed: nothing more is released and the error propagates.
+
+`drive`/`adrive` yield `Step`s; `drive_text`/`adrive_text` yield what a reader sees: released text and, on a
+stop, the guard's fixed notice as the last chunk.
 """
 
 from __future__ import annotations
@@ -11,18 +16,27 @@ from __future__ import annotations
 import asyncio
 import inspect
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterable, AsyncIterator, Callable, Iterable, Iterator
+from typing import Any, AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Iterator, Union
 
 from .stream import Done, Event, Guard, Step, StreamFilter
 from .usage import Usage, UsageMeter
 
 TextOf = Callable[[Any], str]
 UsageOf = Callable[[Any, UsageMeter], None]
+OnGuard = Callable[["Outcome"], None]
+AsyncOnGuard = Callable[["Outcome"], Union[None, Awaitable[None]]]
+
+# Shown when a filter stops without a `Guard` event of its own: a stop must never end silently mid-sentence.
+FALLBACK_NOTICE = "[answer withheld]"
 
 
 @dataclass
 class Outcome:
-    """How one guarded generation ended, for the server side (logs, spend cap, UI state)."""
+    """How one guarded generation ended, for the server side (logs, spend cap, UI state).
+
+    Complete by the time the step that ends the stream is handed on, so a consumer that stops reading right
+    after the last chunk still finds it filled in.
+    """
 
     reason: str | None = None  # a Done reason once over; None while running
     events: list[Event] = field(default_factory=list)
@@ -35,25 +49,42 @@ class Outcome:
     def guard(self) -> Guard | None:
         return next((e for e in self.events if isinstance(e, Guard)), None)
 
+    @property
+    def stopped(self) -> bool:
+        return self.reason == "stopped"
+
 
 def _text(item: Any) -> str:
     return item if isinstance(item, str) else str(getattr(item, "text", item))
 
 
+def _nonempty(step: Step) -> bool:
+    return bool(step.text or step.events)
+
+
 class _Run:
     """The shared bookkeeping of the sync and async drivers."""
 
-    def __init__(self, filt: StreamFilter, meter: UsageMeter | None, text_of: TextOf, usage_of: UsageOf | None):
+    def __init__(
+        self,
+        filt: StreamFilter,
+        meter: UsageMeter | None,
+        text_of: TextOf,
+        usage_of: UsageOf | None,
+        outcome: Outcome | None,
+    ) -> None:
         self.filter = filt
         self.meter = meter if meter is not None else UsageMeter()
         self.text_of = text_of
         self.usage_of = usage_of
-        self.outcome = Outcome()
+        self.outcome = outcome if outcome is not None else Outcome()
         self._parts: list[str] = []
 
     def take(self, item: Any) -> Step:
+        """Account for one raw upstream item (before gating), then feed its text to the filter."""
         text = self.text_of(item)
-        self.meter.observe(text)
+        if isinstance(text, str):
+            self.meter.observe(text)
         if self.usage_of is not None:
             self.usage_of(item, self.meter)
         return self.record(self.filter.feed(text))
@@ -76,6 +107,20 @@ class _Run:
         out.released = "".join(self._parts)
 
 
+def _close(iterator: Any) -> None:
+    close = getattr(iterator, "close", None)
+    if callable(close):
+        close()
+
+
+async def _aclose(iterator: Any) -> None:
+    aclose = getattr(iterator, "aclose", None)
+    if callable(aclose):
+        result = aclose()
+        if inspect.isawaitable(result):
+            await result
+
+
 def drive(
     upstream: Iterable[Any],
     filt: StreamFilter,
@@ -85,39 +130,47 @@ def drive(
     meter: UsageMeter | None = None,
     outcome: Outcome | None = None,
 ) -> Iterator[Step]:
-    """Yield the filter's non-empty steps for `upstream`; fill `outcome` (pass your own to read it after)."""
-    run = _Run(filt, meter, text_of, usage_of)
-    if outcome is not None:
-        run.outcome = outcome
+    """Yield the filter's non-empty steps for `upstream`; fill `outcome` (pass your own to read it after).
+
+    `text_of(item)` extracts the text of one upstream item (default: the item if it is a `str`, else its
+    `.text`); `usage_of(item, meter)` lets an adapter report provider usage carried by an item.
+    """
+    run = _Run(filt, meter, text_of, usage_of, outcome)
     iterator = iter(upstream)
-    finished = False
     try:
-        for item in iterator:
-            step = run.take(item)
-            if step.text or step.events:
-                yield step
-            if step.stopped:
+        while True:
+            try:
+                item = next(iterator)
+            except StopIteration:
                 break
-        else:
-            step = run.record(filt.flush())
+            except Exception as exc:  # the provider died mid-stream: release what was validated, re-raise
+                _close(iterator)
+                step = run.record(filt.flush(truncated=True))
+                run.finish("truncated", exc)
+                if _nonempty(step):
+                    yield step
+                raise
+            step = run.take(item)
+            if step.stopped:
+                _close(iterator)  # cancel the generation before anyone is shown the stop
+                run.finish()
+                if _nonempty(step):
+                    yield step
+                return
+            if _nonempty(step):
+                yield step
+        step = run.record(filt.flush())
+        run.finish()
+        if _nonempty(step):
             yield step
-        finished = True
     except GeneratorExit:
         run.finish("cancelled")
         raise
-    except Exception as exc:  # the provider died mid-stream: release what was validated, then re-raise
-        if not filt.stopped:
-            step = run.record(filt.flush(truncated=True))
-            run.finish("truncated", exc)
-            if step.text or step.events:
-                yield step
+    except BaseException as exc:
+        run.finish("cancelled", exc)
         raise
     finally:
-        close = getattr(iterator, "close", None)
-        if callable(close):
-            close()
-        if finished:
-            run.finish()
+        _close(iterator)
 
 
 async def adrive(
@@ -130,37 +183,99 @@ async def adrive(
     outcome: Outcome | None = None,
 ) -> AsyncIterator[Step]:
     """The async twin of `drive`: closes the upstream with `aclose()` when the filter stops or we are closed."""
-    run = _Run(filt, meter, text_of, usage_of)
-    if outcome is not None:
-        run.outcome = outcome
+    run = _Run(filt, meter, text_of, usage_of, outcome)
     iterator = upstream.__aiter__()
-    finished = False
     try:
-        async for item in iterator:
-            step = run.take(item)
-            if step.text or step.events:
-                yield step
-            if step.stopped:
+        while True:
+            try:
+                item = await iterator.__anext__()
+            except StopAsyncIteration:
                 break
-        else:
-            step = run.record(filt.flush())
+            except Exception as exc:
+                await _aclose(iterator)
+                step = run.record(filt.flush(truncated=True))
+                run.finish("truncated", exc)
+                if _nonempty(step):
+                    yield step
+                raise
+            step = run.take(item)
+            if step.stopped:
+                await _aclose(iterator)
+                run.finish()
+                if _nonempty(step):
+                    yield step
+                return
+            if _nonempty(step):
+                yield step
+        step = run.record(filt.flush())
+        run.finish()
+        if _nonempty(step):
             yield step
-        finished = True
     except (GeneratorExit, asyncio.CancelledError):
         run.finish("cancelled")
         raise
-    except Exception as exc:
-        if not filt.stopped:
-            step = run.record(filt.flush(truncated=True))
-            run.finish("truncated", exc)
-            if step.text or step.events:
-                yield step
+    except BaseException as exc:
+        run.finish("cancelled", exc)
         raise
     finally:
-        aclose = getattr(iterator, "aclose", None)
-        if callable(aclose):
-            result = aclose()
-            if inspect.isawaitable(result):
-                await result
-        if finished:
-            run.finish()
+        await _aclose(iterator)
+
+
+def _notice(outcome: Outcome, notice: str | None) -> str:
+    guard = outcome.guard
+    return guard.notice if guard is not None and guard.notice else (notice or FALLBACK_NOTICE)
+
+
+def drive_text(
+    upstream: Iterable[Any],
+    filt: StreamFilter,
+    *,
+    outcome: Outcome | None = None,
+    notice: str | None = None,
+    on_guard: OnGuard | None = None,
+    **kwargs: Any,
+) -> Iterator[str]:
+    """What the reader sees: released text, then on a stop the guard's notice as the last chunk.
+
+    The upstream is already closed when the notice is yielded. `on_guard(outcome)` runs just before the
+    notice (adapters emit their framework's guard event there); `notice` is used only when the filter stopped
+    without a `Guard` event.
+    """
+    out = outcome if outcome is not None else Outcome()
+    steps = drive(upstream, filt, outcome=out, **kwargs)
+    try:
+        for step in steps:
+            if step.text:
+                yield step.text
+            if step.stopped:
+                if on_guard is not None:
+                    on_guard(out)
+                yield _notice(out, notice)
+    finally:
+        steps.close()
+
+
+async def adrive_text(
+    upstream: AsyncIterable[Any],
+    filt: StreamFilter,
+    *,
+    outcome: Outcome | None = None,
+    notice: str | None = None,
+    on_guard: AsyncOnGuard | None = None,
+    **kwargs: Any,
+) -> AsyncIterator[str]:
+    """The async twin of `drive_text`; `on_guard` may be a coroutine function."""
+    out = outcome if outcome is not None else Outcome()
+    steps = adrive(upstream, filt, outcome=out, **kwargs)
+    try:
+        async for step in steps:
+            if step.text:
+                yield step.text
+            if step.stopped:
+                if on_guard is not None:
+                    result = on_guard(out)
+                    if inspect.isawaitable(result):
+                        await result
+                yield _notice(out, notice)
+    finally:
+        await steps.aclose()

@@ -1,9 +1,358 @@
-"""Placeholder: the streaming sentence splitter lands in the next commit."""
+"""Streaming sentence splitter: finds where a claim ends while tokens are still arriving.
+
+Lossless: the sentences it returns and its tail concatenate to the exact input. A sentence carries its
+terminator, closing quotes, the reference markers after it and the whitespace up to the next sentence, so
+`"It opens at nine [S1]. "` and `"Late fees ended [S1][S2]\\n\\n"` are sentences.
+
+Every decision depends only on the text, never on how it was cut into pieces: a boundary is final only once a
+character arrives that is neither whitespace nor a marker, and a rule that needs to see further (an
+abbreviation's second part, a German month name, a list marker) waits for those few characters. Each
+character is scanned once per sentence; the buffer never holds more than the current sentence plus a few
+characters of lookahead, and a sentence is cut at `cap` characters (at the last space) when no boundary comes.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable
+
+import regex
+
+from ._data import list_names, word_list
+from .stream import check_piece
+
+TERMINATORS = ".!?…؟۔。！？।॥"
+CJK_TERMINATORS = "。！？"
+PARENS = ")）"
+CLOSERS = "\"'”’»›」』】〉》" + PARENS
+COMMAS = ",，、"
+OPEN_QUOTES = "“「『《〈"  # quotations and title marks: a CJK terminator inside them does not end the sentence
+CLOSE_QUOTES = "”」』》〉"
+DEFAULT_CAP = 1000
+
+_CANDIDATE = re.compile("[" + re.escape(TERMINATORS + "\n" + OPEN_QUOTES + CLOSE_QUOTES) + "]")
+# A list marker at the start of a sentence or line: `1.`, `1.)`, `2)`, `-`, `*`, `•`, then a space or tab.
+_LIST_MARKER = regex.compile(r"(?:\d{1,3}\.\)?|\d{1,3}\)|[-*•])[ \t]")
+_INITIAL = re.compile(r"(?<![\w.])[A-HJ-Z]\Z")  # `E.` in `Jonas E. Smith` (not `I.`)
+_NAME_BEFORE_INITIAL = re.compile(r"[A-Z][a-z]+\s[A-HJ-Z]\Z")
+_DAY = re.compile(r"(?<![\w.,])(?:0?[1-9]|[12]\d|3[01])\Z")
+
+# Decision kinds for a candidate character.
+_NEED = 0  # the text so far cannot decide; wait for more
+_SKIP = 1  # not a boundary; resume scanning at the given position
+_BOUNDARY = 2  # the next sentence starts at the given position
+_CAP = 3  # no boundary can come within the cap
 
 
-class SentenceSplitter:  # pragma: no cover - replaced by the real splitter
+def _abbreviation_patterns(abbreviations: Iterable[str]) -> tuple[re.Pattern[str], list[tuple[re.Pattern[str], regex.Pattern[str]]]]:
+    """Compile the lists into: text ending with an abbreviation, and (first parts, rest) of multi-part ones."""
+    whole: list[str] = []
+    continued: list[tuple[re.Pattern[str], regex.Pattern[str]]] = []
+    for abbr in sorted(set(abbreviations), key=len, reverse=True):
+        parts = [p for p in re.split(r"(?<=\.)\s*", abbr.strip()) if p]
+        if not parts or not parts[-1].endswith("."):
+            raise ValueError(f"an abbreviation must end with a period: {abbr!r}")
+        whole.append(r"\s?".join(re.escape(p) for p in parts))
+        for t in range(1, len(parts)):
+            head = re.compile(r"(?<!\w)" + r"\s?".join(re.escape(p) for p in parts[:t]) + r"\Z", re.IGNORECASE)
+            rest = regex.compile(r"\s?" + r"\s?".join(regex.escape(p) for p in parts[t:]), regex.IGNORECASE)
+            continued.append((head, rest))
+    ends = re.compile(r"(?<!\w)(?:" + "|".join(whole) + r")\Z", re.IGNORECASE) if whole else re.compile(r"(?!)")
+    return ends, continued
+
+
+def default_abbreviations() -> tuple[str, ...]:
+    """The union of every shipped per-language list (`data/abbreviations/<lang>.txt`)."""
+    return tuple(a for lang in list_names("abbreviations") for a in word_list(f"abbreviations/{lang}.txt"))
+
+
+class SentenceSplitter:
+    """Split a stream into sentences: `feed(piece) -> [sentences now final]`, `flush() -> tail`.
+
+    Rules (seed 000): terminators `. ! ? …`, `؟ ۔`, `。！？`, `। ॥`, a run of them is one boundary; whitespace
+    must follow, except after `。！？`; a period before a lowercase letter, after a listed abbreviation, after an
+    initial in a name, or after the day of a German date is not a boundary; markers after the terminator belong
+    to the sentence before; after `?»`/`."` only an uppercase letter or a newline ends the sentence, after `.)`
+    only a newline or a marker; inside a quotation a CJK terminator ends the sentence where the quotation
+    closes, and not at all when a comma follows. A list marker at the start of a sentence begins it; a line
+    break before a list marker and a blank line are boundaries too. Past `cap` characters without a boundary,
+    the sentence is cut at its last space (or at the cap).
+    """
+
+    def __init__(self, *, cap: int = DEFAULT_CAP, abbreviations: Iterable[str] | None = None) -> None:
+        if cap < 16:
+            raise ValueError("cap must be at least 16 characters")
+        self._cap = cap
+        self._ends, self._continued = _abbreviation_patterns(
+            default_abbreviations() if abbreviations is None else abbreviations
+        )
+        self._months = frozenset(m.casefold() for m in word_list("months/de.txt"))
+        self._reset()
+
+    def _reset(self) -> None:
+        self._buf = ""
+        self._base = 0  # where the current sentence starts in `_buf` (compacted after each feed)
+        self._limit = self._cap  # `_base + cap`: no boundary may lie past it
+        self._pos = 0  # every candidate before this position is decided: not a boundary
+        self._depth = 0  # open CJK quotations in the current sentence, up to `_pos`
+        self._started = False  # the start-of-sentence list-marker check is done
+        self._content = 0  # where the current sentence's first non-space character is
+
+    @property
+    def held(self) -> int:
+        """Characters received but not yet returned (the current sentence and its lookahead)."""
+        return len(self._buf) - self._base
+
     def feed(self, piece: str) -> list[str]:
-        raise NotImplementedError
+        """Add a piece; return the sentences whose boundary became final, in order."""
+        check_piece(piece)
+        if not piece:
+            return []
+        if self._base:
+            self._buf = self._buf[self._base :]
+            self._pos -= self._base
+            self._content -= self._base
+            self._base = 0
+            self._limit = self._cap
+        self._buf += piece
+        return self._scan()
 
     def flush(self) -> str:
-        raise NotImplementedError
+        """End of stream: return what is left (the last, unterminated or undecided sentence), "" if none."""
+        tail = self._buf[self._base :]
+        self._reset()
+        return tail
+
+    # -- scanning -------------------------------------------------------------------------------------------
+
+    def _scan(self) -> list[str]:
+        out: list[str] = []
+        while True:
+            buf = self._buf
+            if not self._started:
+                start = self._start_of_sentence(buf)
+                if start == _NEED:
+                    break
+                if start == _CAP:
+                    self._cut(out)
+                    continue
+                self._started = True
+            limit = min(len(buf), self._limit)
+            found = _CANDIDATE.search(buf, self._pos, limit) if self._pos < limit else None
+            if found is None:
+                if len(buf) > self._limit:
+                    self._cut(out)
+                    continue
+                self._pos = max(self._pos, limit)
+                break
+            i = found.start()
+            ch = buf[i]
+            if ch in OPEN_QUOTES:
+                self._depth += 1
+                self._pos = i + 1
+                continue
+            if ch in CLOSE_QUOTES:
+                self._depth = max(0, self._depth - 1)
+                self._pos = i + 1
+                continue
+            kind, at = self._newline(buf, i) if ch == "\n" else self._terminator(buf, i)
+            if kind == _NEED:
+                self._pos = i
+                break
+            if kind == _SKIP:
+                self._pos = at
+            elif kind == _BOUNDARY:
+                self._emit(out, at)
+            else:
+                self._cut(out)
+        return out
+
+    def _emit(self, out: list[str], at: int) -> None:
+        out.append(self._buf[self._base : at])
+        self._base = self._pos = self._content = at
+        self._limit = at + self._cap
+        self._depth = 0
+        self._started = False
+
+    def _cut(self, out: list[str]) -> None:
+        """The cap: cut at the last whitespace within `cap` characters, or at the cap where there is none."""
+        window = self._buf[self._base : self._limit]
+        at = self._cap
+        for index in range(len(window) - 1, 0, -1):
+            if window[index].isspace():
+                if not window[:index].isspace():
+                    at = index + 1
+                break
+        self._emit(out, self._base + at)
+
+    def _start_of_sentence(self, buf: str) -> int:
+        """Skip a list marker that opens the sentence (`1. First item`): it is not a sentence of its own."""
+        s = self._skip_space(buf, self._base)
+        if s < 0:
+            return _NEED if s == -1 else _CAP
+        self._content = s
+        hit = _LIST_MARKER.match(buf, s, partial=True)
+        if hit is not None and hit.partial:
+            return _NEED
+        self._pos = hit.end() if hit is not None else self._base
+        return _SKIP
+
+    def _skip_space(self, buf: str, at: int) -> int:
+        """Index of the next non-space character; -1 if the text ends first, -2 if it lies past the cap."""
+        cap = self._limit
+        n = len(buf)
+        while at < n and at <= cap and buf[at].isspace():
+            at += 1
+        if at > cap:
+            return -2
+        return -1 if at == n else at
+
+    def _skip_space_and_markers(self, buf: str, at: int) -> tuple[int, int, bool]:
+        """Skip whitespace and `[S<n>]` markers: (next position or -1/-2 as in `_skip_space`, newlines, saw marker)."""
+        cap = self._limit
+        n = len(buf)
+        newlines = 0
+        marker = False
+        while True:
+            while at < n and at <= cap and buf[at].isspace():
+                newlines += buf[at] == "\n"
+                at += 1
+            if at > cap:
+                return -2, newlines, marker
+            if at == n:
+                return -1, newlines, marker
+            if buf[at] != "[":
+                return at, newlines, marker
+            end = self._marker_end(buf, at)
+            if end < 0:
+                return end, newlines, marker
+            if end == at:
+                return at, newlines, marker
+            marker = True
+            at = end
+
+    def _marker_end(self, buf: str, at: int) -> int:
+        """End of a `[S<digits>]` marker at `at`; `at` if there is none; -1/-2 if undecidable before end/cap."""
+        n = len(buf)
+        j = at + 1
+        if j >= n:
+            return -1
+        if buf[j] != "S":
+            return at
+        j += 1
+        digits = 0
+        while j < n and j <= self._limit and buf[j].isdigit() and buf[j].isascii():
+            j += 1
+            digits += 1
+        if j > self._limit:
+            return -2
+        if j == n:
+            return -1
+        return j + 1 if digits and buf[j] == "]" else at
+
+    # -- decisions -------------------------------------------------------------------------------------------
+
+    def _terminator(self, buf: str, i: int) -> tuple[int, int]:
+        n = len(buf)
+        j = i
+        while j < n and j <= self._limit:
+            if buf[j] in TERMINATORS:
+                j += 1
+            elif buf[j] == " " and buf[j - 1] == ".":  # a spaced ellipsis `. . .` is one run
+                if j + 1 == n:
+                    return _NEED, 0
+                if buf[j + 1] != ".":
+                    break
+                j += 2
+            else:
+                break
+        k = j
+        while k < n and k <= self._limit and buf[k] in CLOSERS:
+            k += 1
+        if k > self._limit:
+            return _CAP, 0
+        if k == n:
+            return _NEED, 0
+        closers = buf[j:k]
+        if buf[j - 1] in CJK_TERMINATORS:
+            if closers:
+                if buf[k] in COMMAS:
+                    return _SKIP, j
+            elif self._depth > 0:
+                return _SKIP, j
+            m, _, _ = self._skip_space_and_markers(buf, k)
+            return self._boundary_at(m)
+        if buf[k] == "[":  # a marker glued to the terminator stands in for the space: `nine.[S1] Next`
+            end = self._marker_end(buf, k)
+            if end < 0:
+                return self._boundary_at(end)
+            if end == k:
+                return _SKIP, j
+        elif not buf[k].isspace():
+            return _SKIP, j
+        m, newlines, marker = self._skip_space_and_markers(buf, k)
+        if m < 0:
+            return self._boundary_at(m)
+        c = buf[m]
+        if closers:
+            if any(ch in PARENS for ch in closers):
+                ends = newlines > 0 or marker
+            else:
+                ends = c.isupper() or newlines > 0
+            return (_BOUNDARY, m) if ends else (_SKIP, j)
+        if newlines >= 2:
+            return _BOUNDARY, m
+        if c.islower():
+            return _SKIP, j
+        if newlines == 0 and buf[i:j] == ".":
+            kept = self._period_kept(buf, i, m)
+            if kept is not None:
+                return kept
+        return _BOUNDARY, m
+
+    @staticmethod
+    def _boundary_at(m: int) -> tuple[int, int]:
+        if m == -1:
+            return _NEED, 0
+        if m == -2:
+            return _CAP, 0
+        return _BOUNDARY, m
+
+    def _period_kept(self, buf: str, i: int, m: int) -> tuple[int, int] | None:
+        """A lone period followed by a space and a non-lowercase letter: abbreviation, initial or date?"""
+        lookback = max(self._base, i - 24)
+        before = buf[lookback : i + 1]  # only the current sentence is visible, however the text was cut
+        if self._ends.search(before):
+            return _SKIP, i + 1
+        for head, rest in self._continued:
+            if head.search(before):
+                hit = rest.match(buf, i + 1, partial=True)
+                if hit is not None:
+                    return (_NEED, 0) if hit.partial else (_SKIP, i + 1)
+        word_before = before[:-1]
+        if buf[m].isupper() and _INITIAL.search(word_before) and _NAME_BEFORE_INITIAL.search(word_before):
+            return _SKIP, i + 1
+        if buf[m].isupper() and _DAY.search(word_before):
+            e = m
+            while e < len(buf) and buf[e].isalpha():
+                e += 1
+            word = buf[m:e].casefold()
+            if e == len(buf) and any(month.startswith(word) for month in self._months):
+                return _NEED, 0
+            if word in self._months:
+                return _SKIP, i + 1
+        return None
+
+    def _newline(self, buf: str, i: int) -> tuple[int, int]:
+        """A line break not right after a terminator: a blank line, or a list marker on the next line, ends it."""
+        if i < self._content:
+            return _SKIP, i + 1
+        m = self._skip_space(buf, i)
+        if m < 0:
+            return self._boundary_at(m)
+        if buf.count("\n", i, m) >= 2:
+            return _BOUNDARY, m
+        hit = _LIST_MARKER.match(buf, m, partial=True)
+        if hit is None:
+            return _SKIP, m
+        return (_NEED, 0) if hit.partial else (_BOUNDARY, m)

@@ -44,11 +44,16 @@ class UsageMeter:
     def report(
         self, *, output_tokens: int | None = None, input_tokens: int | None = None, cumulative: bool = False
     ) -> None:
-        """Record provider usage. Incremental figures (LangChain chunks) add up; cumulative ones replace."""
+        """Record provider usage. Incremental figures (LangChain chunks) add up; cumulative ones replace.
+
+        Where the provider reported an output figure it wins; the estimate only fills the gap it left.
+        """
         for name, value in (("output_tokens", output_tokens), ("input_tokens", input_tokens)):
             if value is not None and (not isinstance(value, int) or value < 0):
                 raise ValueError(f"{name} must be a non-negative int, got {value!r}")
-        if output_tokens is not None:
+        if output_tokens is not None and (output_tokens or self._output is not None):
+            # A first output figure of 0 is a placeholder (Anthropic's message_start), not a count: it must not
+            # turn the byte estimate of text we did receive into a provider figure of nothing.
             self._output = output_tokens if cumulative or self._output is None else self._output + output_tokens
         if input_tokens is not None:
             self._input = input_tokens if cumulative or self._input is None else self._input + input_tokens

@@ -1,0 +1,140 @@
+"""Streaming a Guardrails AI guard with a sluicegate validator: the model wrapper, the EOS marker, the verdict."""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any, AsyncIterator, Callable, Iterator, Mapping
+
+from sluicegate import Outcome, adrive, drive
+
+from .state import EOS, STATE_KEY, StreamState
+from .validators import SluicegateValidator
+
+
+def _validator(guard: Any) -> SluicegateValidator:
+    validators = list(getattr(guard, "_validator_map", {}).get("$", []))
+    ours = [v for v in validators if isinstance(v, SluicegateValidator)]
+    if len(ours) != 1 or len(validators) != 1:
+        # guardrails merges several validators' outputs with diff-match-patch at different cadences: not exact
+        raise ValueError("the guard must have exactly one validator on the output, a sluicegate one")
+    return ours[0]
+
+
+def _text(item: Any) -> str:
+    if isinstance(item, str):
+        return item
+    choices = getattr(item, "choices", None)
+    if choices:
+        delta = getattr(choices[0], "delta", None)
+        value = getattr(delta, "content", None) if delta is not None else getattr(choices[0], "text", None)
+        return value or ""
+    return "" if item is None else str(item)
+
+
+class GuardedStream:
+    """Validated text from one guard call; after iteration `violation`, `outcome`, `state` tell how it ended."""
+
+    def __init__(self, state: StreamState, outcomes: Any) -> None:
+        self.state = state
+        self._outcomes = outcomes
+        self.raw_outcomes: list[Any] = []
+
+    @property
+    def violation(self) -> str | None:
+        return self.state.violation
+
+    @property
+    def outcome(self) -> Outcome:
+        return self.state.outcome
+
+    def _take(self, vo: Any) -> str:
+        self.raw_outcomes.append(vo)
+        text = vo.validated_output
+        return text if isinstance(text, str) else ""
+
+    def __iter__(self) -> Iterator[str]:
+        for vo in self._outcomes:
+            text = self._take(vo)
+            if text:
+                yield text
+
+    async def __aiter__(self) -> AsyncIterator[str]:
+        async for vo in self._outcomes:
+            text = self._take(vo)
+            if text:
+                yield text
+
+
+def _prepare(guard: Any, metadata: Mapping[str, Any] | None) -> tuple[StreamState, dict]:
+    validator = _validator(guard)
+    meta = dict(metadata or {})
+    state = StreamState(validator.make_filter(meta))
+    meta[STATE_KEY] = state
+    return state, meta
+
+
+def stream(guard: Any, llm_api: Callable[..., Any], *, metadata: Mapping[str, Any] | None = None, **kwargs: Any):
+    """`guard(llm_api, stream=True, ...)` with the sluicegate filter on the model stream (sync `Guard`)."""
+    state, meta = _prepare(guard, metadata)
+
+    def gated_llm(*args: Any, messages: Any = None, **kw: Any) -> Iterator[str]:
+        for step in drive(llm_api(*args, messages=messages, **kw), state.filter, text_of=_text, outcome=state.outcome):
+            if step.text:
+                state.pending.append(step.text)
+                yield step.text
+        yield EOS
+
+    return GuardedStream(state, guard(gated_llm, stream=True, metadata=meta, **kwargs))
+
+
+class _AsyncStreamResponse:
+    """What AsyncGuard expects from a custom async callable with stream=True: `.completion_stream`."""
+
+    def __init__(self, completion_stream: AsyncIterator[str]) -> None:
+        self.completion_stream = completion_stream
+
+
+async def astream(guard: Any, llm_api: Callable[..., Any], *, metadata: Mapping[str, Any] | None = None, **kwargs: Any):
+    """The `AsyncGuard` twin of `stream`; `llm_api` returns (or awaits to) an async iterator of pieces."""
+    state, meta = _prepare(guard, metadata)
+
+    async def upstream(*args: Any, **kw: Any) -> AsyncIterator[Any]:
+        result = llm_api(*args, **kw)
+        if inspect.isawaitable(result):
+            result = await result
+        result = getattr(result, "completion_stream", result)
+        async for item in result:
+            yield item
+
+    async def pieces(*args: Any, **kw: Any) -> AsyncIterator[str]:
+        async for step in adrive(upstream(*args, **kw), state.filter, text_of=_text, outcome=state.outcome):
+            if step.text:
+                state.pending.append(step.text)
+                yield step.text
+        yield EOS
+
+    async def gated_llm(*args: Any, messages: Any = None, **kw: Any) -> _AsyncStreamResponse:
+        return _AsyncStreamResponse(pieces(*args, messages=messages, **kw))
+
+    outcomes = await guard(gated_llm, stream=True, metadata=meta, **kwargs)
+    return GuardedStream(state, outcomes)
+
+
+class Checked:
+    """A whole-string verdict: the text to show, and the violation (None when it passed)."""
+
+    def __init__(self, validated_output: str, state: StreamState) -> None:
+        self.validated_output = validated_output
+        self.state = state
+
+    @property
+    def violation(self) -> str | None:
+        return self.state.violation
+
+
+def validate(guard: Any, text: str, *, metadata: Mapping[str, Any] | None = None) -> Checked:
+    """`guard.validate(text)` for a non-streaming answer, with the violation read from sluicegate itself."""
+    state, meta = _prepare(guard, metadata)
+    result = guard.validate(text, metadata=meta)
+    output = result.validated_output
+    return Checked(output if isinstance(output, str) else "", state)

@@ -1,0 +1,118 @@
+"""Validators `sluicegate/stream_gate` and `sluicegate/redact` (data type string, use with on_fail="fix").
+
+`validate_stream` is overridden: guardrails' own sentence chunker drops whitespace and loses the tail, so
+the units here are exactly the pieces the sluicegate filter released (fed by `stream()`, which runs the
+filter on the model stream). A chunk that did not come from our filter fails closed. `validate` (whole
+string, non-streaming guards) runs a fresh filter over the whole value.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any, Callable, Dict, Mapping, Optional, Union
+
+from guardrails.validator_base import Validator, register_validator
+from guardrails_ai.types import FailResult, PassResult, ValidationResult
+
+from sluicegate import Guard as GuardEvent, StreamFilter, drive
+
+from .state import EOS, STATE_KEY, StreamState
+
+FilterFactory = Callable[[Mapping[str, Any]], StreamFilter]
+
+
+def resolve_factory(spec: Union[str, FilterFactory]) -> FilterFactory:
+    """A callable, or a dotted path `pkg.module.factory` (what RAIL specs and `to_dict` can carry)."""
+    if callable(spec):
+        return spec
+    module, _, name = str(spec).rpartition(".")
+    if not module:
+        raise ValueError(f"filter must be a callable or a dotted path like 'pkg.module.factory', got {spec!r}")
+    factory = getattr(importlib.import_module(module), name)
+    if not callable(factory):
+        raise TypeError(f"filter {spec!r} is not callable")
+    return factory
+
+
+class SluicegateValidator(Validator):
+    """Shared behaviour; subclasses say how to build the filter for one call (`make_filter(metadata)`)."""
+
+    override_value_on_pass = True  # a pass may still rewrite (markers stripped, PII replaced)
+
+    def make_filter(self, metadata: Mapping[str, Any]) -> StreamFilter:
+        raise NotImplementedError
+
+    def _validate(self, value: Any, metadata: Dict[str, Any]) -> ValidationResult:
+        if not isinstance(value, str):
+            return FailResult(error_message=f"sluicegate validates strings, got {type(value).__name__}", fix_value="")
+        filt = self.make_filter(metadata)
+        steps = list(drive([value], filt))
+        released = "".join(step.text for step in steps)
+        holder = metadata.get(STATE_KEY) if isinstance(metadata, dict) else None
+        if filt.stopped:
+            guard = next((e for step in steps for e in step.events if isinstance(e, GuardEvent)), None)
+            message = _stop_message(filt, guard.reasons if guard is not None else ())
+            if isinstance(holder, StreamState):  # validate() helper: report the verdict outside guardrails
+                holder.violation = message
+            return FailResult(error_message=message, fix_value=released)
+        if released != value:
+            return PassResult(value_override=released)
+        return PassResult()
+
+    def validate_stream(  # type: ignore[override]
+        self, chunk: Any, metadata: Dict[str, Any], **kwargs: Any
+    ) -> Optional[ValidationResult]:
+        state = metadata.get(STATE_KEY) if isinstance(metadata, dict) else None
+        if not isinstance(state, StreamState):
+            return FailResult(
+                error_message="sluicegate: stream without sluicegate state; use sluicegate_guardrails.stream()",
+                fix_value="",
+                validated_chunk="",
+            )
+        if chunk == EOS:
+            state.ended = True
+            if state.stopped:
+                state.violation = _stop_message(state.filter, state.reasons)
+                return FailResult(error_message=state.violation, fix_value="", validated_chunk="")
+            return PassResult(validated_chunk="")
+        expected = state.pending.popleft() if state.pending else None
+        if chunk != expected:  # not what our filter released: never pass it on
+            state.violation = "sluicegate: a chunk that the filter did not release reached the validator"
+            return FailResult(error_message=state.violation, fix_value="", validated_chunk="")
+        return PassResult(validated_chunk=chunk)
+
+
+def _stop_message(filt: StreamFilter, reasons: tuple[str, ...] = ()) -> str:
+    codes = reasons or tuple(str(getattr(v, "code", "stopped")) for v in getattr(filt, "violations", ()))[:1]
+    return "sluicegate stopped the stream: " + ",".join(codes or ("stopped",))
+
+
+@register_validator(name="sluicegate/stream_gate", data_type="string")
+class StreamGate(SluicegateValidator):
+    """Any sluicegate filter: `filter` is a factory (called with the call's metadata) or its dotted path."""
+
+    def __init__(self, filter: Union[str, FilterFactory], on_fail: Any = "fix", **kwargs: Any) -> None:
+        super().__init__(on_fail=on_fail, filter=filter, **kwargs)
+        self._factory = resolve_factory(filter)
+
+    def make_filter(self, metadata: Mapping[str, Any]) -> StreamFilter:
+        return self._factory(metadata)
+
+
+@register_validator(name="sluicegate/redact", data_type="string")
+class Redact(SluicegateValidator):
+    """`sluicegate.Redactor(**kwargs)`: PII replaced at the settlement point; fails closed at the hold cap."""
+
+    def __init__(self, on_fail: Any = "fix", **kwargs: Any) -> None:
+        super().__init__(on_fail=on_fail, **kwargs)
+        import sluicegate
+
+        if not hasattr(sluicegate, "Redactor"):
+            raise ImportError("sluicegate.Redactor is not available in this sluicegate version")
+        self._options = {k: v for k, v in kwargs.items() if k not in ("use_local", "validation_endpoint")}
+        sluicegate.Redactor(**self._options)  # fail now on bad options, not mid-stream
+
+    def make_filter(self, metadata: Mapping[str, Any]) -> StreamFilter:
+        import sluicegate
+
+        return sluicegate.Redactor(**self._options)

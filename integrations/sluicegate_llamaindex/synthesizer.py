@@ -1,0 +1,178 @@
+"""`GatedSynthesizer`: a LlamaIndex response synthesizer whose streamed answer passes a gate first.
+
+It numbers the retrieved texts [S1]..[Sn] in prompt order, hands the labelled texts to a single-call inner
+synthesizer, builds the filter from the same texts, and gates what comes back: `response_gen` (sync) or the
+async generator (async), closing the LLM stream on a stop. `source_nodes` stay the original nodes, so
+`source_nodes[i-1]` is `[Si]`. The outcome is on the response as `response.guard` (filled in as it streams).
+"""
+
+from __future__ import annotations
+
+from typing import Any, List, Optional, Sequence
+
+from llama_index.core.base.response.schema import RESPONSE_TYPE
+from llama_index.core.instrumentation import get_dispatcher
+from llama_index.core.instrumentation.events import BaseEvent
+from llama_index.core.prompts import PromptTemplate
+from llama_index.core.response_synthesizers import BaseSynthesizer, CompactAndRefine, Refine, SimpleSummarize
+from llama_index.core.response_synthesizers.base import QueryTextType
+from llama_index.core.schema import NodeWithScore
+from llama_index.core.types import RESPONSE_TEXT_TYPE
+
+from sluicegate import Outcome, UsageMeter, adrive_text, drive_text
+from sluicegate.sources import FilterFactory, gate_factory, marker
+
+from .usage import Metered, install_provider_figures
+
+dispatcher = get_dispatcher(__name__)
+
+GATED_QA_TEMPLATE = PromptTemplate(
+    "Answer using only the numbered sources below. Cite every claim with its source marker, e.g. [S1] or [S2].\n"
+    "---------------------\n"
+    "{context_str}\n"
+    "---------------------\n"
+    "Query: {query_str}\n"
+    "Answer: "
+)
+
+_OUTCOME_KEY = "_sluicegate_outcome"
+
+
+class MultiCallModeError(ValueError):
+    """The inner synthesizer would make LLM calls the gate never sees (still generated, still billed)."""
+
+
+class GuardEvent(BaseEvent):
+    """Dispatched when the gate stops a stream: reason codes and the fixed notice, never the withheld text."""
+
+    reasons: List[str]
+    notice: Optional[str] = None
+
+    @classmethod
+    def class_name(cls) -> str:
+        return "SluicegateGuardEvent"
+
+
+def _dispatch_guard(outcome: Outcome) -> None:
+    guard = outcome.guard
+    dispatcher.event(GuardEvent(reasons=list(guard.reasons) if guard else [], notice=guard.notice if guard else None))
+
+
+class GatedSynthesizer(BaseSynthesizer):
+    """Wrap `inner` (SimpleSummarize, or Compact/Refine whose texts fit one prompt; set `streaming` there).
+
+    `filter_factory(texts)` builds the filter from the numbered texts (default: the `SentenceGate`). Modes that
+    make several LLM calls are refused: at construction (tree summarize, accumulate, ...) or, for compact and
+    refine, before any call when the texts would not fit one prompt.
+    """
+
+    def __init__(
+        self,
+        inner: BaseSynthesizer,
+        *,
+        filter_factory: FilterFactory | None = None,
+        notice: str | None = None,
+    ) -> None:
+        if not isinstance(inner, (SimpleSummarize, Refine)):
+            raise MultiCallModeError(
+                f"{type(inner).__name__} makes LLM calls the gate cannot see; use a single-call mode: "
+                "get_response_synthesizer(response_mode='simple_summarize' or 'compact', streaming=True)"
+            )
+        if getattr(inner, "_output_cls", None) is not None or getattr(inner, "_multimodal", False):
+            raise ValueError("GatedSynthesizer gates text answers only (no output_cls, no multimodal synthesis)")
+        super().__init__(
+            llm=inner._llm,
+            callback_manager=inner.callback_manager,
+            prompt_helper=inner._prompt_helper,
+            streaming=inner._streaming,
+        )
+        self._inner = inner
+        self._filter_factory = filter_factory or gate_factory()
+        self._notice = notice
+
+    def _get_prompt_modules(self) -> dict[str, Any]:
+        return {"inner": self._inner}
+
+    def _get_prompts(self) -> dict[str, Any]:
+        return {}
+
+    def _update_prompts(self, prompts: Any) -> None:
+        """Prompts live on the inner synthesizer (`inner:text_qa_template`)."""
+
+    # -- numbering and the single-call check -------------------------------------------------------------------
+    @staticmethod
+    def _label(text_chunks: Sequence[str]) -> list[str]:
+        return [f"{marker(i)} {text}" for i, text in enumerate(text_chunks, start=1)]
+
+    def _check_single_call(self, query_str: str, labelled: Sequence[str]) -> None:
+        inner = self._inner
+        if isinstance(inner, CompactAndRefine):
+            calls = len(inner._make_compact_text_chunks(query_str, labelled))
+        elif isinstance(inner, Refine):
+            qa = inner._text_qa_template.partial_format(query_str=query_str)
+            calls = sum(len(inner._prompt_helper.repack(qa, [t], llm=inner._llm)) for t in labelled)
+        else:  # SimpleSummarize truncates to one prompt
+            calls = 1
+        if calls > 1:
+            raise MultiCallModeError(
+                f"{type(inner).__name__} would make {calls} LLM calls for these {len(labelled)} texts; only the "
+                "last would be gated, the others still generated and billed. Use response_mode="
+                "'simple_summarize', fewer nodes (similarity_top_k) or smaller chunks."
+            )
+
+    def _prepare(self, query_str: str, text_chunks: Sequence[str], kwargs: dict[str, Any]) -> tuple[list[str], Any, Outcome]:
+        outcome = kwargs.pop(_OUTCOME_KEY, None) or Outcome()
+        labelled = self._label(text_chunks)
+        self._check_single_call(query_str, labelled)
+        return labelled, self._filter_factory(list(text_chunks)), outcome
+
+    # -- BaseSynthesizer -------------------------------------------------------------------------------------
+    def get_response(self, query_str: str, text_chunks: Sequence[str], **response_kwargs: Any) -> RESPONSE_TEXT_TYPE:
+        labelled, filt, outcome = self._prepare(query_str, text_chunks, response_kwargs)
+        result = self._inner.get_response(query_str, labelled, **response_kwargs)
+        if isinstance(result, str):
+            return "".join(drive_text([result], filt, outcome=outcome, notice=self._notice, on_guard=_dispatch_guard))
+        install_provider_figures()
+        meter = UsageMeter()
+        return drive_text(
+            Metered(iter(result), meter), filt, meter=meter, outcome=outcome, notice=self._notice, on_guard=_dispatch_guard
+        )
+
+    async def aget_response(
+        self, query_str: str, text_chunks: Sequence[str], **response_kwargs: Any
+    ) -> RESPONSE_TEXT_TYPE:
+        labelled, filt, outcome = self._prepare(query_str, text_chunks, response_kwargs)
+        result = await self._inner.aget_response(query_str, labelled, **response_kwargs)
+        if isinstance(result, str):
+            return "".join(drive_text([result], filt, outcome=outcome, notice=self._notice, on_guard=_dispatch_guard))
+        install_provider_figures()
+        meter = UsageMeter()
+        return adrive_text(
+            Metered(result, meter), filt, meter=meter, outcome=outcome, notice=self._notice, on_guard=_dispatch_guard
+        )
+
+    def synthesize(
+        self,
+        query: QueryTextType,
+        nodes: List[NodeWithScore],
+        additional_source_nodes: Optional[Sequence[NodeWithScore]] = None,
+        **response_kwargs: Any,
+    ) -> RESPONSE_TYPE:
+        outcome = Outcome()
+        response = super().synthesize(query, nodes, additional_source_nodes, **{_OUTCOME_KEY: outcome}, **response_kwargs)
+        response.guard = outcome  # type: ignore[union-attr]
+        return response
+
+    async def asynthesize(
+        self,
+        query: QueryTextType,
+        nodes: List[NodeWithScore],
+        additional_source_nodes: Optional[Sequence[NodeWithScore]] = None,
+        **response_kwargs: Any,
+    ) -> RESPONSE_TYPE:
+        outcome = Outcome()
+        response = await super().asynthesize(
+            query, nodes, additional_source_nodes, **{_OUTCOME_KEY: outcome}, **response_kwargs
+        )
+        response.guard = outcome  # type: ignore[union-attr]
+        return response

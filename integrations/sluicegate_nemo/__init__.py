@@ -1,0 +1,45 @@
+"""sluicegate for NeMo Guardrails (0.24.x, Colang 1.0): the gate runs upstream of NeMo's rolling buffer.
+
+Two ways to stream:
+- the app owns the model stream: `guarded_stream(rails, messages=..., generator=model_stream)`;
+- NeMo calls the model: `LLMRails(config, llm=GatedLLM(model))`, then `guarded_stream(rails, messages=...)`.
+The `sluicegate output` rail turns "gate stopped" into NeMo's standard `guardrails_violation` frame, and
+filters the whole answer in non-streaming `generate_async`.
+"""
+
+from __future__ import annotations
+
+try:
+    import nemoguardrails  # noqa: F401
+except ImportError as exc:  # pragma: no cover - exercised in a subprocess test
+    raise ImportError(
+        "sluicegate_nemo needs NeMo Guardrails: install the extra with `pip install 'sluicegate[nemo]'`"
+    ) from exc
+
+from .llm import GatedLLM, GateStopped
+from .rail_config import FLOW_NAME, RAIL_PATH, SluicegateRail, UnsafeStreamingConfig, check_streaming, install
+from .rail_config import sluicegate_config
+from .session import CONTEXT_KEY, SessionMissing, StreamSession, current_session, use_session
+from .stream import GuardedStream, gated, guarded_stream, is_block_frame, parse_error_frame
+
+__all__ = [
+    "CONTEXT_KEY",
+    "FLOW_NAME",
+    "RAIL_PATH",
+    "GateStopped",
+    "GatedLLM",
+    "GuardedStream",
+    "SessionMissing",
+    "SluicegateRail",
+    "StreamSession",
+    "UnsafeStreamingConfig",
+    "check_streaming",
+    "current_session",
+    "gated",
+    "guarded_stream",
+    "install",
+    "is_block_frame",
+    "parse_error_frame",
+    "sluicegate_config",
+    "use_session",
+]

@@ -1,0 +1,69 @@
+"""`GatedLLM`: when NeMo calls the model itself, the model's stream is gated before NeMo sees it.
+
+A stop raises `GateStopped`; NeMo turns that into an error frame, which the rail (seeing the stopped
+session) replaces with the standard `guardrails_violation` block. An empty-string sentinel would not work on
+this path: NeMo's StreamingHandler drops empty chunks. Non-streaming calls pass through untouched: the rail's
+whole-string action judges the complete answer.
+"""
+
+from __future__ import annotations
+
+from typing import Any, AsyncIterator, Optional
+
+from nemoguardrails.types import LLMModel, LLMResponse, LLMResponseChunk
+
+from sluicegate import UsageMeter, adrive
+
+from .session import SessionMissing, current_session
+
+
+class GateStopped(RuntimeError):
+    """The filter stopped the stream (reason codes only; the blocked text stays server-side)."""
+
+
+def _delta(chunk: LLMResponseChunk) -> str:
+    return chunk.delta_content or ""
+
+
+def _usage(chunk: LLMResponseChunk, meter: UsageMeter) -> None:
+    usage = getattr(chunk, "usage", None)
+    if usage is not None:
+        meter.report(output_tokens=usage.output_tokens, input_tokens=usage.input_tokens, cumulative=True)
+
+
+class GatedLLM:
+    """Wraps a NeMo `LLMModel`; `stream_async` yields only released text. Needs a session (guarded_stream)."""
+
+    def __init__(self, inner: LLMModel) -> None:
+        self.inner = inner
+
+    @property
+    def model_name(self) -> str:
+        return self.inner.model_name
+
+    @property
+    def provider_name(self) -> Optional[str]:
+        return self.inner.provider_name
+
+    @property
+    def provider_url(self) -> Optional[str]:
+        return self.inner.provider_url
+
+    async def generate_async(self, prompt: Any, *, stop: Optional[list[str]] = None, **kwargs: Any) -> LLMResponse:
+        return await self.inner.generate_async(prompt, stop=stop, **kwargs)
+
+    async def stream_async(
+        self, prompt: Any, *, stop: Optional[list[str]] = None, **kwargs: Any
+    ) -> AsyncIterator[LLMResponseChunk]:
+        session = current_session()
+        if session is None:
+            raise SessionMissing("GatedLLM streamed with no sluicegate session: use sluicegate_nemo.guarded_stream")
+        session.gated = True
+        upstream = self.inner.stream_async(prompt, stop=stop, **kwargs)
+        async for step in adrive(
+            upstream, session.filter, text_of=_delta, usage_of=_usage, meter=session.meter, outcome=session.outcome
+        ):
+            if step.text:
+                yield LLMResponseChunk(delta_content=step.text)
+        if session.filter.stopped:
+            raise GateStopped("sluicegate stopped the stream: " + ",".join(session.reasons or ("stopped",)))

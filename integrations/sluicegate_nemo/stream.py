@@ -1,0 +1,149 @@
+"""Streaming through LLMRails with the filter upstream of NeMo's rolling buffer.
+
+`gated()` turns a model stream into the filter's released pieces (one NeMo item each) and, after a stop, one
+empty-string sentinel that the rail blocks. `guarded_stream()` owns the plumbing for one request: a session,
+its id in a context message, the ContextVar in NeMo's generation task, and the outcome afterwards.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import json
+from typing import Any, AsyncIterable, AsyncIterator, Mapping
+
+from nemoguardrails import LLMRails
+
+from sluicegate import Outcome, StreamFilter, adrive
+
+from .rail_config import installed
+from .session import CONTEXT_KEY, StreamSession, set_current
+
+
+async def gated(upstream: AsyncIterable[Any], session: StreamSession) -> AsyncIterator[str]:
+    """Released pieces of `upstream` (str, or chunks with `.content`/`.text`), then `""` if the filter stopped.
+
+    Pass it as `rails.stream_async(generator=...)`. The upstream is closed as soon as the filter stops.
+    """
+    session.gated = True
+    async for step in adrive(
+        upstream, session.filter, text_of=_text_of, meter=session.meter, outcome=session.outcome
+    ):
+        if step.text:
+            yield step.text
+    if session.filter.stopped:
+        yield ""  # the sentinel: the rail blocks exactly this window, so no released text is withheld
+
+
+def _text_of(item: Any) -> str:
+    if isinstance(item, str):
+        return item
+    for name in ("delta_content", "content", "text"):
+        value = getattr(item, name, None)
+        if isinstance(value, str):
+            return value
+    if item is None or getattr(item, "delta_content", "") is None:
+        return ""
+    raise TypeError(f"cannot read text from a stream item of type {type(item).__name__}")
+
+
+def parse_error_frame(chunk: Any) -> dict | None:
+    """NeMo ends a stream with a JSON string `{"error": {...}}`; return its inner dict, else None."""
+    if not isinstance(chunk, str) or not chunk.startswith("{"):
+        return None
+    try:
+        frame = json.loads(chunk)
+    except ValueError:
+        return None
+    error = frame.get("error") if isinstance(frame, dict) else None
+    return error if isinstance(error, dict) else None
+
+
+def is_block_frame(chunk: Any) -> bool:
+    """NeMo's standard block: `{"error": {"type": "guardrails_violation", ...}}`."""
+    error = parse_error_frame(chunk)
+    return error is not None and error.get("type") == "guardrails_violation"
+
+
+class GuardedStream:
+    """An async iterator over what LLMRails sends the client for one guarded request.
+
+    Text chunks are sluicegate-released text; the last chunk may be a NeMo error frame (`is_block_frame`).
+    After iteration, `outcome` says how it ended, `blocked` whether NeMo sent the block frame, and
+    `session.violations` holds the filter's server-side details.
+    """
+
+    def __init__(self, rails: LLMRails, session: StreamSession, messages: list[dict], generator: Any) -> None:
+        self.session = session
+        self.blocked = False
+        self.error: dict | None = None
+        if generator is not None:
+            generator = gated(generator, session)
+        # Bind the session in a copied context: stream_async() starts NeMo's generation task from it (so a
+        # GatedLLM sees the session), and nothing has to be reset across yields in the caller's task.
+        ctx = contextvars.copy_context()
+        ctx.run(set_current, session)
+        self._chunks: AsyncIterator[str] = ctx.run(rails.stream_async, messages=messages, generator=generator)
+
+    @property
+    def outcome(self) -> Outcome:
+        return self.session.outcome
+
+    def __aiter__(self) -> "GuardedStream":
+        return self
+
+    async def __anext__(self) -> str:
+        try:
+            chunk = await self._chunks.__anext__()
+        except StopAsyncIteration:
+            self.session.close()
+            raise
+        error = parse_error_frame(chunk)
+        if error is not None:
+            self.error = error
+            self.blocked = self.blocked or error.get("type") == "guardrails_violation"
+        return chunk
+
+    async def aclose(self) -> None:
+        aclose = getattr(self._chunks, "aclose", None)
+        if aclose is not None:
+            await aclose()
+        self.session.close()
+
+
+def guarded_stream(
+    rails: LLMRails,
+    *,
+    messages: list[dict],
+    generator: AsyncIterable[Any] | None = None,
+    filter: StreamFilter | None = None,
+) -> GuardedStream:
+    """Stream one request through `rails` with sluicegate upstream of NeMo's buffer.
+
+    `generator`: the app's own model stream (design (a)); omit it when NeMo calls a `GatedLLM` (design (b)).
+    `filter`: this stream's filter; by default the installed factory is called with the request's context
+    (the content of the last `role: context` message, e.g. the sources a SentenceGate checks against).
+    """
+    context: Mapping[str, Any] = next(
+        (m.get("content") or {} for m in reversed(messages) if m.get("role") == "context"), {}
+    )
+    if filter is None:
+        factory = installed(rails).make_filter
+        if factory is None:
+            raise RuntimeError("no filter: pass filter=..., or install(rails, make_filter) with a factory")
+        filter = factory(context)
+    session = StreamSession(filter)
+    return GuardedStream(rails, session, with_session_id(messages, session), generator)
+
+
+def with_session_id(messages: list[dict], session: StreamSession) -> list[dict]:
+    """A copy of `messages` whose context carries the session id (NeMo reads only the last context message).
+
+    The id joins the last `role: context` message if there is one; else a context message goes first (NeMo
+    replays messages in order, so a context message after the user turn would leave nothing to answer).
+    """
+    out = list(messages)
+    for i in range(len(out) - 1, -1, -1):
+        if out[i].get("role") == "context":
+            out[i] = {**out[i], "content": {**(out[i].get("content") or {}), CONTEXT_KEY: session.id}}
+            return out
+    return [session.context_message(), *out]

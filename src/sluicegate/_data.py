@@ -1,0 +1,20 @@
+"""Read the word lists shipped in `sluicegate/data` (one entry a line, `#` comments)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from importlib import resources
+
+
+@lru_cache(maxsize=None)
+def word_list(relative: str) -> tuple[str, ...]:
+    """Entries of `data/<relative>`: stripped, non-empty, not comments; in file order."""
+    path = resources.files("sluicegate").joinpath("data", *relative.split("/"))
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return tuple(s for s in (line.strip() for line in lines) if s and not s.startswith("#"))
+
+
+def list_names(folder: str) -> tuple[str, ...]:
+    """The `.txt` lists in `data/<folder>`, by stem (for example the languages that have an abbreviation list)."""
+    base = resources.files("sluicegate").joinpath("data", folder)
+    return tuple(sorted(p.name[:-4] for p in base.iterdir() if p.name.endswith(".txt")))

@@ -1,0 +1,85 @@
+"""The four deterministic checks on one settled sentence: marker range, marker required, literal presence of
+values in the cited sources, no first person.
+
+Why string checks: they are cheap, deterministic and the same for every chunking. They show a claim is
+*supported* (its values appear in what it cites), not that it is *true*; see docs/gate.md for the blind spots.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import regex
+
+from .markers import marker_numbers, strip_markers
+from .normalize import normalize
+from .person import FirstPersonChecker
+from .values import Values, extract, unsupported
+
+CITATION_OUT_OF_RANGE = "citation_out_of_range"
+CITATION_MISSING = "citation_missing"
+UNSUPPORTED_VALUE = "unsupported_value"
+FIRST_PERSON = "first_person"
+CODES: tuple[str, ...] = (CITATION_OUT_OF_RANGE, CITATION_MISSING, UNSUPPORTED_VALUE, FIRST_PERSON)
+
+MIN_WORDS_NEEDING_MARKER = 8
+
+# A list enumerator at the start of a line ("1. ", "2) ", "- ", "IV. ") is layout, not a value or a word.
+_ENUMERATOR = regex.compile(r"(?m)^[ \t]*(?:\(?[0-9]{1,3}[.)]|\(?[ivxIVX]{1,4}[.)]|\(?[a-zA-Z][)]|[-*•·‣◦–])[ \t]+")
+_HAN = regex.compile(r"\p{Han}")
+_WORD = regex.compile(r"[\p{L}\p{M}\p{N}]")
+
+
+@dataclass(frozen=True)
+class Violation:
+    """Why a sentence was blocked. `detail` may quote the sentence: it stays on the server, never in events."""
+
+    code: str
+    detail: str
+
+
+def prose(sentence: str) -> str:
+    """The sentence as checked: markers removed, list enumerators removed."""
+    return _ENUMERATOR.sub("", strip_markers(sentence))
+
+
+def word_count(text: str) -> int:
+    """Words by whitespace (tokens with a letter or digit); Han characters count 2 words per 3 characters."""
+    han = len(_HAN.findall(text))
+    rest = _HAN.sub(" ", text) if han else text
+    return sum(1 for token in rest.split() if _WORD.search(token)) + (han * 2) // 3
+
+
+class Checker:
+    """Runs the four checks against a fixed set of indexed sources."""
+
+    def __init__(self, indexes: Sequence[Values], first_person: FirstPersonChecker) -> None:
+        self._indexes = tuple(indexes)
+        self._first_person = first_person
+
+    def check(self, sentence: str) -> list[Violation]:
+        """All violations of one sentence (raw, markers included), in check order; empty means it passes."""
+        n = len(self._indexes)
+        cited = marker_numbers(sentence)
+        found: list[Violation] = []
+        outside = sorted({k for k in cited if not 1 <= k <= n})
+        if outside:
+            found.append(
+                Violation(CITATION_OUT_OF_RANGE, f"cites {', '.join(f'[S{k}]' for k in outside)}; sources are [S1]..[S{n}]")
+            )
+        text = prose(normalize(sentence))
+        values = extract(text, normalized=True)
+        words = word_count(text)
+        if not cited and (values or words >= MIN_WORDS_NEEDING_MARKER):
+            why = "states a value" if values else f"has {words} words"
+            found.append(Violation(CITATION_MISSING, f"{why} and cites no source"))
+        if cited and values:
+            indexes = [self._indexes[k - 1] for k in sorted(set(cited)) if 1 <= k <= n]
+            missing = unsupported(values, indexes)
+            if missing:
+                found.append(Violation(UNSUPPORTED_VALUE, f"not in the cited sources: {', '.join(missing)}"))
+        hits = self._first_person.hits(text, normalized=True)
+        if hits:
+            found.append(Violation(FIRST_PERSON, f"first-person words: {', '.join(hits)}"))
+        return found

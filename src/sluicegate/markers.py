@@ -1,0 +1,37 @@
+"""Reference markers `[Sk]`: found, numbered, and removed from released text with spacing fixed.
+
+Why one module: the splitter must agree with the gate on what a marker is (markers after a terminator belong
+to the sentence before them), so both import `MARKER_RE` from here. Digits are ASCII only: "[S۱]" is not a
+marker, so a sentence relying on it fails closed on the marker rule.
+"""
+
+from __future__ import annotations
+
+import re
+
+MARKER_PATTERN = r"\[S[0-9]+\]"
+MARKER_RE = re.compile(MARKER_PATTERN)
+
+# Closing punctuation a marker may sit before: "nine [S1]." -> "nine.", also Persian/Arabic/CJK marks.
+_CLOSERS = ".,;:!?…)]}»”’\"'،؛؟۔。，；：！？।॥"
+_HSPACE = "[ \\t\\u00a0\\u202f\\u2009]"
+# Markers (and the space before them) right before closing punctuation: the space after them goes too.
+_BEFORE_CLOSER = re.compile(rf"{_HSPACE}*(?:{MARKER_PATTERN}{_HSPACE}*)+(?=[{re.escape(_CLOSERS)}])")
+# Any other run of markers: removed with the horizontal space before it; the space after it stays.
+_RUN = re.compile(rf"{_HSPACE}*(?:{MARKER_PATTERN}(?:{_HSPACE}*(?={MARKER_PATTERN}))?)+")
+_LEADING = re.compile(rf"^\s*(?:{MARKER_PATTERN}{_HSPACE}*)+")
+
+
+def marker_numbers(text: str) -> list[int]:
+    """The source numbers cited in `text`, in order of appearance (duplicates kept)."""
+    return [int(m.group()[2:-1]) for m in MARKER_RE.finditer(text)]
+
+
+def strip_markers(text: str) -> str:
+    """Remove every marker and fix the spacing it leaves: "nine [S1]." -> "nine.", "a [S1] b" -> "a b"."""
+    while MARKER_RE.search(text):  # a loop, since removing "[S1]" from "[[S1]S1]" leaves a marker
+        lead = _LEADING.match(text)
+        if lead:  # a marker opening the text: drop it with the space that follows
+            text = text[lead.end() :]
+        text = _RUN.sub("", _BEFORE_CLOSER.sub("", text))
+    return text

@@ -1,0 +1,138 @@
+"""The first-person check: the assistant speaks *about* someone, never *as* them.
+
+Why word lists and not a model: the check must be deterministic, cheap and the same for every chunking.
+Why some lists apply to every answer: a reply drifts most easily into English (the language of the prompt),
+and Persian, Arabic, Russian, Hindi and Chinese words cannot be formed by Latin names or acronyms. German,
+French, Spanish and Portuguese short words are also names and ordinary words elsewhere ("Ma et al."), so those
+lists apply only to answers requested in that language; Persian "من"/"ما" mean "from"/"what" in Arabic, so an
+answer requested in Arabic is not checked against the Persian list.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+import regex
+
+from ._data import word_list
+from .normalize import normalize
+
+SUPPORTED_LANGUAGES: tuple[str, ...] = ("en", "fa", "ar", "ru", "hi", "zh", "de", "fr", "es", "pt")
+ALWAYS: tuple[str, ...] = ("en", "fa", "ar", "ru", "hi", "zh")
+WHEN_REQUESTED: tuple[str, ...] = ("de", "fr", "es", "pt")
+
+_TOKEN = regex.compile(r"[\p{L}\p{M}\p{Nd}_']+")
+_HAN_ONLY = regex.compile(r"^\p{Han}+$")
+_ROMAN = regex.compile(r"^[IVXLCDM]+$")
+_CASED_LETTER = regex.compile(r"\p{Lu}")
+
+
+@dataclass(frozen=True)
+class WordList:
+    """One language's first-person entries, split by how they are matched (see data/first_person/README.md)."""
+
+    words: frozenset[str]  # case-folded single tokens
+    exact: frozenset[str]  # single tokens matched with their case
+    prefixes: frozenset[str]  # "j'": matches the start of a token
+    phrases: tuple[tuple[str, ...], ...]  # consecutive tokens
+    han: tuple[str, ...]  # searched anywhere
+    masks: tuple[str, ...]  # masked before the Han search
+
+
+@lru_cache(maxsize=None)
+def load_list(language: str) -> WordList:
+    """Read `data/first_person/<language>.txt` once, normalized like the answers it is compared with."""
+    words: set[str] = set()
+    exact: set[str] = set()
+    prefixes: set[str] = set()
+    phrases: list[tuple[str, ...]] = []
+    han: list[str] = []
+    masks: list[str] = []
+    for line in word_list(f"first_person/{language}.txt"):
+        if line.startswith("!"):
+            masks.append(normalize(line[1:]))
+        elif line.startswith("="):
+            exact.add(normalize(line[1:]).replace("’", "'"))
+        elif _HAN_ONLY.match(line):
+            han.append(normalize(line))
+        else:
+            entry = normalize(line).replace("’", "'").casefold()
+            parts = entry.split()
+            if len(parts) > 1:
+                phrases.append(tuple(parts))
+            elif entry.endswith("'"):
+                prefixes.add(entry)
+            else:
+                words.add(entry)
+    return WordList(frozenset(words), frozenset(exact), frozenset(prefixes), tuple(phrases), tuple(han), tuple(masks))
+
+
+@lru_cache(maxsize=None)
+def _roman_context() -> frozenset[str]:
+    return frozenset(w.casefold() for w in word_list("roman_context.txt"))
+
+
+def lists_for(language: str) -> tuple[str, ...]:
+    """The languages whose lists apply to an answer requested in `language`."""
+    chosen = [code for code in ALWAYS if not (language == "ar" and code == "fa")]
+    if language in WHEN_REQUESTED:
+        chosen.append(language)
+    return tuple(chosen)
+
+
+def _set_aside(tokens: list[str]) -> list[bool]:
+    """Tokens no list may match: all-caps acronyms, a surname before "et al.", a Roman numeral after "annex"."""
+    roman_context = _roman_context()
+    aside = [False] * len(tokens)
+    for i, tok in enumerate(tokens):
+        letters = tok.replace("'", "")
+        if len(letters) >= 2 and _CASED_LETTER.search(letters) and letters == letters.upper():
+            aside[i] = True  # WE, US, NASA, МЫ: read as acronyms
+        elif i + 2 < len(tokens) and tokens[i + 1] == "et" and tokens[i + 2] == "al":
+            aside[i] = True  # "Ma et al."
+        elif _ROMAN.match(tok) and i > 0 and tokens[i - 1].casefold() in roman_context:
+            aside[i] = True  # "annex I"
+    return aside
+
+
+class FirstPersonChecker:
+    """Finds first-person words in a sentence, for the lists that apply to one requested language."""
+
+    def __init__(self, language: str) -> None:
+        self.languages = lists_for(language)
+        loaded = [load_list(code) for code in self.languages]
+        self._words = frozenset().union(*(w.words for w in loaded))
+        self._exact = frozenset().union(*(w.exact for w in loaded))
+        self._prefixes = tuple(sorted(frozenset().union(*(w.prefixes for w in loaded))))
+        self._phrases = frozenset(p for w in loaded for p in w.phrases)
+        self._longest = max((len(p) for p in self._phrases), default=1)
+        self._han = tuple(h for w in loaded for h in w.han)
+        self._masks = tuple(m for w in loaded for m in w.masks)
+
+    def hits(self, text: str, *, normalized: bool = False) -> list[str]:
+        """First-person words in `text` (normalized here unless the caller says it already is)."""
+        text = (text if normalized else normalize(text)).replace("’", "'")
+        found: list[str] = []
+        if self._han:
+            masked = text
+            for mask in self._masks:
+                masked = masked.replace(mask, "\x00" * len(mask))
+            found.extend(h for h in self._han if h in masked)
+        tokens = [t.strip("'") for t in _TOKEN.findall(text)]
+        tokens = [t for t in tokens if t]
+        aside = _set_aside(tokens)
+        folded = [t.casefold() for t in tokens]
+        for i, tok in enumerate(tokens):
+            if aside[i]:
+                continue
+            word = folded[i]
+            if tok in self._exact or word in self._words:
+                found.append(tok)
+            elif "'" in word and any(word.startswith(p) for p in self._prefixes):
+                found.append(tok)
+            elif self._phrases:
+                for n in range(2, self._longest + 1):
+                    if i + n <= len(tokens) and not any(aside[i : i + n]) and tuple(folded[i : i + n]) in self._phrases:
+                        found.append(" ".join(tokens[i : i + n]))
+                        break
+        return found

@@ -1,0 +1,147 @@
+"""Values a sentence must not invent: numbers, URLs and email addresses, in one canonical form.
+
+Why canonical: "20.00" and "20" are one value, "2,5" is 2.5 (a comma that does not group thousands is a
+decimal comma) and "1,200" is 1200. Why an index: sources are scanned once, at construction, into sets, so
+the per-sentence cost depends on the sentence, never on the size of the sources.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+import regex
+
+from ._data import word_list
+from .normalize import normalize
+
+_TLDS = word_list("tlds.txt")
+
+EMAIL_RE = regex.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}(?![\w-])")
+_URL_TAIL = r"""[^\s<>"'“”«»\[\]{}|\\^`]*"""
+URL_RE = regex.compile(
+    rf"(?i)(?<![\w@.-])(?:[a-z][a-z0-9+.-]*://|www\.){_URL_TAIL}"
+    rf"|(?<![\w@./-])(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+(?:{'|'.join(_TLDS)})(?![\w-])(?:/{_URL_TAIL})?"
+)
+# Digits with single separators between them: "3.14", "1,200,000", "2,5". Digit boundaries on both sides.
+NUMBER_RE = regex.compile(r"(?<![0-9])[0-9]+(?:[.,][0-9]+)*")
+_URL_TRAILING = ".,;:!?)]}'\"»”’…،؛؟۔"
+_SCHEME = regex.compile(r"(?i)^[a-z][a-z0-9+.-]*://")
+
+
+@dataclass(frozen=True)
+class Values:
+    """The canonical numbers, URLs and emails found in one text."""
+
+    numbers: frozenset[str]
+    urls: frozenset[str]
+    emails: frozenset[str]
+
+    def __bool__(self) -> bool:
+        return bool(self.numbers or self.urls or self.emails)
+
+
+def _int(digits: str) -> str:
+    return digits.lstrip("0") or "0"
+
+
+def _decimal(whole: str, fraction: str) -> str:
+    fraction = fraction.rstrip("0")
+    return f"{_int(whole)}.{fraction}" if fraction else _int(whole)
+
+
+def _grouped(groups: list[str]) -> bool:
+    return len(groups) >= 2 and 1 <= len(groups[0]) <= 3 and all(len(g) == 3 for g in groups[1:])
+
+
+def canonical_number(token: str) -> str:
+    """The canonical form of a number token ("1,200.50" -> "1200.5", "2,5" -> "2.5", "007" -> "7")."""
+    parts = regex.split(r"([.,])", token)
+    groups, seps = parts[0::2], parts[1::2]
+    if not seps:
+        return _int(token)
+    kinds = set(seps)
+    if len(kinds) == 1:
+        if len(groups) == 2 and (seps[0] == "." or not _grouped(groups)):
+            return _decimal(groups[0], groups[1])  # 3.14, 2,5 (a comma that does not group thousands)
+        if _grouped(groups):
+            return _int("".join(groups))  # 1,200 and 1.200.000
+    elif len(set(seps[:-1])) == 1 and seps[-1] != seps[0] and _grouped(groups[:-1]):
+        return _decimal("".join(groups[:-1]), groups[-1])  # 1,234.56 and 1.234,56
+    return "".join(_int(g) if i % 2 == 0 else g for i, g in enumerate(parts))  # 1.2.3, 17.09.2026
+
+
+def canonical_url(url: str) -> str:
+    """Case-folded, without scheme, leading "www." or trailing slash: the form two mentions of a URL share."""
+    url = _SCHEME.sub("", url.casefold())
+    if url.startswith("www."):
+        url = url[4:]
+    return url.rstrip("/")
+
+
+def _strip_url(url: str) -> str:
+    while url and url[-1] in _URL_TRAILING:
+        if url[-1] == ")" and url.count("(") >= url.count(")"):
+            break
+        url = url[:-1]
+    return url
+
+
+def _scan(text: str) -> tuple[list[str], list[str], list[str]]:
+    """Emails, then URLs, then numbers, each masked out before the next (no number inside a URL)."""
+    emails: list[str] = []
+    urls: list[str] = []
+
+    def take_email(m: regex.Match[str]) -> str:
+        emails.append(m.group().casefold())
+        return " "
+
+    def take_url(m: regex.Match[str]) -> str:
+        raw = m.group()
+        url = _strip_url(raw)
+        if url:
+            urls.append(url)
+        return " " + raw[len(url) :]
+
+    text = EMAIL_RE.sub(take_email, text)
+    text = URL_RE.sub(take_url, text)
+    return emails, urls, NUMBER_RE.findall(text)
+
+
+def extract(text: str, *, normalized: bool = False) -> Values:
+    """The values a sentence states, canonical. `text` is normalized here (same normalization as sources)
+    unless the caller says it already is."""
+    emails, urls, numbers = _scan(text if normalized else normalize(text))
+    return Values(
+        numbers=frozenset(canonical_number(n) for n in numbers),
+        urls=frozenset(canonical_url(u) for u in urls),
+        emails=frozenset(emails),
+    )
+
+
+def index_source(text: str) -> Values:
+    """Every value a source can support. Built once per source.
+
+    Besides each whole value, each digit group is indexed on its own: "14.52" supports 14 and 52, and
+    "1,200" supports 200 (a documented blind spot: a separator counts as a digit boundary). A URL also
+    supports its bare host.
+    """
+    emails, urls, numbers = _scan(normalize(text))
+    nums: set[str] = set()
+    for token in numbers:
+        nums.add(canonical_number(token))
+        nums.update(_int(g) for g in regex.split(r"[.,]", token))
+    hosts: set[str] = set()
+    for url in urls:
+        canon = canonical_url(url)
+        hosts.add(canon)
+        hosts.add(canon.split("/", 1)[0])
+    return Values(numbers=frozenset(nums), urls=frozenset(hosts), emails=frozenset(emails))
+
+
+def unsupported(values: Values, cited: list[Values]) -> list[str]:
+    """The sentence's values that no cited source's index contains, in a stable order."""
+    missing: list[str] = []
+    for kind in ("numbers", "urls", "emails"):
+        for value in sorted(getattr(values, kind)):
+            if not any(value in getattr(index, kind) for index in cited):
+                missing.append(value)
+    return missing

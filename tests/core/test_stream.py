@@ -1,0 +1,135 @@
+"""The filter contract: Step/Guard/Done, Pipeline composition, and that the invariance assertion can fail."""
+
+from __future__ import annotations
+
+import pytest
+
+from sluicegate import Done, Guard, Pipeline, Step
+from sluicegate.testing import assert_chunk_invariant, run_filter
+
+
+class HoldToPeriod:
+    """A real, invariant filter: releases text up to the last '.', stops on a forbidden word."""
+
+    def __init__(self, forbidden: str = "2019") -> None:
+        self.buf = ""
+        self.forbidden = forbidden
+        self._stopped = False
+
+    @property
+    def stopped(self) -> bool:
+        return self._stopped
+
+    @property
+    def held(self) -> int:
+        return len(self.buf)
+
+    def feed(self, piece: str) -> Step:
+        if self._stopped:
+            return Step(stopped=True)
+        self.buf += piece
+        cut = self.buf.rfind(".") + 1
+        ready, self.buf = self.buf[:cut], self.buf[cut:]
+        return self._judge(ready)
+
+    def flush(self, *, truncated: bool = False) -> Step:
+        if self._stopped:
+            return Step(stopped=True)
+        ready, self.buf = ("" if truncated else self.buf), ""
+        step = self._judge(ready)
+        if step.stopped:
+            return step
+        return Step(step.text, False, (Done("truncated" if truncated else "complete"),))
+
+    def _judge(self, ready: str) -> Step:
+        bad = ready.find(self.forbidden)
+        if bad < 0:
+            return Step(ready)
+        self._stopped = True
+        keep = ready[: ready.rfind(".", 0, bad) + 1]
+        return Step(keep, True, (Guard(("forbidden",), "held back"), Done("stopped")))
+
+
+class PerChunkUpper:
+    """A broken filter: judges each chunk alone (upper-cases a chunk that contains 'ab')."""
+
+    stopped = False
+
+    def feed(self, piece: str) -> Step:
+        return Step(piece.upper() if "ab" in piece else piece)
+
+    def flush(self, *, truncated: bool = False) -> Step:
+        return Step("", False, (Done("complete"),))
+
+
+def test_done_reason_is_validated() -> None:
+    with pytest.raises(ValueError, match="complete"):
+        Done("finished")
+
+
+def test_steps_and_events_are_frozen() -> None:
+    with pytest.raises(AttributeError):
+        Step("x").text = "y"  # type: ignore[misc]
+    with pytest.raises(AttributeError):
+        Guard(("a",), "n").notice = "m"  # type: ignore[misc]
+
+
+def test_invariant_filter_passes_and_reports_liveness() -> None:
+    run = assert_chunk_invariant(HoldToPeriod, "It opens. It closes in 2019. Later.")
+    assert run.text == "It opens."
+    assert run.stopped
+    assert run.events == (Guard(("forbidden",), "held back"), Done("stopped"))
+    assert run.max_held > 0
+
+
+def test_the_assertion_fails_on_a_per_chunk_filter() -> None:
+    with pytest.raises(AssertionError, match="chunk invariance broken"):
+        assert_chunk_invariant(PerChunkUpper, "xxabyy")
+
+
+def test_pipeline_feeds_each_stage_what_the_previous_released() -> None:
+    run = run_filter(lambda: Pipeline(HoldToPeriod("zzz"), HoldToPeriod("2019")), ["A. B 20", "19. C."])
+    assert run.text == "A."
+    assert run.stopped
+    assert run.events == (Guard(("forbidden",), "held back"), Done("stopped"))
+
+
+def test_pipeline_is_invariant_and_folds_done_events() -> None:
+    text = "One. Two. Three 2019. Four."
+    run = assert_chunk_invariant(lambda: Pipeline(HoldToPeriod("Four"), HoldToPeriod("2019")), text)
+    assert run.text == "One. Two."
+    assert [type(e) for e in run.events] == [Guard, Done]
+
+
+def test_pipeline_when_first_stage_stops_later_stages_flush_approved_text() -> None:
+    class Tail(HoldToPeriod):  # holds everything until flush
+        def feed(self, piece: str) -> Step:
+            self.buf += piece
+            return Step()
+
+    run = run_filter(lambda: Pipeline(HoldToPeriod("2019"), Tail("never")), ["One. Two 2019. x"])
+    assert run.text == "One."
+    assert run.events[-1] == Done("stopped")
+
+
+def test_pipeline_truncation_and_stickiness() -> None:
+    p = Pipeline(HoldToPeriod(), HoldToPeriod())
+    assert p.feed("One. Tw").text == "One."
+    end = p.flush(truncated=True)
+    assert end.events == (Done("truncated"),)
+    assert p.feed("more.") == Step()
+    assert p.flush() == Step()
+
+
+def test_stop_is_sticky() -> None:
+    p = Pipeline(HoldToPeriod())
+    assert p.feed("x 2019.").stopped
+    assert p.feed("More.") == Step(stopped=True)
+    assert p.flush() == Step(stopped=True)
+
+
+def test_pipeline_rejects_non_str_and_needs_a_stage() -> None:
+    with pytest.raises(TypeError, match="decode"):
+        Pipeline(HoldToPeriod()).feed(b"bytes")  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        Pipeline()

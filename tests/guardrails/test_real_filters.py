@@ -1,0 +1,48 @@
+"""Guardrails AI with the real SentenceGate / Redactor. PENDING: these run once those filters land on main
+(`git merge main`); until then they are skipped with the reason below, and nothing else depends on them."""
+
+from __future__ import annotations
+
+import pytest
+from guardrails import Guard
+
+import sluicegate
+import sluicegate_guardrails as sg
+from sluicegate.testing import pieces_of, run_filter
+from tests.guardrails.test_validators import MESSAGES, scripted_llm
+
+needs_gate = pytest.mark.skipif(not hasattr(sluicegate, "SentenceGate"), reason="PENDING: SentenceGate not on main yet")
+needs_redactor = pytest.mark.skipif(not hasattr(sluicegate, "Redactor"), reason="PENDING: Redactor not on main yet")
+
+SOURCES = ["The library opens at nine on weekdays.", "Late fees were abolished in 2021."]
+GATE_OK = "The library opens at nine [S1]. Late fees ended in 2021 [S2]. "
+GATE_BAD = "The library opens at nine [S1]. Late fees ended in 2019 [S2]. Ask the desk [S1]."
+PII = "Write to jane.doe@example.com today. The desk is open. "
+
+
+@needs_gate
+@pytest.mark.parametrize("size", [1, 3, 7])
+@pytest.mark.parametrize("text", [GATE_OK, GATE_BAD])
+def test_sentence_gate_validator_matches_the_whole_string(text: str, size: int) -> None:
+    guard = Guard().use(sg.StreamGate(filter=lambda metadata: sluicegate.SentenceGate(metadata["sources"])))
+    whole = run_filter(lambda: sluicegate.SentenceGate(SOURCES), [text])
+    s = sg.stream(guard, scripted_llm, messages=MESSAGES, pieces=pieces_of(text, size), metadata={"sources": SOURCES})
+    assert "".join(s) == whole.text
+    assert (s.violation is not None) == whole.stopped
+
+
+@needs_redactor
+@pytest.mark.parametrize("size", [1, 3, 7])
+def test_redact_validator_streams_redacted_text(size: int) -> None:
+    guard = Guard().use(sg.Redact())
+    s = sg.stream(guard, scripted_llm, messages=MESSAGES, pieces=pieces_of(PII, size))
+    text = "".join(s)
+    assert text == run_filter(sluicegate.Redactor, [PII]).text
+    assert "jane.doe@example.com" not in text
+
+
+@needs_redactor
+def test_redact_validator_whole_string_and_dict_roundtrip() -> None:
+    guard = Guard.from_dict(Guard().use(sg.Redact()).to_dict())
+    checked = sg.validate(guard, PII)
+    assert "jane.doe@example.com" not in checked.validated_output and checked.violation is None

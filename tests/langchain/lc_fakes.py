@@ -1,0 +1,115 @@
+"""A scripted streaming chat model (the only fake in the LangChain tests): it records how many pieces it
+produced, the prompts it got, whether its generator ran to the end and whether it was closed."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Any, AsyncIterator, Iterator, Literal
+
+from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
+from langchain_core.messages.ai import UsageMetadata
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
+from pydantic import Field
+
+INPUT_TOKENS = 11
+
+
+@dataclass
+class Record:
+    produced: int = 0
+    texts: list[str] = field(default_factory=list)
+    prompts: list[str] = field(default_factory=list)
+    exhausted: bool = False
+    closed: bool = False
+
+    @property
+    def produced_text(self) -> str:
+        return "".join(self.texts)
+
+
+def _usage(output: int, input_: int = 0) -> UsageMetadata:
+    return UsageMetadata(input_tokens=input_, output_tokens=output, total_tokens=input_ + output)
+
+
+class ScriptedChatModel(BaseChatModel):
+    """Streams `pieces`. usage="final": provider usage on a last empty chunk (OpenAI `stream_usage`), which a
+    stopped stream never reaches; "each": one output token per piece, input tokens once on the first piece."""
+
+    pieces: list[str]
+    usage: Literal["final", "each", "none"] = "final"
+    record: Record = Field(default_factory=Record)
+
+    model_config = {"arbitrary_types_allowed": True}
+
+    @property
+    def _llm_type(self) -> str:
+        return "scripted-chat"
+
+    def _remember(self, messages: list[BaseMessage]) -> None:
+        self.record.prompts.append("\n".join(str(m.content) for m in messages))
+
+    def _chunk(self, i: int, piece: str) -> ChatGenerationChunk:
+        meta = _usage(1, INPUT_TOKENS if i == 0 else 0) if self.usage == "each" else None
+        return ChatGenerationChunk(message=AIMessageChunk(content=piece, usage_metadata=meta))
+
+    def _final(self) -> ChatGenerationChunk | None:
+        if self.usage != "final":
+            return None
+        return ChatGenerationChunk(message=AIMessageChunk(content="", usage_metadata=_usage(len(self.pieces), INPUT_TOKENS)))
+
+    def _generate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kw: Any) -> ChatResult:
+        self._remember(messages)
+        self.record.produced = len(self.pieces)
+        self.record.texts = list(self.pieces)
+        self.record.exhausted = self.record.closed = True
+        meta = _usage(len(self.pieces), INPUT_TOKENS) if self.usage != "none" else None
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(content="".join(self.pieces), usage_metadata=meta))])
+
+    def _stream(
+        self, messages: list[BaseMessage], stop: Any = None, run_manager: CallbackManagerForLLMRun | None = None, **kw: Any
+    ) -> Iterator[ChatGenerationChunk]:
+        self._remember(messages)
+        try:
+            for i, piece in enumerate(self.pieces):
+                self.record.produced += 1
+                self.record.texts.append(piece)
+                yield self._chunk(i, piece)
+            final = self._final()
+            if final is not None:
+                yield final
+            self.record.exhausted = True
+        finally:
+            self.record.closed = True
+
+    async def _astream(
+        self,
+        messages: list[BaseMessage],
+        stop: Any = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kw: Any,
+    ) -> AsyncIterator[ChatGenerationChunk]:
+        self._remember(messages)
+        try:
+            for i, piece in enumerate(self.pieces):
+                await asyncio.sleep(0)
+                self.record.produced += 1
+                self.record.texts.append(piece)
+                yield self._chunk(i, piece)
+            final = self._final()
+            if final is not None:
+                yield final
+            self.record.exhausted = True
+        finally:
+            self.record.closed = True
+
+
+async def wait_closed(record: Record, ticks: int = 200) -> int:
+    """Async closure is finalizer-driven (eventual): poll the loop until the model generator is closed."""
+    for tick in range(ticks):
+        if record.closed:
+            return tick
+        await asyncio.sleep(0)
+    raise AssertionError(f"model generator not closed after {ticks} loop ticks (produced {record.produced})")

@@ -1,0 +1,88 @@
+"""SourceGate with its default filter, the real SentenceGate (and the Redactor when asked).
+
+Marked `needs_gate`: expected to fail with ImportError until the SentenceGate is merged into main; strict, so
+they must pass once it is. The real gate strips [Si] markers before release, so exact texts are not pinned.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from langchain_core.documents import Document
+from langchain_core.prompts import ChatPromptTemplate
+from langchain_core.runnables import RunnablePassthrough
+from lc_fakes import ScriptedChatModel, wait_closed
+from tests.sg_gate_marks import needs_gate, needs_redactor
+
+from sluicegate import Outcome
+from sluicegate.sources import gate_factory
+from sluicegate.testing import pieces_of
+from sluicegate_langchain import SourceGate
+
+PROMPT = ChatPromptTemplate.from_messages([("system", "{context}"), ("human", "{question}")])
+SOURCES = [Document(page_content="Revenue was 5 million in 2018."), "Headcount was 42 in 2018."]
+GOOD = "Revenue was 5 million in 2018 [S1]. Headcount was 42 [S2]."
+BAD_SENTENCE = "It fell to 3 million in 2019 [S1]. "
+BAD = "Revenue was 5 million in 2018 [S1]. " + BAD_SENTENCE + "Headcount was 42 [S2]. Done [S2]."
+BAD_END = BAD.index(BAD_SENTENCE) + len(BAD_SENTENCE.rstrip())
+INPUT = {"question": "q", "sources": SOURCES}
+
+
+def run(pieces: list[str], **kw: object) -> tuple[list[str], Outcome, ScriptedChatModel]:
+    model = ScriptedChatModel(pieces=pieces)
+    outcomes: list[Outcome] = []
+    chain = RunnablePassthrough.assign(answer=SourceGate(PROMPT | model, on_outcome=outcomes.append, **kw))
+    chunks = [c["answer"] for c in chain.stream(INPUT) if "answer" in c]
+    return chunks, outcomes[0], model
+
+
+@needs_gate
+def test_grounded_answer_streams_sentence_by_sentence() -> None:
+    chunks, outcome, _ = run(pieces_of(GOOD, 3))
+    assert len(chunks) == 2 and "Revenue was 5 million" in chunks[0] and "Headcount was 42" in chunks[1]
+    assert "[S" not in "".join(chunks) and outcome.reason == "complete"
+
+
+@needs_gate
+@pytest.mark.parametrize("size", [1, 3, 7])
+def test_planted_value_never_reaches_the_reader(size: int) -> None:
+    pieces = pieces_of(BAD, size)
+    chunks, outcome, model = run(pieces)
+    assert not any("2019" in c or "3 million" in c for c in chunks)
+    assert outcome.reason == "stopped" and outcome.guard is not None and chunks[-1] == outcome.guard.notice
+    assert model.record.closed and not model.record.exhausted
+    total = 0
+    for n, piece in enumerate(pieces, start=1):
+        total += len(piece)
+        if total >= BAD_END:
+            break
+    assert model.record.produced <= n + 1
+
+
+@needs_gate
+async def test_planted_value_never_reaches_the_reader_async() -> None:
+    model = ScriptedChatModel(pieces=pieces_of(BAD, 3))
+    chunks = [c async for c in SourceGate(PROMPT | model).astream(INPUT)]
+    assert not any("2019" in c for c in chunks)
+    await wait_closed(model.record)
+    assert not model.record.exhausted
+
+
+@needs_gate
+@given(st.data(), st.sampled_from([GOOD, BAD]))
+def test_chunkings_give_identical_reader_text(data: st.DataObject, text: str) -> None:
+    cuts = sorted(data.draw(st.lists(st.integers(0, len(text)), max_size=20)))
+    bounds = [0, *cuts, len(text)]
+    got, _, _ = run([text[a:b] for a, b in zip(bounds, bounds[1:])])
+    whole, _, _ = run([text])
+    assert "".join(got) == "".join(whole)
+
+
+@needs_redactor
+def test_gate_then_redactor_pipeline() -> None:
+    sources = ["Write to help@example.org for help."]
+    model = ScriptedChatModel(pieces=pieces_of("Write to help@example.org [S1].", 4))
+    gate = SourceGate(PROMPT | model, filter_factory=gate_factory(redact=True))
+    out = "".join(gate.stream({"question": "q", "sources": sources}))
+    assert "help@example.org" not in out

@@ -1,0 +1,63 @@
+"""GatedSynthesizer with its default filter, the real SentenceGate.
+
+Marked `needs_gate`: expected to fail with ImportError until the SentenceGate is merged into main; strict, so
+they must pass once it is.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from li_fakes import ScriptedLLM, make_index, wait_closed
+from llama_index.core import get_response_synthesizer
+from tests.sg_gate_marks import needs_gate
+
+from sluicegate.testing import pieces_of
+from sluicegate_llamaindex import GATED_QA_TEMPLATE, GatedSynthesizer
+
+INDEX = make_index()  # n1 = revenue (S1), n2 = headcount (S2)
+GOOD = "Revenue was 5 million in 2018 [S1]. Headcount was 42 [S2]."
+BAD = "Revenue was 5 million in 2018 [S1]. It fell to 3 million in 2019 [S1]. Headcount was 42 [S2]. Done [S2]."
+
+
+def engine(llm: ScriptedLLM):
+    inner = get_response_synthesizer(llm=llm, streaming=True, response_mode="compact", text_qa_template=GATED_QA_TEMPLATE)
+    return INDEX.as_query_engine(llm=llm, similarity_top_k=2, response_synthesizer=GatedSynthesizer(inner))
+
+
+@needs_gate
+def test_grounded_answer() -> None:
+    response = engine(ScriptedLLM(pieces=pieces_of(GOOD, 3))).query("q")
+    chunks = list(response.response_gen)
+    assert len(chunks) == 2 and "[S" not in "".join(chunks) and response.guard.reason == "complete"
+
+
+@needs_gate
+@pytest.mark.parametrize("size", [1, 3, 7])
+def test_planted_value_never_reaches_the_reader(size: int) -> None:
+    llm = ScriptedLLM(pieces=pieces_of(BAD, size))
+    response = engine(llm).query("q")
+    chunks = list(response.response_gen)
+    assert not any("2019" in c or "3 million" in c for c in chunks)
+    assert response.guard.reason == "stopped" and chunks[-1] == response.guard.guard.notice
+    assert llm.record.closed and not llm.record.exhausted
+
+
+@needs_gate
+async def test_planted_value_never_reaches_the_reader_async() -> None:
+    llm = ScriptedLLM(pieces=pieces_of(BAD, 3))
+    response = await engine(llm).aquery("q")
+    chunks = [c async for c in response.async_response_gen()]
+    assert not any("2019" in c for c in chunks)
+    await wait_closed(llm.record)
+    assert not llm.record.exhausted
+
+
+@needs_gate
+@given(st.data(), st.sampled_from([GOOD, BAD]))
+def test_chunkings_give_identical_reader_text(data: st.DataObject, text: str) -> None:
+    cuts = sorted(data.draw(st.lists(st.integers(0, len(text)), max_size=20)))
+    bounds = [0, *cuts, len(text)]
+    got = "".join(engine(ScriptedLLM(pieces=[text[a:b] for a, b in zip(bounds, bounds[1:])])).query("q").response_gen)
+    assert got == "".join(engine(ScriptedLLM(pieces=[text])).query("q").response_gen)
