@@ -8,7 +8,7 @@ to filtering the whole string at once.
 from .decode import InvalidUtf8Error, Utf8Decoder
 from .driver import Outcome, adrive, adrive_text, drive, drive_text
 from .gate import SentenceGate, Violation
-from .redact import Redactor, redact
+from .redaction import Redactor, redact
 from .segment import SentenceSplitter  # noqa: F401
 from .stream import Done, Event, Guard, Pipeline, Step, StreamFilter
 from .usage import Usage, UsageMeter

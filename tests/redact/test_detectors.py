@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from sluicegate.redact import ENTITIES, Detector, Redactor, redact
-from sluicegate.redact import validators
+from sluicegate.redaction import ENTITIES, Detector, Redactor, redact
+from sluicegate.redaction import validators
 
 from .corpus import LABELED, POSITIVES, URL_WITH_CREDENTIALS
 

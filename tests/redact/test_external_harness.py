@@ -10,7 +10,7 @@ from chunk_invariance import ChunkInvarianceError, assert_chunk_invariant
 from hypothesis import given
 from chunk_invariance.strategies import splits_of
 
-from sluicegate.redact import Redactor, redact
+from sluicegate.redaction import Redactor, redact
 
 from .corpus import JWT_SHORT, PEM
 

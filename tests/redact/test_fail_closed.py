@@ -8,7 +8,7 @@ import functools
 import pytest
 
 from sluicegate import Done, Guard
-from sluicegate.redact import DEFAULT_NOTICE, UNSETTLED, Redactor, redact
+from sluicegate.redaction import DEFAULT_NOTICE, UNSETTLED, Redactor, redact
 from sluicegate.testing import assert_chunk_invariant, pieces_of, run_filter
 
 from .corpus import JWT_2K, make_pem

@@ -10,10 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sluicegate import Pipeline
-from sluicegate.redact import Hash, Redactor, redact
+from sluicegate.redaction import Hash, Redactor, redact
 from sluicegate.testing import assert_chunk_invariant, run_filter
 
-from .corpus import CHINESE, CLEAN, ENGLISH, JAPANESE, JWT_2K, LABELED, PEM, PERSIAN, POSITIVES, URL_WITH_CREDENTIALS
+from .corpus import CHINESE, CLEAN, JAPANESE, JWT_2K, LABELED, PEM, PERSIAN, POSITIVES, URL_WITH_CREDENTIALS
 
 _VALUES = [v for values in POSITIVES.values() for v in values] + [t for t, _, _ in LABELED] + [URL_WITH_CREDENTIALS[0]]
 

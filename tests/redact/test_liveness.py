@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sluicegate.redact import Redactor
+from sluicegate.redaction import Redactor
 from sluicegate.testing import assert_chunk_invariant, run_filter
 
 from .corpus import CHINESE, ENGLISH, JAPANESE, PERSIAN

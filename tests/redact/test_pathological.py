@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from sluicegate.redact import Redactor, redact
+from sluicegate.redaction import Redactor, redact
 from sluicegate.testing import pieces_of, run_filter
 
 from .corpus import alnum

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sluicegate.redact import Redactor, redact
+from sluicegate.redaction import Redactor, redact
 from sluicegate.testing import run_filter
 
 from .corpus import CLEAN, ENGLISH, JAPANESE, CHINESE, PERSIAN
