@@ -8,6 +8,7 @@ piece edges, so it is chunk-invariant (asserted in tests/test_support_filter.py 
 
 from __future__ import annotations
 
+import asyncio
 import re
 from typing import Sequence
 
@@ -100,3 +101,20 @@ def make_stop_filter(context: object = None) -> SentenceStopFilter:
 GOOD = "The report is ready. It covers the year 2018 only. Bye now."
 BAD = "The report is ready. It covers the year 2019 only. Bye now."
 BAD_RELEASED = "The report is ready. "  # what the whole-string filter releases for BAD
+
+
+async def wait_closed(record: object, ticks: int = 300) -> int:
+    """Async closure is finalizer-driven (eventual): poll the loop until the scripted model's generator closed.
+
+    Returns the loop ticks it took (a measure); a loaded machine may finalize later, so after `ticks` it keeps
+    waiting up to about five seconds before failing.
+    """
+    for tick in range(ticks):
+        if getattr(record, "closed"):
+            return tick
+        await asyncio.sleep(0)
+    for _ in range(500):
+        if getattr(record, "closed"):
+            return ticks
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"model generator not closed after {ticks} loop ticks (produced {getattr(record, 'produced')})")

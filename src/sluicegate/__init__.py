@@ -8,6 +8,7 @@ to filtering the whole string at once.
 from .decode import InvalidUtf8Error, Utf8Decoder
 from .driver import Outcome, adrive, adrive_text, drive, drive_text
 from .gate import SentenceGate, Violation
+from .redaction import Redactor, redact
 from .segment import SentenceSplitter  # noqa: F401
 from .stream import Done, Event, Guard, Pipeline, Step, StreamFilter
 from .usage import Usage, UsageMeter
@@ -19,6 +20,7 @@ __all__ = [
     "InvalidUtf8Error",
     "Outcome",
     "Pipeline",
+    "Redactor",
     "SentenceGate",
     "SentenceSplitter",
     "Step",
@@ -31,5 +33,6 @@ __all__ = [
     "adrive_text",
     "drive",
     "drive_text",
+    "redact",
 ]
 __version__ = "0.1.0"

@@ -1,5 +1,4 @@
-"""Guardrails AI with the real SentenceGate / Redactor. PENDING: these run once those filters land on main
-(`git merge main`); until then they are skipped with the reason below, and nothing else depends on them."""
+"""Guardrails AI with the real SentenceGate / Redactor."""
 
 from __future__ import annotations
 
@@ -11,8 +10,6 @@ import sluicegate_guardrails as sg
 from sluicegate.testing import pieces_of, run_filter
 from tests.guardrails.test_validators import MESSAGES, scripted_llm
 
-needs_gate = pytest.mark.skipif(not hasattr(sluicegate, "SentenceGate"), reason="PENDING: SentenceGate not on main yet")
-needs_redactor = pytest.mark.skipif(not hasattr(sluicegate, "Redactor"), reason="PENDING: Redactor not on main yet")
 
 SOURCES = ["The library opens at nine on weekdays.", "Late fees were abolished in 2021."]
 GATE_OK = "The library opens at nine [S1]. Late fees ended in 2021 [S2]. "
@@ -20,7 +17,6 @@ GATE_BAD = "The library opens at nine [S1]. Late fees ended in 2019 [S2]. Ask th
 PII = "Write to jane.doe@example.com today. The desk is open. "
 
 
-@needs_gate
 @pytest.mark.parametrize("size", [1, 3, 7])
 @pytest.mark.parametrize("text", [GATE_OK, GATE_BAD])
 def test_sentence_gate_validator_matches_the_whole_string(text: str, size: int) -> None:
@@ -31,7 +27,6 @@ def test_sentence_gate_validator_matches_the_whole_string(text: str, size: int) 
     assert (s.violation is not None) == whole.stopped
 
 
-@needs_redactor
 @pytest.mark.parametrize("size", [1, 3, 7])
 def test_redact_validator_streams_redacted_text(size: int) -> None:
     guard = Guard().use(sg.Redact())
@@ -41,7 +36,6 @@ def test_redact_validator_streams_redacted_text(size: int) -> None:
     assert "jane.doe@example.com" not in text
 
 
-@needs_redactor
 def test_redact_validator_whole_string_and_dict_roundtrip() -> None:
     guard = Guard.from_dict(Guard().use(sg.Redact()).to_dict())
     checked = sg.validate(guard, PII)

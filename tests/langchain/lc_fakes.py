@@ -104,12 +104,3 @@ class ScriptedChatModel(BaseChatModel):
             self.record.exhausted = True
         finally:
             self.record.closed = True
-
-
-async def wait_closed(record: Record, ticks: int = 200) -> int:
-    """Async closure is finalizer-driven (eventual): poll the loop until the model generator is closed."""
-    for tick in range(ticks):
-        if record.closed:
-            return tick
-        await asyncio.sleep(0)
-    raise AssertionError(f"model generator not closed after {ticks} loop ticks (produced {record.produced})")

@@ -8,7 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.sg_gate_marks import needs_gate
 
 import sluicegate
 import sluicegate_langchain
@@ -25,7 +24,6 @@ def run_example(name: str) -> str:
     return done.stdout
 
 
-@needs_gate
 def test_langchain_example() -> None:
     out = run_example("langchain_gate.py")
     reader = out.split("reader sees:")[1].split("model pieces produced")[0]

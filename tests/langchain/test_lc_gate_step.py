@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from langchain_core.output_parsers import StrOutputParser
 from langchain_core.prompts import ChatPromptTemplate
-from lc_fakes import ScriptedChatModel, wait_closed
+from lc_fakes import ScriptedChatModel
+from tests.support import wait_closed
 from tests.support import NOTICE, toy_factory
 
 from sluicegate.testing import pieces_of

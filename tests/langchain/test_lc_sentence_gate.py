@@ -1,7 +1,6 @@
 """SourceGate with its default filter, the real SentenceGate (and the Redactor when asked).
 
-Marked `needs_gate`: expected to fail with ImportError until the SentenceGate is merged into main; strict, so
-they must pass once it is. The real gate strips [Si] markers before release, so exact texts are not pinned.
+The real gate strips [Si] markers before release, so exact texts are not pinned.
 """
 
 from __future__ import annotations
@@ -12,8 +11,8 @@ from hypothesis import strategies as st
 from langchain_core.documents import Document
 from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.runnables import RunnablePassthrough
-from lc_fakes import ScriptedChatModel, wait_closed
-from tests.sg_gate_marks import needs_gate, needs_redactor
+from lc_fakes import ScriptedChatModel
+from tests.support import wait_closed
 
 from sluicegate import Outcome
 from sluicegate.sources import gate_factory
@@ -39,14 +38,12 @@ def run(pieces: list[str], **kw: object) -> tuple[list[str], Outcome, ScriptedCh
     return chunks, outcomes[0], model
 
 
-@needs_gate
 def test_grounded_answer_streams_sentence_by_sentence() -> None:
     chunks, outcome, _ = run(pieces_of(GOOD, 3))
     assert len(chunks) == 2 and "Revenue was 5 million" in chunks[0] and "Headcount was 42" in chunks[1]
     assert "[S" not in "".join(chunks) and outcome.reason == "complete"
 
 
-@needs_gate
 @pytest.mark.parametrize("size", [1, 3, 7])
 def test_planted_value_never_reaches_the_reader(size: int) -> None:
     pieces = pieces_of(BAD, size)
@@ -62,7 +59,6 @@ def test_planted_value_never_reaches_the_reader(size: int) -> None:
     assert model.record.produced <= n + 1
 
 
-@needs_gate
 async def test_planted_value_never_reaches_the_reader_async() -> None:
     model = ScriptedChatModel(pieces=pieces_of(BAD, 3))
     chunks = [c async for c in SourceGate(PROMPT | model).astream(INPUT)]
@@ -71,7 +67,6 @@ async def test_planted_value_never_reaches_the_reader_async() -> None:
     assert not model.record.exhausted
 
 
-@needs_gate
 @given(st.data(), st.sampled_from([GOOD, BAD]))
 def test_chunkings_give_identical_reader_text(data: st.DataObject, text: str) -> None:
     cuts = sorted(data.draw(st.lists(st.integers(0, len(text)), max_size=20)))
@@ -81,7 +76,6 @@ def test_chunkings_give_identical_reader_text(data: st.DataObject, text: str) ->
     assert "".join(got) == "".join(whole)
 
 
-@needs_redactor
 def test_gate_then_redactor_pipeline() -> None:
     sources = ["Write to help@example.org for help."]
     model = ScriptedChatModel(pieces=pieces_of("Write to help@example.org [S1].", 4))

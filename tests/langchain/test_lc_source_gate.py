@@ -14,7 +14,8 @@ from langchain_core.documents import Document
 from langchain_core.output_parsers.transform import BaseTransformOutputParser
 from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.runnables import RunnableGenerator, RunnableLambda, RunnablePassthrough
-from lc_fakes import INPUT_TOKENS, Record, ScriptedChatModel, wait_closed
+from lc_fakes import INPUT_TOKENS, Record, ScriptedChatModel
+from tests.support import wait_closed
 from tests.support import NOTICE, toy_factory
 
 from sluicegate.testing import pieces_of
@@ -204,10 +205,10 @@ async def test_stopped_astream_usage() -> None:
     handler = UsageCallbackHandler()
     _ = [c async for c in SourceGate(PROMPT | model, filter_factory=toy_factory).astream(INPUT, {"callbacks": [handler]})]
     await wait_closed(model.record)
-    for _ in range(50):  # the model run's on_llm_error lands when its generator is finalized
+    for _ in range(500):  # the model run's on_llm_error lands when its generator is finalized (eventually)
         if handler.runs:
             break
-        await __import__("asyncio").sleep(0)
+        await __import__("asyncio").sleep(0.01)
     (run,) = handler.runs
     assert (run.usage.output_tokens, run.usage.source) == (len(model.record.produced_text.encode()), "estimate")
 

@@ -111,11 +111,3 @@ def make_index() -> VectorStoreIndex:
     """Fixed node ids: MockEmbedding ties every similarity, and ties are broken on node ids."""
     nodes = [TextNode(id_=node_id, text=text) for node_id, text in NODES.items()]
     return VectorStoreIndex(nodes=nodes, embed_model=MockEmbedding(embed_dim=8))
-
-
-async def wait_closed(record: Record, ticks: int = 300) -> int:
-    for tick in range(ticks):
-        if record.closed:
-            return tick
-        await asyncio.sleep(0)
-    raise AssertionError(f"LLM generator not closed after {ticks} loop ticks (produced {record.produced})")

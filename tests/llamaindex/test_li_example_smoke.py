@@ -8,7 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.sg_gate_marks import needs_gate
 
 import sluicegate
 import sluicegate_llamaindex
@@ -16,7 +15,6 @@ import sluicegate_llamaindex
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@needs_gate
 def test_llamaindex_example() -> None:
     path = [str(Path(m.__file__).parent.parent) for m in (sluicegate, sluicegate_llamaindex)]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(path)}

@@ -1,17 +1,13 @@
-"""GatedSynthesizer with its default filter, the real SentenceGate.
-
-Marked `needs_gate`: expected to fail with ImportError until the SentenceGate is merged into main; strict, so
-they must pass once it is.
-"""
+"""GatedSynthesizer with its default filter, the real SentenceGate."""
 
 from __future__ import annotations
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from li_fakes import ScriptedLLM, make_index, wait_closed
+from li_fakes import ScriptedLLM, make_index
+from tests.support import wait_closed
 from llama_index.core import get_response_synthesizer
-from tests.sg_gate_marks import needs_gate
 
 from sluicegate.testing import pieces_of
 from sluicegate_llamaindex import GATED_QA_TEMPLATE, GatedSynthesizer
@@ -26,14 +22,12 @@ def engine(llm: ScriptedLLM):
     return INDEX.as_query_engine(llm=llm, similarity_top_k=2, response_synthesizer=GatedSynthesizer(inner))
 
 
-@needs_gate
 def test_grounded_answer() -> None:
     response = engine(ScriptedLLM(pieces=pieces_of(GOOD, 3))).query("q")
     chunks = list(response.response_gen)
     assert len(chunks) == 2 and "[S" not in "".join(chunks) and response.guard.reason == "complete"
 
 
-@needs_gate
 @pytest.mark.parametrize("size", [1, 3, 7])
 def test_planted_value_never_reaches_the_reader(size: int) -> None:
     llm = ScriptedLLM(pieces=pieces_of(BAD, size))
@@ -44,7 +38,6 @@ def test_planted_value_never_reaches_the_reader(size: int) -> None:
     assert llm.record.closed and not llm.record.exhausted
 
 
-@needs_gate
 async def test_planted_value_never_reaches_the_reader_async() -> None:
     llm = ScriptedLLM(pieces=pieces_of(BAD, 3))
     response = await engine(llm).aquery("q")
@@ -54,7 +47,6 @@ async def test_planted_value_never_reaches_the_reader_async() -> None:
     assert not llm.record.exhausted
 
 
-@needs_gate
 @given(st.data(), st.sampled_from([GOOD, BAD]))
 def test_chunkings_give_identical_reader_text(data: st.DataObject, text: str) -> None:
     cuts = sorted(data.draw(st.lists(st.integers(0, len(text)), max_size=20)))

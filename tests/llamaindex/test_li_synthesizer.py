@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from li_fakes import NODES, PROMPT_TOKENS, ScriptedLLM, make_index, wait_closed
+from li_fakes import NODES, PROMPT_TOKENS, ScriptedLLM, make_index
+from tests.support import wait_closed
 from llama_index.core import get_response_synthesizer
 from llama_index.core.base.response.schema import AsyncStreamingResponse, Response, StreamingResponse
 from llama_index.core.instrumentation import get_dispatcher

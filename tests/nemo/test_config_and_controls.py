@@ -12,7 +12,7 @@ from nemoguardrails import LLMRails, RailsConfig
 import sluicegate_nemo as sn
 from tests.nemo.scripted import ScriptedModel, agen
 from tests.nemo.test_stream import USER, stream_app, visible
-from tests.support import BAD, BAD_RELEASED, GOOD, make_stop_filter
+from tests.support import BAD, BAD_RELEASED, GOOD
 from sluicegate.testing import pieces_of
 
 

@@ -1,0 +1,65 @@
+"""Personal data detectors (Presidio entity names): e-mail, card, IBAN, phone, US SSN.
+
+Patterns run on the detection view (Unicode spaces are ' ', dashes '-', fullwidth and Persian digits ASCII).
+Every start is guarded by a lookbehind so that a long run of look-alike characters is tried from one place
+only, which keeps matching linear on pathological input.
+"""
+
+from __future__ import annotations
+
+from .detector import Detector, data_lines
+from . import validators
+
+# Letters an address may use: Latin (with accents), Cyrillic and Greek, so a homoglyph does not cut the
+# match short; CJK and Arabic-script letters are excluded so that text glued to an address stays text.
+_ADDR = r"\p{Latin}\p{Cyrillic}\p{Greek}0-9"
+_LOCAL = rf"[{_ADDR}._%+\-]"
+_LABEL = rf"[{_ADDR}](?:[{_ADDR}\-]{{0,61}}[{_ADDR}])?"
+_NOT_TLDS = "|".join(sorted(data_lines("not_tlds.txt"), key=len, reverse=True))
+
+EMAIL = Detector(
+    "EMAIL_ADDRESS",
+    rf"(?<!{_LOCAL}){_LOCAL}{{1,64}}+@(?:{_LABEL}\.)+(?!(?i:{_NOT_TLDS})(?![A-Za-z]))[A-Za-z]{{2,24}}+(?![{_ADDR}\-])",
+)
+
+# 13-19 digits, one optional space or dash between any two; no digit (or separator+digit) on either side.
+CREDIT_CARD = Detector(
+    "CREDIT_CARD",
+    r"(?<![0-9][ \-]?)[0-9](?:[ \-]?[0-9]){12,18}(?![ \-]?[0-9])",
+    validators.credit_card,
+)
+
+
+def _iban_pattern() -> str:
+    by_length: dict[int, list[str]] = {}
+    for line in data_lines("iban_lengths.txt"):
+        country, length = line.split()
+        by_length.setdefault(int(length), []).append(country)
+    branches = [
+        f"(?:{'|'.join(sorted(countries))})[0-9]{{2}}(?: ?[A-Z0-9]){{{length - 4}}}"
+        for length, countries in sorted(by_length.items())
+    ]
+    return rf"(?<![A-Za-z0-9])(?:{'|'.join(branches)})(?![A-Za-z0-9])"
+
+
+IBAN_CODE = Detector("IBAN_CODE", _iban_pattern(), validators.iban)
+
+# International (+CC ...) or national: (415) 555-2671 / 415-555-2671 / 415.555.2671, or a trunk-0 number
+# in space-separated groups (020 7946 0958, 01 23 45 67 89). libphonenumber decides validity.
+PHONE_NUMBER = Detector(
+    "PHONE_NUMBER",
+    r"(?<![0-9A-Za-z+])(?:"
+    r"\+[0-9](?:(?:[ .\-]|[ ]?\(|\)[ ]?)?[0-9]){6,14}"
+    r"|(?:\([0-9]{3}\)[ ]?|[0-9]{3}[ .\-])[0-9]{3}[ .\-][0-9]{4}"
+    r"|0[0-9]{1,4}(?: [0-9]{2,4}){2,4}"
+    r")(?![0-9A-Za-z]|[ .\-]?[0-9])",
+    validators.phone_number,
+)
+
+US_SSN = Detector(
+    "US_SSN",
+    r"(?<![0-9][ \-]?)(?<![0-9A-Za-z])[0-9]{3}(?P<ssn_sep>[ \-])[0-9]{2}(?P=ssn_sep)[0-9]{4}(?![0-9A-Za-z]|[ \-][0-9])",
+    validators.us_ssn,
+)
+
+DETECTORS = (EMAIL, CREDIT_CARD, IBAN_CODE, PHONE_NUMBER, US_SSN)

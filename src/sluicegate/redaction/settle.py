@@ -1,0 +1,127 @@
+"""The settlement point: how far held text can be released because no detector match can still reach into it.
+
+Two facts about the `regex` package decide the design (checked in tests/redact/test_settle.py):
+- a plain `partial=True` search prefers a *complete* match, so `a(?:b.*END|b)` on "abXX" reports a final "ab"
+  although more text could turn it into "abXX…END";
+- `(?:P)(?!)` never completes, so a `partial=True` search for it reports the leftmost position where *some*
+  path of `P` runs into the end of the buffer, lookaheads included. That position, or the end of the buffer
+  if there is none, is where a match could still start or grow. Nothing before it can change.
+
+A complete match that ends exactly at the end of the buffer is also open (one more character could extend
+it), and a complete match that straddles the settlement point pulls it back to its start, so that findings
+before the point are exactly those the whole string has there.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Optional, Sequence
+
+import regex
+
+from .detector import Detector
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A validated value to replace: view span [start, end) and its detector."""
+
+    start: int
+    end: int
+    detector: Detector
+
+
+# Detectors whose partial matches are common in prose (a word may become an address, a number a card) are
+# probed first: once some detector is open at the start of the buffer, the others need not be asked.
+_PROBE_FIRST = ("EMAIL_ADDRESS", "CREDIT_CARD", "PHONE_NUMBER", "LABELED_SECRET", "IP_ADDRESS")
+
+
+class Engine:
+    """Runs the detectors' patterns one by one: measured 5-10x faster than one big alternation, which
+    loses the `regex` package's per-pattern prefix optimizations."""
+
+    def __init__(self, detectors: Sequence[Detector]) -> None:
+        self.detectors = tuple(detectors)
+        self._priority = {id(d): i for i, d in enumerate(self.detectors)}
+        rank = {name: i for i, name in enumerate(_PROBE_FIRST)}
+        self._probe_order = tuple(sorted(self.detectors, key=lambda d: rank.get(d.entity, len(rank))))
+        self._blocks = tuple(d for d in self.detectors if d.opener_rx is not None)
+
+    def open_from(self, view: str, pos: int) -> int:
+        """Leftmost position >= pos from which a match could still start or grow (len(view) if none)."""
+        best = len(view)
+        for d in self._probe_order:
+            m = d.probe.search(view, pos, partial=True)
+            if m is not None and m.start() < best:
+                best = m.start()
+                if best <= pos:
+                    break
+        return best
+
+    def open_block(self, view: str, pos: int) -> Optional[int]:
+        """Start of an unbounded block (private key) whose opener is complete but whose end never came."""
+        best: Optional[int] = None
+        for d in self._blocks:
+            m = d.probe.search(view, pos, partial=True)
+            if m is not None and d.opener_rx is not None and d.opener_rx.match(view, m.start()):
+                best = m.start() if best is None else min(best, m.start())
+        return best
+
+    def _first_complete(self, view: str, pos: int) -> Optional[int]:
+        best: Optional[int] = None
+        for d in self.detectors:
+            m = d.compiled.search(view, pos)
+            if m is not None and (best is None or m.start() < best):
+                best = m.start()
+                if best <= pos:
+                    break
+        return best
+
+    def settle(
+        self, view: str, pos: int, point: int, *, final: bool, keep: Callable[[Detector, str], bool]
+    ) -> tuple[int, list[Finding]]:
+        """Given a candidate settlement point, return the settled point and the findings before it.
+
+        Findings do not overlap: the earliest start wins, then the longest span, then detector priority.
+        `keep(detector, value)` applies validation and the allow-list.
+        """
+        n = len(view)
+        if point <= pos:
+            return point, []
+        first = self._first_complete(view, pos)
+        if first is None or first >= point:
+            return point, []
+        per: list[tuple[Detector, list[regex.Match[str]]]] = []
+        for d in self.detectors:
+            found = []
+            for m in d.compiled.finditer(view, first):
+                if m.start() >= point:
+                    break
+                found.append(m)
+            if found:
+                per.append((d, found))
+        while True:  # pull the point back to the start of any match that straddles it or is still open
+            new = point
+            for _, found in per:
+                for m in found:
+                    if m.start() < new and (m.end() > new or (not final and m.end() >= n)):
+                        new = m.start()
+            if new == point:
+                break
+            point = new
+        candidates: list[tuple[int, int, int, int, Detector]] = []
+        for d, found in per:
+            for m in found:
+                if m.start() >= point:
+                    break
+                a, b = m.span("v") if d.has_value_group else m.span()
+                if a < b and keep(d, view[a:b]):
+                    candidates.append((a, a - b, self._priority[id(d)], b, d))
+        candidates.sort(key=lambda c: c[:3])
+        findings: list[Finding] = []
+        last = -1
+        for a, _, _, b, d in candidates:
+            if a >= last:
+                findings.append(Finding(a, b, d))
+                last = b
+        return point, findings

@@ -1,0 +1,111 @@
+"""Redactor benchmark: prints a markdown table. Not collected by pytest.
+
+    python tests/benchmarks/redactor.py            # >= 1 MB corpus (the reported figures)
+    python tests/benchmarks/redactor.py --size 20000 --repeats 1   # CI smoke run
+
+Measures throughput for whole-string, 4-char and 1-char pieces on a generated corpus of English, Persian and
+Chinese prose with planted values; the held tail (p50/p99 over feeds); the cost of one feed (p50/p99); and,
+for pathological inputs, the time ratio when the input doubles (linear ~2x; the target is <= 2.5x).
+Figures are medians of repeats from one run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path[:0] = [str(ROOT / "src"), str(ROOT)]
+
+from sluicegate.redaction import Redactor  # noqa: E402
+from tests.redact.corpus import CHINESE, ENGLISH, PERSIAN, POSITIVES  # noqa: E402
+
+PLANTED = [v for entity, values in POSITIVES.items() if entity != "PRIVATE_KEY" for v in values]
+
+
+def corpus(size: int, seed: int = 7) -> str:
+    rng = random.Random(seed)
+    prose = [ENGLISH, PERSIAN, CHINESE]
+    parts: list[str] = []
+    total = 0
+    while total < size:
+        text = rng.choice(prose)
+        cut = rng.randrange(len(text))
+        part = text[:cut] + " " + rng.choice(PLANTED) + " " + text[cut:] + "\n"
+        parts.append(part)
+        total += len(part)
+    return "".join(parts)
+
+
+def pieces(text: str, size: int) -> list[str]:
+    return [text[i : i + size] for i in range(0, len(text), size)]
+
+
+def run(chunks: list[str], *, record: bool = False) -> tuple[float, list[int], list[float]]:
+    r = Redactor()
+    held: list[int] = []
+    costs: list[float] = []
+    clock = time.perf_counter
+    start = clock()
+    for chunk in chunks:
+        if record:
+            t = clock()
+            r.feed(chunk)
+            costs.append(clock() - t)
+            held.append(r.held)
+        else:
+            r.feed(chunk)
+    r.flush()
+    return clock() - start, held, costs
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def timed(text: str, size: int, repeats: int) -> float:
+    return statistics.median(run(pieces(text, size))[0] for _ in range(repeats))
+
+
+PATHOLOGICAL = {
+    "x*n + '@' + 'a-'*m + '!'": lambda n: "x" * (n * 4 // 10) + "@" + "a-" * (n * 3 // 10) + "!",
+    "spaced digits": lambda n: ("1 2 3 4 5 6 7 8 9 0 " * (n // 20 + 1))[:n],
+    "base64": lambda n: "".join(random.Random(n).choice("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/") for _ in range(n)),
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--size", type=int, default=1_048_576, help="corpus size in characters (default 1 MiB)")
+    parser.add_argument("--repeats", type=int, default=3, help="repeats per figure (median reported)")
+    parser.add_argument("--patho", type=int, default=100_000, help="pathological input size before doubling")
+    args = parser.parse_args()
+
+    text = corpus(args.size)
+    mb = len(text.encode("utf-8")) / 1e6
+    print(f"Corpus: {len(text):,} characters ({mb:.2f} MB UTF-8), English/Persian/Chinese with "
+          f"{len(PLANTED)} kinds of planted values; medians of {args.repeats} repeats.\n")
+    print("| measure | value |")
+    print("|---|---|")
+    for label, size in (("whole string", len(text)), ("4-char pieces", 4), ("1-char pieces", 1)):
+        seconds = timed(text, size, args.repeats)
+        print(f"| throughput, {label} | {len(text) / seconds / 1e3:,.0f} k chars/s ({mb / seconds:.2f} MB/s) |")
+    _, held, costs = run(pieces(text, 4), record=True)
+    print(f"| held tail after a feed (4-char pieces), p50 / p99 / max | {pct(held, .5)} / {pct(held, .99)} / {max(held)} chars |")
+    print(f"| cost of one feed (4-char pieces), p50 / p99 | {pct(costs, .5) * 1e6:.1f} / {pct(costs, .99) * 1e6:.1f} µs |")
+    for name, make in PATHOLOGICAL.items():
+        small, large = make(args.patho), make(2 * args.patho)
+        for size_label, size in (("whole", None), ("64-char pieces", 64)):
+            a = timed(small, size or len(small), args.repeats)
+            b = timed(large, size or len(large), args.repeats)
+            print(f"| pathological `{name}`, {size_label}: {len(small):,} -> {len(large):,} chars | "
+                  f"{a * 1e3:.1f} ms -> {b * 1e3:.1f} ms, ratio {b / a:.2f}x |")
+
+
+if __name__ == "__main__":
+    main()

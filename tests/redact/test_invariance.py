@@ -1,0 +1,115 @@
+"""The contract: any chunking gives the whole-string text, stop flag and events (sluicegate.testing at every
+two-part split, fixed sizes, random chunkings, and Hypothesis-generated chunkings)."""
+
+from __future__ import annotations
+
+import functools
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sluicegate import Pipeline
+from sluicegate.redaction import Hash, Redactor, redact
+from sluicegate.testing import assert_chunk_invariant, run_filter
+
+from .corpus import CHINESE, CLEAN, JAPANESE, JWT_2K, LABELED, PEM, PERSIAN, POSITIVES, URL_WITH_CREDENTIALS
+
+_VALUES = [v for values in POSITIVES.values() for v in values] + [t for t, _, _ in LABELED] + [URL_WITH_CREDENTIALS[0]]
+
+# Every detector, in prose, glued to non-ASCII text, adjacent to each other, in Chinese and Japanese.
+FIXTURES = {
+    "english-mix": "Reach me at user@exa" + "mple.com or +1 415 555 2671; card 4111 1111 1111 1111, "
+    "IBAN DE89 3704 0044 0532 0130 00, ip 192.168.1.10 / 2001:db8::8a2e:370:7334.",
+    "chinese-glued": "请联系user@example.com谢谢，卡号4111111111111111，电话+44 20 7946 0958。" + CHINESE[:40],
+    "japanese-glued": JAPANESE[:30] + "メールはjane.doe@mail.example.co.ukです。SSN 536-22-1234、MAC 00:1A:2B:3C:4D:5E。",
+    "persian-glued": PERSIAN[:40] + " ایمیل user@example.com و کارت ۴۱۱۱ ۱۱۱۱ ۱۱۱۱ ۱۱۱۱ است.",
+    "secrets-env": "\n".join(
+        f"KEY_{i}={v}" for i, v in enumerate(vs[0] for e, vs in POSITIVES.items() if e not in ("PRIVATE_KEY",))
+    ),
+    "labelled": " ".join(t for t, _, _ in LABELED) + " " + URL_WITH_CREDENTIALS[0],
+    "adjacent": "a@b.com,c@d.org;192.168.0.1 4111111111111111\n536-22-1234",
+    "pem": "key:\n" + PEM + "\nthat was it.",
+    "jwt-2k": "token " + JWT_2K + " expires soon.",
+    "disguised": "card 4111\u00a01111\u200b1111\u20091111, ｕｓｅｒ＠ｅｘａｍｐｌｅ．ｃｏｍ, \u200bsk-ant-api03-" + "x" * 30,
+    "clean": " ".join(CLEAN[:6]),
+    "near-misses": "user@exa mple.com 4111 1111 1111 111 DE89 3704 ---- -----BEGIN CERT eyJhbGci.",
+    "unterminated-pem-at-end": "begin\n-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEI",
+}
+
+
+def _short(text: str) -> int:
+    return min(len(text), 12)
+
+
+@pytest.mark.parametrize("name", sorted(FIXTURES))
+def test_every_split_size_and_random_chunking(name: str) -> None:
+    text = FIXTURES[name]
+    run = assert_chunk_invariant(Redactor, text, max_size=_short(text), random_runs=15)
+    assert run.text + ("" if not run.stopped else "") == redact(text)[: len(run.text)]
+
+
+def test_whole_run_matches_redact_and_reveals_no_planted_value() -> None:
+    for name, text in FIXTURES.items():
+        whole = run_filter(Redactor, [text])
+        if not whole.stopped:
+            assert whole.text == redact(text), name
+        for value in _VALUES:
+            if value in text:
+                assert value not in whole.text, (name, value)
+
+
+@pytest.mark.parametrize("operator", ["mask", Hash(key=b"k" * 32), lambda e, raw: f"[{e.lower()}:{len(raw)}]"])
+def test_operators_are_chunk_invariant(operator: object) -> None:
+    make = functools.partial(Redactor, operator=operator)
+    for name in ("english-mix", "disguised", "labelled"):
+        assert_chunk_invariant(make, FIXTURES[name], max_size=6, random_runs=5)
+
+
+def test_small_max_hold_stops_identically_for_every_chunking() -> None:
+    make = functools.partial(Redactor, max_hold=64)
+    run = assert_chunk_invariant(make, FIXTURES["jwt-2k"], max_size=8, random_runs=10)
+    assert run.stopped and run.text == "token "
+
+
+def test_pipeline_of_two_redactors_is_invariant() -> None:
+    make = lambda: Pipeline(Redactor(entities=["EMAIL_ADDRESS"]), Redactor())  # noqa: E731
+    assert_chunk_invariant(make, FIXTURES["english-mix"], max_size=5, random_runs=5)
+
+
+@st.composite
+def chunked(draw: st.DrawFn) -> tuple[str, list[str]]:
+    text = draw(st.sampled_from(sorted(FIXTURES.values())))
+    cuts = sorted(draw(st.lists(st.integers(0, len(text)), max_size=40)))
+    bounds = [0, *cuts, len(text)]
+    return text, [text[a:b] for a, b in zip(bounds, bounds[1:])]
+
+
+@functools.lru_cache(maxsize=None)
+def _whole(text: str):
+    return run_filter(Redactor, [text])
+
+
+@given(chunked())
+def test_hypothesis_chunkings_of_the_corpus(case: tuple[str, list[str]]) -> None:
+    text, pieces = case
+    got = run_filter(Redactor, pieces)
+    want = _whole(text)
+    assert (got.text, got.stopped, got.events) == (want.text, want.stopped, want.events)
+
+
+_ALPHABET = st.sampled_from(list("ab@.-: 0123456789\u00a0\u200bxyzKEY=-----BEGIN PRIVATEND\n谢") + _VALUES[:12])
+
+
+@settings(max_examples=60)
+@given(st.lists(_ALPHABET, max_size=30).map("".join), st.data())
+def test_hypothesis_generated_text_and_chunking(text: str, data: st.DataObject) -> None:
+    cuts = sorted(data.draw(st.lists(st.integers(0, len(text)), max_size=12)))
+    bounds = [0, *cuts, len(text)]
+    pieces = [text[a:b] for a, b in zip(bounds, bounds[1:])]
+    make = functools.partial(Redactor, max_hold=48)
+    got = run_filter(make, pieces)
+    want = run_filter(make, [text])
+    assert (got.text, got.stopped, got.events) == (want.text, want.stopped, want.events)
+    one = run_filter(make, list(text))
+    assert (one.text, one.stopped, one.events) == (want.text, want.stopped, want.events)

@@ -1,0 +1,45 @@
+"""Liveness: on benign prose the filter holds only a few characters (<= 64), whatever the script."""
+
+from __future__ import annotations
+
+import pytest
+
+from sluicegate.redaction import Redactor
+from sluicegate.testing import assert_chunk_invariant, run_filter
+
+from .corpus import CHINESE, ENGLISH, JAPANESE, PERSIAN
+
+PROSE = {"english": ENGLISH, "chinese": CHINESE, "japanese": JAPANESE, "persian": PERSIAN}
+
+
+@pytest.mark.parametrize("name", sorted(PROSE))
+def test_most_characters_held_on_prose_is_at_most_64(name: str) -> None:
+    text = PROSE[name] * 3
+    run = assert_chunk_invariant(Redactor, text, max_size=8, random_runs=5)
+    assert run.text == text
+    assert run.max_held <= 64, run.max_held
+
+
+@pytest.mark.parametrize("name", ["chinese", "japanese"])
+def test_first_output_arrives_within_64_characters_without_spaces(name: str) -> None:
+    r = Redactor()
+    released = ""
+    for i, ch in enumerate(PROSE[name]):
+        released += r.feed(ch).text
+        if released:
+            break
+    assert released and i < 64
+
+
+def test_held_counts_characters_of_an_open_value() -> None:
+    r = Redactor()
+    assert r.feed("mail me at user@exa").text == "mail me at "
+    assert r.held == len("user@exa")
+    assert r.feed("mple.com now").text == "<EMAIL_ADDRESS> "
+    assert r.held == len("now")  # a word could still become an address
+    assert r.flush().text == "now" and r.held == 0
+
+
+def test_a_split_word_is_never_spaced() -> None:
+    # NeMo Guardrails #1197: "ass" + "isting" must stay "assisting".
+    assert run_filter(Redactor, ["ass", "isting", " you"]).text == "assisting you"
