@@ -44,21 +44,30 @@ _BOUNDARY = 2  # the next sentence starts at the given position
 _CAP = 3  # no boundary can come within the cap
 
 
-def _abbreviation_patterns(abbreviations: Iterable[str]) -> tuple[re.Pattern[str], list[tuple[re.Pattern[str], regex.Pattern[str]]]]:
-    """Compile the lists into: text ending with an abbreviation, and (first parts, rest) of multi-part ones."""
-    whole: list[str] = []
-    continued: list[tuple[re.Pattern[str], regex.Pattern[str]]] = []
-    for abbr in sorted(set(abbreviations), key=len, reverse=True):
-        parts = [p for p in re.split(r"(?<=\.)\s*", abbr.strip()) if p]
-        if not parts or not parts[-1].endswith("."):
-            raise ValueError(f"an abbreviation must end with a period: {abbr!r}")
-        whole.append(r"\s?".join(re.escape(p) for p in parts))
-        for t in range(1, len(parts)):
-            head = re.compile(r"(?<!\w)" + r"\s?".join(re.escape(p) for p in parts[:t]) + r"\Z", re.IGNORECASE)
-            rest = regex.compile(r"\s?" + r"\s?".join(regex.escape(p) for p in parts[t:]), regex.IGNORECASE)
-            continued.append((head, rest))
-    ends = re.compile(r"(?<!\w)(?:" + "|".join(whole) + r")\Z", re.IGNORECASE) if whole else re.compile(r"(?!)")
-    return ends, continued
+class _Abbreviations:
+    """The lists compiled for the two questions a period asks: does the text end with an abbreviation, and
+    does it end with the first part of a multi-part one (`z.` of `z. B.`) whose rest may follow?"""
+
+    def __init__(self, abbreviations: Iterable[str]) -> None:
+        whole: list[str] = []
+        heads: list[str] = []
+        self.rests: dict[str, list[regex.Pattern[str]]] = {}
+        for abbr in sorted(set(abbreviations), key=len, reverse=True):
+            parts = [p for p in re.split(r"(?<=\.)\s*", abbr.strip()) if p]
+            if not parts or not parts[-1].endswith("."):
+                raise ValueError(f"an abbreviation must end with a period: {abbr!r}")
+            whole.append(r"\s?".join(re.escape(p) for p in parts))
+            for t in range(1, len(parts)):
+                heads.append(r"\s?".join(re.escape(p) for p in parts[:t]))
+                rest = regex.compile(r"\s?" + r"\s?".join(regex.escape(p) for p in parts[t:]), regex.IGNORECASE)
+                self.rests.setdefault(self.key("".join(parts[:t])), []).append(rest)
+        never = r"(?!)"
+        self.ends = re.compile(r"(?<!\w)(?:" + ("|".join(whole) or never) + r")\Z", re.IGNORECASE)
+        self.heads = re.compile(r"(?<!\w)(?:" + ("|".join(heads) or never) + r")\Z", re.IGNORECASE)
+
+    @staticmethod
+    def key(head: str) -> str:
+        return "".join(head.split()).casefold()
 
 
 def default_abbreviations() -> tuple[str, ...]:
@@ -83,9 +92,7 @@ class SentenceSplitter:
         if cap < 16:
             raise ValueError("cap must be at least 16 characters")
         self._cap = cap
-        self._ends, self._continued = _abbreviation_patterns(
-            default_abbreviations() if abbreviations is None else abbreviations
-        )
+        self._abbreviations = _Abbreviations(default_abbreviations() if abbreviations is None else abbreviations)
         self._months = frozenset(m.casefold() for m in word_list("months/de.txt"))
         self._reset()
 
@@ -322,10 +329,11 @@ class SentenceSplitter:
         """A lone period followed by a space and a non-lowercase letter: abbreviation, initial or date?"""
         lookback = max(self._base, i - 24)
         before = buf[lookback : i + 1]  # only the current sentence is visible, however the text was cut
-        if self._ends.search(before):
+        if self._abbreviations.ends.search(before):
             return _SKIP, i + 1
-        for head, rest in self._continued:
-            if head.search(before):
+        head = self._abbreviations.heads.search(before)
+        if head is not None:
+            for rest in self._abbreviations.rests[_Abbreviations.key(head.group())]:
                 hit = rest.match(buf, i + 1, partial=True)
                 if hit is not None:
                     return (_NEED, 0) if hit.partial else (_SKIP, i + 1)
