@@ -3,7 +3,10 @@
 `validate_stream` is overridden: guardrails' own sentence chunker drops whitespace and loses the tail, so
 the units here are exactly the pieces the sluicegate filter released (fed by `stream()`, which runs the
 filter on the model stream). A chunk that did not come from our filter fails closed. `validate` (whole
-string, non-streaming guards) runs a fresh filter over the whole value.
+string, non-streaming guards) runs a fresh filter over the whole value. A rewrite (markers stripped, PII
+replaced) is returned as a FailResult whose fix_value is the filtered text: guardrails' default
+AsyncValidatorService drops a PassResult's value_override, so a pass could not carry it. Hence `on_fail` must
+be "fix", and `validation_passed` says nothing about a stop: read the adapter's `violation`.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import importlib
 from typing import Any, Callable, Dict, Mapping, Optional, Union
 
+from guardrails.types import OnFailAction
 from guardrails.validator_base import Validator, register_validator
 from guardrails_ai.types import FailResult, PassResult, ValidationResult
 
@@ -37,12 +41,27 @@ def resolve_factory(spec: Union[str, FilterFactory]) -> FilterFactory:
 class SluicegateValidator(Validator):
     """Shared behaviour; subclasses say how to build the filter for one call (`make_filter(metadata)`)."""
 
-    override_value_on_pass = True  # a pass may still rewrite (markers stripped, PII replaced)
+    def __init__(self, on_fail: Any = "fix", **kwargs: Any) -> None:
+        # None is what guardrails passes when a RAIL spec or dict names no action: ours is "fix".
+        super().__init__(on_fail=OnFailAction.FIX if on_fail is None else on_fail, **kwargs)
+        self.require_fix()
+
+    def require_fix(self) -> None:
+        """Refuse any action but "fix" (RAIL specs set it after construction, so this runs again at use)."""
+        if self.on_fail_descriptor != OnFailAction.FIX:
+            # noop would show the unfiltered text, exception would raise on every rewrite, the others drop
+            # or re-ask text in ways that break the stream's byte-exactness.
+            got = getattr(self.on_fail_descriptor, "value", self.on_fail_descriptor)
+            raise ValueError(
+                f"{self.rail_alias} needs on_fail=\"fix\" (got {got!r}): "
+                "the fix is the filtered text"
+            )
 
     def make_filter(self, metadata: Mapping[str, Any]) -> StreamFilter:
         raise NotImplementedError
 
     def _validate(self, value: Any, metadata: Dict[str, Any]) -> ValidationResult:
+        self.require_fix()
         if not isinstance(value, str):
             return FailResult(error_message=f"sluicegate validates strings, got {type(value).__name__}", fix_value="")
         filt = self.make_filter(metadata)
@@ -55,8 +74,8 @@ class SluicegateValidator(Validator):
             if isinstance(holder, StreamState):  # validate() helper: report the verdict outside guardrails
                 holder.violation = message
             return FailResult(error_message=message, fix_value=released)
-        if released != value:
-            return PassResult(value_override=released)
+        if released != value:  # a rewrite travels as the fix (see the module docstring), never as a stop
+            return FailResult(error_message="sluicegate rewrote the answer (markers or personal data)", fix_value=released)
         return PassResult()
 
     def validate_stream(  # type: ignore[override]
@@ -92,7 +111,7 @@ class StreamGate(SluicegateValidator):
     """Any sluicegate filter: `filter` is a factory (called with the call's metadata) or its dotted path."""
 
     def __init__(self, filter: Union[str, FilterFactory], on_fail: Any = "fix", **kwargs: Any) -> None:
-        super().__init__(on_fail=on_fail, filter=filter, **kwargs)
+        super().__init__(on_fail, filter=filter, **kwargs)
         self._factory = resolve_factory(filter)
 
     def make_filter(self, metadata: Mapping[str, Any]) -> StreamFilter:
@@ -104,7 +123,7 @@ class Redact(SluicegateValidator):
     """`sluicegate.Redactor(**kwargs)`: PII replaced at the settlement point; fails closed at the hold cap."""
 
     def __init__(self, on_fail: Any = "fix", **kwargs: Any) -> None:
-        super().__init__(on_fail=on_fail, **kwargs)
+        super().__init__(on_fail, **kwargs)
         import sluicegate
 
         if not hasattr(sluicegate, "Redactor"):

@@ -1,4 +1,4 @@
-"""examples/nemo_gate.py runs offline and shows what it promises."""
+"""examples/nemo_gate.py runs offline and shows what it promises, with the real filters."""
 
 import os
 import subprocess
@@ -6,6 +6,10 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+GROUNDED_SEEN = (
+    "reader sees: 'The library opens at nine on weekdays. Late fees were abolished in 2019. "
+    "Write to <EMAIL_ADDRESS> with questions.'"
+)
 
 
 def test_nemo_example_runs_offline() -> None:
@@ -15,7 +19,11 @@ def test_nemo_example_runs_offline() -> None:
     )
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
-    assert out.count("reader sees: 'The report is ready. It covers the year 2018 only. Bye now.'") == 2
-    assert out.count("reader sees: 'The report is ready. '") == 2
+    assert out.count(GROUNDED_SEEN) == 3  # app stream, GatedLLM, generate_async: markers stripped, e-mail redacted
+    assert out.count("reader sees: 'The library opens at nine on weekdays.'") == 2  # stopped before the bad one
     assert out.count('"type": "guardrails_violation"') == 2
-    assert "2019" not in out.replace("planted 2019", "")
+    assert out.count("reasons: ['unsupported_value']") == 2
+    assert "reader sees: \"I'm sorry, I can't respond to that.\"" in out  # generate_async blocks the whole answer
+    assert "help.desk@citylib.example" not in out  # the e-mail arrived split across pieces
+    assert "2017" not in out  # the planted value
+    assert "[S" not in out
