@@ -28,29 +28,16 @@ from guardrails import Guard  # noqa: E402
 import sluicegate_guardrails as sg  # noqa: E402
 from sluicegate.sources import format_sources, gate_from  # noqa: E402
 
-SOURCES = [
-    "The library opens at nine on weekdays and at ten on Saturdays.",
-    "Late fees were abolished in 2019.",
-    "Questions go to the front desk at help.desk@citylib.example.",
-]
-GROUNDED = (
-    "The library opens at nine on weekdays [S1]. Late fees were abolished in 2019 [S2]. "
-    "Write to help.desk@citylib.example with questions [S3]."
-)
-# The second sentence cites [S2] for a year that is in no source: the gate stops there.
-PLANTED = GROUNDED.replace("in 2019", "in 2017")
-
+from _show import GROUNDED, PLANTED, QUESTION, SOURCES, pieces  # noqa: E402
 
 def model(*, messages=None, answer="", **kwargs):
     """A stand-in model: streams a fixed answer in 5-character pieces (guardrails requires **kwargs)."""
-    for i in range(0, len(answer), 5):
-        yield answer[i : i + 5]
+    yield from pieces(answer, 5)
 
 
 def main() -> None:
     guard = Guard().use(sg.StreamGate(filter=gate_from("sources", redact=True), on_fail="fix"))
-    question = "When is the library open, and whom do I ask?"
-    prompt = f"Answer from these sources, citing them:\n{format_sources(SOURCES)}\n\nQuestion: {question}"
+    prompt = f"Answer from these sources, citing them:\n{format_sources(SOURCES)}\n\nQuestion: {QUESTION}"
     messages = [{"role": "user", "content": prompt}]
     meta = {"sources": SOURCES}  # per call: the same list, so [Si] means the same passage to model and gate
     for label, answer in (("grounded answer", GROUNDED), ("planted value", PLANTED)):

@@ -5,7 +5,7 @@ Run: python examples/nemo_gate.py   (needs `pip install 'sluicegate[nemo]'`; no 
 The filter is the real one: the SentenceGate over the request's sources, numbered [S1]..[Sn], piped into the
 Redactor. The sources travel with each request in a `role: context` message; the installed factory
 `gate_from("sources", redact=True)` builds a fresh filter from them for every stream. The scripted model
-streams a fixed answer in small pieces, so the e-mail address arrives split across pieces.
+streams the answers of examples/_show.py in small pieces, so the e-mail address arrives split.
 """
 
 from __future__ import annotations
@@ -21,18 +21,7 @@ from nemoguardrails.types import LLMResponse, LLMResponseChunk  # noqa: E402
 import sluicegate_nemo as sn  # noqa: E402
 from sluicegate.sources import format_sources, gate_from  # noqa: E402
 
-SOURCES = [
-    "The library opens at nine on weekdays and at ten on Saturdays.",
-    "Late fees were abolished in 2019.",
-    "Questions go to the front desk at help.desk@citylib.example.",
-]
-GROUNDED = (
-    "The library opens at nine on weekdays [S1]. Late fees were abolished in 2019 [S2]. "
-    "Write to help.desk@citylib.example with questions [S3]."
-)
-# The second sentence cites [S2] for a year that is in no source: the gate stops there.
-PLANTED = GROUNDED.replace("in 2019", "in 2017")
-
+from _show import GROUNDED, PLANTED, QUESTION, SOURCES, pieces  # noqa: E402
 
 class ScriptedModel:
     """A stand-in NeMo LLMModel that streams a fixed answer in 4-character pieces (the prompt is ignored)."""
@@ -46,16 +35,15 @@ class ScriptedModel:
         return LLMResponse(content=self.answers.pop(0))
 
     async def stream_async(self, prompt, *, stop=None, **kwargs):
-        text = self.answers.pop(0)
-        for i in range(0, len(text), 4):
-            yield LLMResponseChunk(delta_content=text[i : i + 4])
+        for piece in pieces(self.answers.pop(0), 4):
+            yield LLMResponseChunk(delta_content=piece)
 
 
 async def app_stream(prompt: str, text: str):
     """The app's own model stream (design a): it built `prompt` with the numbered sources."""
-    for i in range(0, len(text), 3):
+    for piece in pieces(text, 3):
         await asyncio.sleep(0)
-        yield text[i : i + 3]
+        yield piece
 
 
 def show(label: str, chunks: list[str], s: sn.GuardedStream) -> None:
@@ -67,10 +55,9 @@ def show(label: str, chunks: list[str], s: sn.GuardedStream) -> None:
 
 
 async def main() -> None:
-    question = "When is the library open, and whom do I ask?"
     # Per request: the sources go in a context message; the prompt numbers them the same way as the gate.
-    messages = [{"role": "context", "content": {"sources": SOURCES}}, {"role": "user", "content": question}]
-    prompt = f"Answer from these sources, citing them:\n{format_sources(SOURCES)}\n\nQuestion: {question}"
+    messages = [{"role": "context", "content": {"sources": SOURCES}}, {"role": "user", "content": QUESTION}]
+    prompt = f"Answer from these sources, citing them:\n{format_sources(SOURCES)}\n\nQuestion: {QUESTION}"
     factory = gate_from("sources", redact=True)
 
     # (a) the app owns the model stream

@@ -10,6 +10,7 @@ GROUNDED_SEEN = (
     "reader sees: 'The library opens at nine on weekdays. Late fees were abolished in 2019. "
     "Write to <EMAIL_ADDRESS> with questions.'"
 )
+STOPPED_SEEN = "reader sees: 'The library opens at nine on weekdays. Late fees were abolished in 2019.'"
 
 
 def test_nemo_example_runs_offline() -> None:
@@ -20,10 +21,10 @@ def test_nemo_example_runs_offline() -> None:
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
     assert out.count(GROUNDED_SEEN) == 3  # app stream, GatedLLM, generate_async: markers stripped, e-mail redacted
-    assert out.count("reader sees: 'The library opens at nine on weekdays.'") == 2  # stopped before the bad one
+    assert out.count(STOPPED_SEEN) == 2  # the two grounded sentences, then the stop: nothing after it
     assert out.count('"type": "guardrails_violation"') == 2
     assert out.count("reasons: ['unsupported_value']") == 2
     assert "reader sees: \"I'm sorry, I can't respond to that.\"" in out  # generate_async blocks the whole answer
     assert "help.desk@citylib.example" not in out  # the e-mail arrived split across pieces
-    assert "2017" not in out  # the planted value
+    assert "2 euros" not in out and "bicycles" not in out  # the planted sentence
     assert "[S" not in out
