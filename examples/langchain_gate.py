@@ -1,8 +1,8 @@
 """A LangChain RAG chain whose answer streams through the sluicegate SentenceGate, offline.
 
 The chat model is scripted (it streams the planted answer of examples/_show.py in small pieces, one of its
-sentences citing a figure that is in no source), so this runs without a network or an API key. It prints what the reader sees, chunk
-by chunk, then how far the model got before the gate cancelled it and what the stop cost.
+sentences citing a figure that is in no source), so this runs without a network or an API key. It prints what
+the reader sees, chunk by chunk, then how far the model got before the gate cancelled it and what the stop cost.
 
     pip install "sluicegate[langchain]"
     python examples/langchain_gate.py

@@ -1,8 +1,8 @@
 """A LlamaIndex query engine whose streamed answer passes the sluicegate SentenceGate, offline.
 
 A VectorStoreIndex over three nodes with MockEmbedding, and a scripted LLM that streams the planted answer of
-examples/_show.py in small pieces (one sentence cites a figure that is in no source). Prints what the reader sees, how far the LLM got
-before the gate closed its stream, and the guard outcome on the response.
+examples/_show.py in small pieces (one sentence cites a figure that is in no source). Prints what the reader
+sees, how far the LLM got before the gate closed its stream, and the guard outcome on the response.
 
     pip install "sluicegate[llamaindex]"
     python examples/llamaindex_gate.py

@@ -11,31 +11,19 @@ be "fix", and `validation_passed` says nothing about a stop: read the adapter's 
 
 from __future__ import annotations
 
-import importlib
 from typing import Any, Callable, Dict, Mapping, Optional, Union
 
 from guardrails.types import OnFailAction
 from guardrails.validator_base import Validator, register_validator
 from guardrails_ai.types import FailResult, PassResult, ValidationResult
 
-from sluicegate import Guard as GuardEvent, StreamFilter, drive
+from sluicegate import StreamFilter, drive
+from sluicegate.plugin import load_factory
+from sluicegate.sessions import Session
 
 from .state import EOS, STATE_KEY, StreamState
 
 FilterFactory = Callable[[Mapping[str, Any]], StreamFilter]
-
-
-def resolve_factory(spec: Union[str, FilterFactory]) -> FilterFactory:
-    """A callable, or a dotted path `pkg.module.factory` (what RAIL specs and `to_dict` can carry)."""
-    if callable(spec):
-        return spec
-    module, _, name = str(spec).rpartition(".")
-    if not module:
-        raise ValueError(f"filter must be a callable or a dotted path like 'pkg.module.factory', got {spec!r}")
-    factory = getattr(importlib.import_module(module), name)
-    if not callable(factory):
-        raise TypeError(f"filter {spec!r} is not callable")
-    return factory
 
 
 class SluicegateValidator(Validator):
@@ -64,18 +52,16 @@ class SluicegateValidator(Validator):
         self.require_fix()
         if not isinstance(value, str):
             return FailResult(error_message=f"sluicegate validates strings, got {type(value).__name__}", fix_value="")
-        filt = self.make_filter(metadata)
-        steps = list(drive([value], filt))
-        released = "".join(step.text for step in steps)
+        run = Session(self.make_filter(metadata))
+        released = "".join(step.text for step in drive([value], run.filter, outcome=run.outcome, meter=run.meter))
         holder = metadata.get(STATE_KEY) if isinstance(metadata, dict) else None
-        if filt.stopped:
-            guard = next((e for step in steps for e in step.events if isinstance(e, GuardEvent)), None)
-            message = _stop_message(filt, guard.reasons if guard is not None else ())
+        if run.stopped:
             if isinstance(holder, StreamState):  # validate() helper: report the verdict outside guardrails
-                holder.violation = message
-            return FailResult(error_message=message, fix_value=released)
+                holder.violation = run.stop_message
+            return FailResult(error_message=run.stop_message, fix_value=released)
         if released != value:  # a rewrite travels as the fix (see the module docstring), never as a stop
-            return FailResult(error_message="sluicegate rewrote the answer (markers or personal data)", fix_value=released)
+            message = "sluicegate rewrote the answer (markers or personal data)"
+            return FailResult(error_message=message, fix_value=released)
         return PassResult()
 
     def validate_stream(  # type: ignore[override]
@@ -91,7 +77,7 @@ class SluicegateValidator(Validator):
         if chunk == EOS:
             state.ended = True
             if state.stopped:
-                state.violation = _stop_message(state.filter, state.reasons)
+                state.violation = state.stop_message
                 return FailResult(error_message=state.violation, fix_value="", validated_chunk="")
             return PassResult(validated_chunk="")
         expected = state.pending.popleft() if state.pending else None
@@ -101,18 +87,13 @@ class SluicegateValidator(Validator):
         return PassResult(validated_chunk=chunk)
 
 
-def _stop_message(filt: StreamFilter, reasons: tuple[str, ...] = ()) -> str:
-    codes = reasons or tuple(str(getattr(v, "code", "stopped")) for v in getattr(filt, "violations", ()))[:1]
-    return "sluicegate stopped the stream: " + ",".join(codes or ("stopped",))
-
-
 @register_validator(name="sluicegate/stream_gate", data_type="string")
 class StreamGate(SluicegateValidator):
     """Any sluicegate filter: `filter` is a factory (called with the call's metadata) or its dotted path."""
 
     def __init__(self, filter: Union[str, FilterFactory], on_fail: Any = "fix", **kwargs: Any) -> None:
         super().__init__(on_fail, filter=filter, **kwargs)
-        self._factory = resolve_factory(filter)
+        self._factory = load_factory(filter)
 
     def make_filter(self, metadata: Mapping[str, Any]) -> StreamFilter:
         return self._factory(metadata)

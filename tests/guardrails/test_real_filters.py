@@ -46,7 +46,7 @@ def test_redact_validator_whole_string_and_dict_roundtrip() -> None:
 
 @pytest.mark.parametrize("run_sync", ["true", "false"])
 def test_whole_string_rewrite_applies_under_both_validator_services(monkeypatch, run_sync: str) -> None:
-    """guardrails' default AsyncValidatorService drops a PassResult's value_override: the rewrite must not rely on it."""
+    """guardrails' default AsyncValidatorService drops a PassResult's value_override: a rewrite must not rely on it."""
     monkeypatch.setenv("GUARDRAILS_RUN_SYNC", run_sync)
     guard = Guard().use(sg.StreamGate(filter=gate_from("sources", redact=True)))
     text = "Write to help.desk@citylib.example with questions [S1]."
@@ -67,7 +67,10 @@ def test_only_the_fix_action_is_accepted(on_fail: str) -> None:
 
 
 def test_a_rail_spec_with_another_action_is_refused_at_use() -> None:
-    rail = '<rail version="0.1"><output type="string" validators="sluicegate/redact" on-fail-sluicegate_redact="noop"/></rail>'
+    rail = (
+        '<rail version="0.1"><output type="string" validators="sluicegate/redact" '
+        'on-fail-sluicegate_redact="noop"/></rail>'
+    )
     guard = Guard.for_rail_string(rail)
     with pytest.raises(ValueError, match='on_fail="fix"'):
         sg.validate(guard, PII)
