@@ -1,11 +1,7 @@
 """examples/nemo_gate.py runs offline and shows what it promises, with the real filters."""
 
-import os
-import subprocess
-import sys
-from pathlib import Path
+from tests.support import run_example
 
-ROOT = Path(__file__).resolve().parents[2]
 GROUNDED_SEEN = (
     "reader sees: 'The library opens at nine on weekdays. Late fees were abolished in 2019. "
     "Write to <EMAIL_ADDRESS> with questions.'"
@@ -14,12 +10,7 @@ STOPPED_SEEN = "reader sees: 'The library opens at nine on weekdays. Late fees w
 
 
 def test_nemo_example_runs_offline() -> None:
-    env = {**os.environ, "PYTHONPATH": f"{ROOT / 'src'}{os.pathsep}{ROOT / 'integrations'}"}
-    proc = subprocess.run(
-        [sys.executable, str(ROOT / "examples" / "nemo_gate.py")], capture_output=True, text=True, env=env, timeout=300
-    )
-    assert proc.returncode == 0, proc.stderr
-    out = proc.stdout
+    out = run_example("nemo_gate.py")
     assert out.count(GROUNDED_SEEN) == 3  # app stream, GatedLLM, generate_async: markers stripped, e-mail redacted
     assert out.count(STOPPED_SEEN) == 2  # the two grounded sentences, then the stop: nothing after it
     assert out.count('"type": "guardrails_violation"') == 2
