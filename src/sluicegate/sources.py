@@ -78,3 +78,9 @@ def gate_from(key: str = "sources", *, redact: bool = False, **gate_options: Any
         return make(source_texts(request[key]))
 
     return build
+
+
+# Ready per-request factories, for settings that can only name a callable by dotted path (NeMo's config.yml
+# `custom_data.sluicegate.filter`, a Guardrails AI RAIL spec): the gate over `request["sources"]`.
+request_gate: RequestFactory = gate_from("sources")
+request_gate_redacted: RequestFactory = gate_from("sources", redact=True)

@@ -76,3 +76,15 @@ def test_a_rail_spec_with_another_action_is_refused_at_use() -> None:
         sg.validate(guard, PII)
     with pytest.raises(ValueError, match='on_fail="fix"'):
         list(sg.stream(guard, scripted_llm, messages=MESSAGES, pieces=[PII]))
+
+
+def test_rail_spec_names_the_ready_gate_over_the_call_sources() -> None:
+    rail = (
+        '<rail version="0.1"><output type="string" '
+        'validators="sluicegate/stream_gate: sluicegate.sources.request_gate" on-fail-sluicegate_stream_gate="fix"/>'
+        "</rail>"
+    )
+    guard = Guard.for_rail_string(rail)
+    s = sg.stream(guard, scripted_llm, messages=MESSAGES, pieces=pieces_of(GATE_BAD, 3), metadata={"sources": SOURCES})
+    assert "".join(s) == run_filter(lambda: sluicegate.SentenceGate(SOURCES), [GATE_BAD]).text
+    assert s.violation == "sluicegate stopped the stream: unsupported_value"

@@ -14,13 +14,15 @@ from tests.support import BAD, BAD_RELEASED, GOOD, import_error_without
 from sluicegate.testing import pieces_of
 
 
-def _yaml(stream_first: str = "false", chunk_size: int = 1, context_size: int = 0) -> str:
+def _yaml(
+    stream_first: str = "false", chunk_size: int = 1, context_size: int = 0, filter: str = "tests.support.make_stop_filter"
+) -> str:
     return f"""
 import_paths:
   - {sn.RAIL_PATH}
 custom_data:
   sluicegate:
-    filter: tests.support.make_stop_filter
+    filter: {filter}
 rails:
   output:
     flows: [sluicegate output]
@@ -67,6 +69,20 @@ async def test_ready_rail_folder_via_import_paths_streams_and_blocks(tmp_path: P
     assert visible(chunks) == BAD_RELEASED and s.blocked
     chunks, s = await stream_app(rails, pieces_of(GOOD, 5))
     assert visible(chunks) == GOOD and not s.blocked
+
+
+async def test_config_file_names_the_ready_gate_over_the_request_sources(tmp_path: Path) -> None:
+    yaml = _yaml(filter="sluicegate.sources.request_gate_redacted")
+    rails = LLMRails(RailsConfig.from_path(str(_config_dir(tmp_path, yaml))))
+    sources = ["Late fees were abolished in 2021.", "Write to help.desk@citylib.example."]
+    messages = [{"role": "context", "content": {"sources": sources}}, *USER]
+    ok = "Late fees ended in 2021 [S1]. Write to help.desk@citylib.example [S2]. "
+    s = sn.guarded_stream(rails, messages=messages, generator=agen(pieces_of(ok, 4)))
+    seen = visible([c async for c in s])
+    assert "2021" in seen and "help.desk@citylib.example" not in seen and "[S" not in seen and not s.blocked
+    s = sn.guarded_stream(rails, messages=messages, generator=agen(pieces_of(ok.replace("2021", "2019"), 4)))
+    chunks = [c async for c in s]
+    assert visible(chunks) == "" and s.blocked and [v.code for v in s.session.violations] == ["unsupported_value"]
 
 
 async def test_generate_async_runs_the_whole_string_action(llm_rails: LLMRails, scripted: ScriptedModel) -> None:
