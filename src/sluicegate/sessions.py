@@ -10,17 +10,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .driver import Outcome
-from .stream import Pipeline, StreamFilter
+from .stream import StreamFilter
 from .usage import UsageMeter
 
 STOP_PREFIX = "sluicegate stopped the stream: "
-
-
-def violations_of(filt: StreamFilter) -> tuple[Any, ...]:
-    """The filter's server-side violation details, looking inside a `Pipeline` (which keeps none itself)."""
-    if isinstance(filt, Pipeline):
-        return tuple(v for stage in filt.filters for v in violations_of(stage))
-    return tuple(getattr(filt, "violations", ()))
 
 
 @dataclass(eq=False)
@@ -44,7 +37,7 @@ class Session:
     @property
     def violations(self) -> tuple[Any, ...]:
         """Server-side details from the filter (may quote blocked text: keep them out of client responses)."""
-        return violations_of(self.filter)
+        return tuple(getattr(self.filter, "violations", ()))  # a Pipeline gathers its stages'
 
     @property
     def stop_message(self) -> str:

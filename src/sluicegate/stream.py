@@ -101,6 +101,11 @@ class Pipeline:
         return self._filters
 
     @property
+    def violations(self) -> tuple[object, ...]:
+        """The stages' server-side violation details, in stage order (stages without any count as none)."""
+        return tuple(v for f in self._filters for v in getattr(f, "violations", ()))
+
+    @property
     def held(self) -> int:
         """Characters held across stages (stages without a `held` count as 0)."""
         return sum(int(getattr(f, "held", 0)) for f in self._filters)

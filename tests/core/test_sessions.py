@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from sluicegate import Pipeline, Redactor, SentenceGate, drive
-from sluicegate.sessions import Session, violations_of
+from sluicegate.sessions import Session
 from tests.support import HoldUntilPeriod
 
 SOURCES = ["Late fees were abolished in 2021."]
@@ -29,7 +29,7 @@ def test_violations_are_read_through_a_pipeline() -> None:
     session = Session(Pipeline(gate, Redactor()))
     run(session, BAD)
     assert session.violations == tuple(gate.violations) and len(session.violations) == 1
-    assert violations_of(Pipeline(HoldUntilPeriod(), HoldUntilPeriod())) == ()
+    assert Pipeline(HoldUntilPeriod(), HoldUntilPeriod()).violations == ()
 
 
 def test_stop_message_without_a_guard_event_falls_back_to_the_violation_code_then_to_stopped() -> None:

@@ -172,3 +172,13 @@ def test_gate_and_redactor_pipelines_are_chunk_invariant(order: str) -> None:
         assert (got.text, got.stopped, got.events) == (whole.text, whole.stopped, whole.events)
 
     check()
+
+
+def test_pipeline_gathers_its_stages_violations() -> None:
+    """So Outcome.violations (read by the driver) is filled for a gate+redactor pipeline too."""
+    from sluicegate import Redactor, SentenceGate
+
+    gated = Pipeline(Redactor(), SentenceGate(["x"]))
+    assert gated.feed("It was 2019 [S1]. More").stopped
+    assert [v.code for v in gated.violations] == ["unsupported_value"]
+    assert Pipeline(HoldToPeriod()).violations == ()
