@@ -179,6 +179,7 @@ def test_pipeline_gathers_its_stages_violations() -> None:
     from sluicegate import Redactor, SentenceGate
 
     gated = Pipeline(Redactor(), SentenceGate(["x"]))
-    assert gated.feed("It was 2019 [S1]. More").stopped
+    gated.feed("It was 2019 [S1]. More")
+    assert gated.flush().stopped
     assert [v.code for v in gated.violations] == ["unsupported_value"]
     assert Pipeline(HoldToPeriod()).violations == ()
