@@ -1,4 +1,8 @@
+import pytest
+
+from sluicegate import SentenceGate
 from sluicegate.normalize import normalize
+from sluicegate.testing import run_filter
 
 
 def test_persian_and_arabic_indic_digits_and_separators_become_ascii() -> None:
@@ -38,12 +42,6 @@ def test_no_break_space_between_digit_groups_is_a_thousands_separator() -> None:
 def test_normalization_is_idempotent() -> None:
     text = "می‌کنم ۳٫۱۴ كَتَبَ 1\u00a0200"
     assert normalize(normalize(text)) == normalize(text)
-
-
-import pytest  # noqa: E402
-
-from sluicegate import SentenceGate  # noqa: E402
-from sluicegate.testing import run_filter  # noqa: E402
 
 
 @pytest.mark.parametrize("hidden", ["\u200d", "\u200e", "\u200f", "\u2060", "\u061c", "\u202a", "\u2066", "\u034f",
