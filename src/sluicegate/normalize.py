@@ -25,8 +25,9 @@ _DROPPED = set(range(0x064B, 0x0653)) | {0x0670, 0x0640}
 # Invisible characters that could hide a value or a word from the checks are dropped: the soft hyphen and
 # zero-width space here, every format character (category Cf, ZWNJ aside) and default-ignorable below.
 _DROPPED |= {0x200B, 0xFEFF, 0x00AD}
-# Arabic decimal and thousands separators (۳٫۱۴, ۱٬۲۰۰).
-_SEPARATORS = {0x066B: ".", 0x066C: ","}
+# Arabic decimal and thousands separators (۳٫۱۴, ۱٬۲۰۰); the fullwidth forms that build links and addresses
+# (evil．com, a＠b．org). Other fullwidth punctuation keeps its meaning in CJK text (，is not a decimal comma).
+_SEPARATORS = {0x066B: ".", 0x066C: ",", 0xFF0E: ".", 0xFF0F: "/", 0xFF1A: ":", 0xFF20: "@"}
 _PRESENTATION_FORMS = ((0xFB50, 0xFDFF), (0xFE70, 0xFEFF))
 
 

@@ -24,6 +24,8 @@ _URL_TAIL = r"""[^\s<>"'“”«»\[\]{}|\\^`]*"""
 URL_RE = regex.compile(
     rf"(?i)(?<![\w@.-])(?:[a-z][a-z0-9+.-]*://|www\.){_URL_TAIL}"
     rf"|(?<![\w@./-])(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+(?:{'|'.join(_TLDS)})(?![\w-])(?:/{_URL_TAIL})?"
+    # a host with a path is a link whatever its top-level domain ("bit.ly/abc")
+    rf"|(?<![\w@./-])(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z]{{2,24}}/{_URL_TAIL}"
 )
 # Digits with single separators between them: "3.14", "1,200,000", "2,5". Digit boundaries on both sides.
 NUMBER_RE = regex.compile(r"(?<![0-9])[0-9]+(?:[.,][0-9]+)*")
