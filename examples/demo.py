@@ -5,7 +5,9 @@
 Offline and dependency-free: the "model" is a scripted answer cut into small pieces, as a provider streams
 them. After each piece we print what the reader has seen so far. The first answer is grounded in the sources
 and arrives sentence by sentence, without its [Sn] markers. The second invents a year: the sentences before it
-are shown, the gate stops, the reader gets a fixed notice, and the invented sentence never appears.
+are shown, the gate stops, the reader gets a fixed notice, and the invented sentence never appears. The third
+runs the redactor: an e-mail address and an API key arrive split across pieces ("jane.doe@exa" + "mple.com"),
+and the reader only ever sees their placeholders.
 """
 
 from __future__ import annotations
@@ -16,7 +18,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from sluicegate import Guard, SentenceGate  # noqa: E402
+from typing import Callable  # noqa: E402
+
+from sluicegate import Guard, Redactor, SentenceGate, StreamFilter  # noqa: E402
 
 SOURCES = [
     "The Riverside Library opens at 9:00 on weekdays and at 10:00 on Saturdays.",
@@ -33,9 +37,15 @@ INVENTED = (
 )
 
 
-def stream(answer: str, size: int = 6) -> str:
+LEAKY = (
+    "Sure. You can reach the author at jane.doe@example.com, and the test key is "
+    "sk-proj-A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8 for now."
+)
+
+
+def stream(answer: str, size: int = 6, make: Callable[[], StreamFilter] = lambda: SentenceGate(SOURCES)) -> str:
     """Feed `answer` in `size`-character pieces, as a provider would, and show the reader's screen."""
-    gate = SentenceGate(SOURCES)
+    gate = make()
     screen = ""
     for i in range(0, len(answer), size):
         piece = answer[i : i + size]
@@ -57,7 +67,7 @@ def stream(answer: str, size: int = 6) -> str:
         for event in step.events:
             print(f"  -> {event}")
     print(f"  final screen:\n    {screen.replace(chr(10), chr(10) + '    ')}")
-    if gate.violations:
+    if getattr(gate, "violations", ()):
         print(f"  server side only (gate.violations): {gate.violations}")
     return screen
 
@@ -75,6 +85,10 @@ def main() -> None:
     screen = stream(INVENTED)
     assert "2019" not in screen
     print("\nThe invented sentence never reached the reader: '2019' is not on the screen.")
+    print("\n3) The redactor: an e-mail and an API key arrive split across 5-character pieces:")
+    screen = stream(LEAKY, size=5, make=Redactor)
+    assert "jane.doe" not in screen and "sk-proj-" not in screen
+    print("\nNeither value reached the reader, though no single piece contained either of them.")
 
 
 if __name__ == "__main__":

@@ -1,8 +1,8 @@
 """A LangChain RAG chain whose answer streams through the sluicegate SentenceGate, offline.
 
-The chat model is scripted (it streams a fixed answer in small pieces, one of its sentences citing a figure
-that is in no source), so this runs without a network or an API key. It prints what the reader sees, chunk
-by chunk, then how far the model got before the gate cancelled it and what the stop cost.
+The chat model is scripted (it streams the planted answer of examples/_show.py in small pieces, one of its
+sentences citing a figure that is in no source), so this runs without a network or an API key. It prints what
+the reader sees, chunk by chunk, then how far the model got before the gate cancelled it and what the stop cost.
 
     pip install "sluicegate[langchain]"
     python examples/langchain_gate.py
@@ -18,20 +18,16 @@ os.environ.setdefault("LANGSMITH_TRACING", "false")
 
 from langchain_core.documents import Document  # noqa: E402
 from langchain_core.language_models import BaseChatModel  # noqa: E402
-from langchain_core.messages import AIMessageChunk, BaseMessage  # noqa: E402
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage  # noqa: E402
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult  # noqa: E402
-from langchain_core.messages import AIMessage  # noqa: E402
 from langchain_core.prompts import ChatPromptTemplate  # noqa: E402
 from langchain_core.runnables import RunnableLambda, RunnablePassthrough  # noqa: E402
 
 from sluicegate_langchain import SourceGate, UsageCallbackHandler  # noqa: E402
 
-ANSWER = (
-    "The library opens at nine on weekdays [S1]. "
-    "Late fees were abolished in 2019 [S2]. "
-    "It also rents out bicycles for 2 euros an hour [S1]. "
-    "Ask at the front desk [S1]."
-)
+from _show import PLANTED, QUESTION, SOURCES, pieces  # noqa: E402
+
+ANSWER = PLANTED  # its third sentence cites [S1] for a figure in no source
 
 
 class ScriptedChatModel(BaseChatModel):
@@ -47,16 +43,13 @@ class ScriptedChatModel(BaseChatModel):
         return ChatResult(generations=[ChatGeneration(message=AIMessage(content=ANSWER))])
 
     def _stream(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kw: Any) -> Iterator[ChatGenerationChunk]:
-        for i in range(0, len(ANSWER), 5):
+        for piece in pieces(ANSWER, 5):
             self.produced += 1
-            yield ChatGenerationChunk(message=AIMessageChunk(content=ANSWER[i : i + 5]))
+            yield ChatGenerationChunk(message=AIMessageChunk(content=piece))
 
 
 def retrieve(question: str) -> list[Document]:
-    return [
-        Document(page_content="The library opens at nine on weekdays and at ten on Saturdays."),
-        Document(page_content="Late fees were abolished in 2019."),
-    ]
+    return [Document(page_content=text) for text in SOURCES]
 
 
 prompt = ChatPromptTemplate.from_messages(
@@ -73,10 +66,10 @@ rag = RunnablePassthrough.assign(sources=RunnableLambda(lambda x: retrieve(x["qu
 if __name__ == "__main__":
     usage = UsageCallbackHandler()
     print("reader sees:")
-    for chunk in rag.stream({"question": "When is the library open?"}, config={"callbacks": [usage]}):
+    for chunk in rag.stream({"question": QUESTION}, config={"callbacks": [usage]}):
         if "answer" in chunk:
             print(f"  {chunk['answer']!r}")
-    total = -(-len(ANSWER) // 5)
+    total = len(pieces(ANSWER, 5))
     print(f"model pieces produced: {model.produced} of {total}")
     for run in usage.runs:
         print(f"usage: {run.usage.output_tokens} output tokens ({run.usage.source}), run ended by {run.ended}")

@@ -1,8 +1,8 @@
 """A LlamaIndex query engine whose streamed answer passes the sluicegate SentenceGate, offline.
 
-A VectorStoreIndex over two nodes with MockEmbedding, and a scripted LLM that streams a fixed answer in small
-pieces (one sentence cites a figure that is in no source). Prints what the reader sees, how far the LLM got
-before the gate closed its stream, and the guard outcome on the response.
+A VectorStoreIndex over three nodes with MockEmbedding, and a scripted LLM that streams the planted answer of
+examples/_show.py in small pieces (one sentence cites a figure that is in no source). Prints what the reader
+sees, how far the LLM got before the gate closed its stream, and the guard outcome on the response.
 
     pip install "sluicegate[llamaindex]"
     python examples/llamaindex_gate.py
@@ -22,12 +22,9 @@ from llama_index.core.schema import TextNode
 
 from sluicegate_llamaindex import GATED_QA_TEMPLATE, GatedSynthesizer, UsageEventHandler
 
-ANSWER = (
-    "The library opens at nine on weekdays [S1]. "
-    "Late fees were abolished in 2019 [S2]. "
-    "It also rents out bicycles for 2 euros an hour [S1]. "
-    "Ask at the front desk [S1]."
-)
+from _show import PLANTED, QUESTION, SOURCES, pieces
+
+ANSWER = PLANTED  # its third sentence cites [S1] for a figure in no source
 
 
 class ScriptedLLM(CustomLLM):
@@ -47,31 +44,28 @@ class ScriptedLLM(CustomLLM):
     def stream_complete(self, prompt: str, formatted: bool = False, **kw: Any) -> CompletionResponseGen:
         def gen() -> CompletionResponseGen:
             text = ""
-            for i in range(0, len(ANSWER), 5):
+            for piece in pieces(ANSWER, 5):
                 self.produced += 1
-                text += ANSWER[i : i + 5]
-                yield CompletionResponse(text=text, delta=ANSWER[i : i + 5])
+                text += piece
+                yield CompletionResponse(text=text, delta=piece)
 
         return gen()
 
 
-nodes = [
-    TextNode(id_="a-hours", text="The library opens at nine on weekdays and at ten on Saturdays."),
-    TextNode(id_="b-fees", text="Late fees were abolished in 2019."),
-]
+nodes = [TextNode(id_=key, text=text) for key, text in zip(("a-hours", "b-fees", "c-desk"), SOURCES)]
 index = VectorStoreIndex(nodes=nodes, embed_model=MockEmbedding(embed_dim=8))  # fixed ids: stable order
 llm = ScriptedLLM()
 inner = get_response_synthesizer(llm=llm, streaming=True, response_mode="compact", text_qa_template=GATED_QA_TEMPLATE)
-engine = index.as_query_engine(llm=llm, similarity_top_k=2, response_synthesizer=GatedSynthesizer(inner))
+engine = index.as_query_engine(llm=llm, similarity_top_k=3, response_synthesizer=GatedSynthesizer(inner))
 
 if __name__ == "__main__":
     usage = UsageEventHandler()
     get_dispatcher().add_event_handler(usage)
-    response = engine.query("When is the library open?")
+    response = engine.query(QUESTION)
     print("reader sees:")
     for chunk in response.response_gen:
         print(f"  {chunk!r}")
-    print(f"LLM pieces produced: {llm.produced} of {-(-len(ANSWER) // 5)}")
+    print(f"LLM pieces produced: {llm.produced} of {len(pieces(ANSWER, 5))}")
     print(f"outcome: {response.guard.reason}, reasons: {response.guard.guard.reasons if response.guard.guard else ()}")
     print("sources:", [f"[S{i}] {n.node.node_id}" for i, n in enumerate(response.source_nodes, start=1)])
     for call in usage.calls:

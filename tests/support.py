@@ -9,11 +9,18 @@ piece edges, so it is chunk-invariant (asserted in tests/test_support_filter.py 
 from __future__ import annotations
 
 import asyncio
+import os
 import re
-from typing import Sequence
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, AsyncIterator, Iterable, Iterator, Sequence, TypeVar
 
 from sluicegate.stream import EMPTY_STEP, STOPPED_STEP, Done, Guard, Step, check_piece
 
+T = TypeVar("T")
+ROOT = Path(__file__).resolve().parents[1]
 NOTICE = "[answer withheld: failed verification]"
 STOP_NOTICE = "The answer was stopped."
 
@@ -118,3 +125,86 @@ async def wait_closed(record: object, ticks: int = 300) -> int:
             return ticks
         await asyncio.sleep(0.01)
     raise AssertionError(f"model generator not closed after {ticks} loop ticks (produced {getattr(record, 'produced')})")
+
+
+@dataclass
+class Record:
+    """What a scripted model did: prompts, pieces produced, whether its stream ran to the end or was closed."""
+
+    prompts: list[str] = field(default_factory=list)
+    produced: int = 0
+    texts: list[str] = field(default_factory=list)
+    exhausted: bool = False
+    closed: bool = False
+
+    @property
+    def produced_text(self) -> str:
+        return "".join(self.texts)
+
+    def _took(self, piece: str | None) -> None:
+        if piece is not None:  # None: an item that carries no text piece (e.g. a final usage chunk)
+            self.produced += 1
+            self.texts.append(piece)
+
+    def stream(self, items: Iterable[tuple[str | None, T]]) -> Iterator[T]:
+        """Yield each `(piece, item)`'s item, counting pieces; `closed` however it ends, `exhausted` if it ran out."""
+        try:
+            for piece, item in items:
+                self._took(piece)
+                yield item
+            self.exhausted = True
+        finally:
+            self.closed = True
+
+    async def astream(self, items: Iterable[tuple[str | None, T]]) -> AsyncIterator[T]:
+        """The async twin of `stream`, yielding to the loop before each item like a network stream."""
+        try:
+            for piece, item in items:
+                await asyncio.sleep(0)
+                self._took(piece)
+                yield item
+            self.exhausted = True
+        finally:
+            self.closed = True
+
+
+def run_example(name: str, *, drop_env: Sequence[str] = (), timeout: float = 300) -> str:
+    """Run `examples/<name>` in a fresh interpreter with this checkout's code; return its stdout (must exit 0)."""
+    env = {k: v for k, v in os.environ.items() if k not in drop_env}
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), str(ROOT / "integrations")])
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / name)], capture_output=True, text=True, env=env, timeout=timeout
+    )
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def import_error_without(framework: str, adapter: str) -> str:
+    """The ImportError message of `import adapter` in a fresh interpreter where `framework` cannot be imported."""
+    code = (
+        f"import sys; sys.modules[{framework!r}] = None\n"
+        f"try:\n    import {adapter}\nexcept ImportError as e:\n    print(e)\n    raise SystemExit(3)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT / "integrations")])}
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
+    assert proc.returncode == 3, f"import {adapter} did not fail: {proc.stderr}"
+    return proc.stdout
+
+
+def pieces_to_cover(pieces: Sequence[str], end: int) -> int:
+    """How many pieces a model must produce before the text up to `end` is complete."""
+    total = 0
+    for n, piece in enumerate(pieces, start=1):
+        total += len(piece)
+        if total >= end:
+            return n
+    return len(pieces)
+
+
+def drawn_pieces(data: Any, text: str, max_cuts: int = 20) -> list[str]:
+    """A Hypothesis-chosen chunking of `text` (`data` is `st.data()`); empty pieces included, as models send them."""
+    from hypothesis import strategies as st
+
+    cuts = sorted(data.draw(st.lists(st.integers(0, len(text)), max_size=max_cuts)))
+    bounds = [0, *cuts, len(text)]
+    return [text[a:b] for a, b in zip(bounds, bounds[1:])]

@@ -8,21 +8,23 @@ stream's `violation` / `outcome`, never from `validation_passed` (guardrails doe
 
 from __future__ import annotations
 
-try:
-    import guardrails  # noqa: F401
-except ImportError as exc:  # pragma: no cover - exercised in a subprocess test
-    raise ImportError(
-        "sluicegate_guardrails needs Guardrails AI: install the extra with `pip install 'sluicegate[guardrails]'`"
-    ) from exc
+from sluicegate.plugin import require_extra
 
-from .state import EOS, StreamState
-from .stream import Checked, GuardedStream, astream, stream, validate
-from .validators import Redact, SluicegateValidator, StreamGate
+require_extra("guardrails", adapter="sluicegate_guardrails", framework="Guardrails AI", extra="guardrails")
+
+from .state import EOS, StreamState  # noqa: E402
+from .stream import Checked, GuardedStream, astream, stream, validate  # noqa: E402
+from .validators import Redact, SluicegateValidator, StreamGate  # noqa: E402
 
 __all__ = [
     "EOS",
     "Checked",
-    "GuardedStream", "Redact", "SluicegateValidator", "StreamGate", "StreamState", "astream",
+    "GuardedStream",
+    "Redact",
+    "SluicegateValidator",
+    "StreamGate",
+    "StreamState",
+    "astream",
     "stream",
     "validate",
 ]

@@ -17,6 +17,7 @@ def _validator(guard: Any) -> SluicegateValidator:
     if len(ours) != 1 or len(validators) != 1:
         # guardrails merges several validators' outputs with diff-match-patch at different cadences: not exact
         raise ValueError("the guard must have exactly one validator on the output, a sluicegate one")
+    ours[0].require_fix()
     return ours[0]
 
 

@@ -3,60 +3,65 @@
 `validate_stream` is overridden: guardrails' own sentence chunker drops whitespace and loses the tail, so
 the units here are exactly the pieces the sluicegate filter released (fed by `stream()`, which runs the
 filter on the model stream). A chunk that did not come from our filter fails closed. `validate` (whole
-string, non-streaming guards) runs a fresh filter over the whole value.
+string, non-streaming guards) runs a fresh filter over the whole value. A rewrite (markers stripped, PII
+replaced) is returned as a FailResult whose fix_value is the filtered text: guardrails' default
+AsyncValidatorService drops a PassResult's value_override, so a pass could not carry it. Hence `on_fail` must
+be "fix", and `validation_passed` says nothing about a stop: read the adapter's `violation`.
 """
 
 from __future__ import annotations
 
-import importlib
 from typing import Any, Callable, Dict, Mapping, Optional, Union
 
+from guardrails.types import OnFailAction
 from guardrails.validator_base import Validator, register_validator
 from guardrails_ai.types import FailResult, PassResult, ValidationResult
 
-from sluicegate import Guard as GuardEvent, StreamFilter, drive
+from sluicegate import StreamFilter, drive
+from sluicegate.plugin import load_factory
+from sluicegate.sessions import Session
 
 from .state import EOS, STATE_KEY, StreamState
 
 FilterFactory = Callable[[Mapping[str, Any]], StreamFilter]
 
 
-def resolve_factory(spec: Union[str, FilterFactory]) -> FilterFactory:
-    """A callable, or a dotted path `pkg.module.factory` (what RAIL specs and `to_dict` can carry)."""
-    if callable(spec):
-        return spec
-    module, _, name = str(spec).rpartition(".")
-    if not module:
-        raise ValueError(f"filter must be a callable or a dotted path like 'pkg.module.factory', got {spec!r}")
-    factory = getattr(importlib.import_module(module), name)
-    if not callable(factory):
-        raise TypeError(f"filter {spec!r} is not callable")
-    return factory
-
-
 class SluicegateValidator(Validator):
     """Shared behaviour; subclasses say how to build the filter for one call (`make_filter(metadata)`)."""
 
-    override_value_on_pass = True  # a pass may still rewrite (markers stripped, PII replaced)
+    def __init__(self, on_fail: Any = "fix", **kwargs: Any) -> None:
+        # None is what guardrails passes when a RAIL spec or dict names no action: ours is "fix".
+        super().__init__(on_fail=OnFailAction.FIX if on_fail is None else on_fail, **kwargs)
+        self.require_fix()
+
+    def require_fix(self) -> None:
+        """Refuse any action but "fix" (RAIL specs set it after construction, so this runs again at use)."""
+        if self.on_fail_descriptor != OnFailAction.FIX:
+            # noop would show the unfiltered text, exception would raise on every rewrite, the others drop
+            # or re-ask text in ways that break the stream's byte-exactness.
+            got = getattr(self.on_fail_descriptor, "value", self.on_fail_descriptor)
+            raise ValueError(
+                f"{self.rail_alias} needs on_fail=\"fix\" (got {got!r}): "
+                "the fix is the filtered text"
+            )
 
     def make_filter(self, metadata: Mapping[str, Any]) -> StreamFilter:
         raise NotImplementedError
 
     def _validate(self, value: Any, metadata: Dict[str, Any]) -> ValidationResult:
+        self.require_fix()
         if not isinstance(value, str):
             return FailResult(error_message=f"sluicegate validates strings, got {type(value).__name__}", fix_value="")
-        filt = self.make_filter(metadata)
-        steps = list(drive([value], filt))
-        released = "".join(step.text for step in steps)
+        run = Session(self.make_filter(metadata))
+        released = "".join(step.text for step in drive([value], run.filter, outcome=run.outcome, meter=run.meter))
         holder = metadata.get(STATE_KEY) if isinstance(metadata, dict) else None
-        if filt.stopped:
-            guard = next((e for step in steps for e in step.events if isinstance(e, GuardEvent)), None)
-            message = _stop_message(filt, guard.reasons if guard is not None else ())
+        if run.stopped:
             if isinstance(holder, StreamState):  # validate() helper: report the verdict outside guardrails
-                holder.violation = message
+                holder.violation = run.stop_message
+            return FailResult(error_message=run.stop_message, fix_value=released)
+        if released != value:  # a rewrite travels as the fix (see the module docstring), never as a stop
+            message = "sluicegate rewrote the answer (markers or personal data)"
             return FailResult(error_message=message, fix_value=released)
-        if released != value:
-            return PassResult(value_override=released)
         return PassResult()
 
     def validate_stream(  # type: ignore[override]
@@ -72,7 +77,7 @@ class SluicegateValidator(Validator):
         if chunk == EOS:
             state.ended = True
             if state.stopped:
-                state.violation = _stop_message(state.filter, state.reasons)
+                state.violation = state.stop_message
                 return FailResult(error_message=state.violation, fix_value="", validated_chunk="")
             return PassResult(validated_chunk="")
         expected = state.pending.popleft() if state.pending else None
@@ -82,18 +87,13 @@ class SluicegateValidator(Validator):
         return PassResult(validated_chunk=chunk)
 
 
-def _stop_message(filt: StreamFilter, reasons: tuple[str, ...] = ()) -> str:
-    codes = reasons or tuple(str(getattr(v, "code", "stopped")) for v in getattr(filt, "violations", ()))[:1]
-    return "sluicegate stopped the stream: " + ",".join(codes or ("stopped",))
-
-
 @register_validator(name="sluicegate/stream_gate", data_type="string")
 class StreamGate(SluicegateValidator):
     """Any sluicegate filter: `filter` is a factory (called with the call's metadata) or its dotted path."""
 
     def __init__(self, filter: Union[str, FilterFactory], on_fail: Any = "fix", **kwargs: Any) -> None:
-        super().__init__(on_fail=on_fail, filter=filter, **kwargs)
-        self._factory = resolve_factory(filter)
+        super().__init__(on_fail, filter=filter, **kwargs)
+        self._factory = load_factory(filter)
 
     def make_filter(self, metadata: Mapping[str, Any]) -> StreamFilter:
         return self._factory(metadata)
@@ -104,7 +104,7 @@ class Redact(SluicegateValidator):
     """`sluicegate.Redactor(**kwargs)`: PII replaced at the settlement point; fails closed at the hold cap."""
 
     def __init__(self, on_fail: Any = "fix", **kwargs: Any) -> None:
-        super().__init__(on_fail=on_fail, **kwargs)
+        super().__init__(on_fail, **kwargs)
         import sluicegate
 
         if not hasattr(sluicegate, "Redactor"):

@@ -6,14 +6,11 @@
 - `UsageCallbackHandler`: output tokens of every model run, including runs a stop cut short.
 """
 
-try:
-    import langchain_core  # noqa: F401
-except ImportError as exc:  # pragma: no cover - exercised in a subprocess test
-    raise ImportError(
-        'sluicegate_langchain needs LangChain; install the extra: pip install "sluicegate[langchain]"'
-    ) from exc
+from sluicegate.plugin import require_extra
 
-from .callbacks import UsageCallbackHandler
-from .runnables import DEFAULT_UNVERIFIED_TAG, GateStep, SourceGate
+require_extra("langchain_core", adapter="sluicegate_langchain", framework="LangChain", extra="langchain")
+
+from .callbacks import UsageCallbackHandler  # noqa: E402
+from .runnables import DEFAULT_UNVERIFIED_TAG, GateStep, SourceGate  # noqa: E402
 
 __all__ = ["DEFAULT_UNVERIFIED_TAG", "GateStep", "SourceGate", "UsageCallbackHandler"]

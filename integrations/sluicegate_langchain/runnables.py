@@ -8,6 +8,7 @@ chat model (after a `StrOutputParser`, a sync stop can no longer cancel the mode
 
 from __future__ import annotations
 
+from contextlib import aclosing
 from typing import Any, AsyncIterator, Callable, Iterator, Mapping, Sequence
 
 from langchain_core.callbacks import adispatch_custom_event, dispatch_custom_event
@@ -47,7 +48,51 @@ async def _aone(value: Any) -> AsyncIterator[Any]:
     yield value
 
 
-class SourceGate(Runnable[Mapping[str, Any], str]):
+class _Gating:
+    """What both runnables do with an upstream once they have a filter: drive it, dispatch `guard`, report."""
+
+    def __init__(
+        self, *, filter_factory: FilterFactory | None, notice: str | None, on_outcome: OnOutcome | None, name: str
+    ) -> None:
+        super().__init__()
+        self.filter_factory = filter_factory or gate_factory()
+        self.notice = notice
+        self.on_outcome = on_outcome
+        self.name = name
+
+    def _finish(self, outcome: Outcome) -> None:
+        if self.on_outcome is not None and outcome.reason is not None:
+            self.on_outcome(outcome)
+
+    def _options(self, outcome: Outcome, on_guard: Callable[[Outcome], Any]) -> dict[str, Any]:
+        """The driver settings both directions share: how to read LangChain chunks, the notice, the callbacks."""
+        return {"text_of": text_of, "usage_of": usage_of, "outcome": outcome, "notice": self.notice, "on_guard": on_guard}
+
+    def _run(self, upstream: Iterator[Any], filt: StreamFilter, config: RunnableConfig) -> Iterator[str]:
+        outcome = Outcome()
+        try:
+            yield from drive_text(upstream, filt, **self._options(outcome, lambda o: _dispatch_guard(o, config)))
+        finally:
+            self._finish(outcome)
+
+    async def _arun(
+        self, upstream: AsyncIterator[Any], filt: StreamFilter, config: RunnableConfig
+    ) -> AsyncIterator[str]:
+        outcome = Outcome()
+
+        async def on_guard(o: Outcome) -> None:
+            await _adispatch_guard(o, config)
+
+        chunks = adrive_text(upstream, filt, **self._options(outcome, on_guard))
+        try:
+            async with aclosing(chunks):  # closing us closes the driver, hence the model stream, at once
+                async for chunk in chunks:
+                    yield chunk
+        finally:
+            self._finish(outcome)
+
+
+class SourceGate(_Gating, Runnable[Mapping[str, Any], str]):
     """Runs `bound` (a chat model, or `prompt | model`) and streams only the text the gate released.
 
     Input: the chain's dict, with the passages under `sources_key` (`str`s or `Document`s, in retrieval order).
@@ -69,14 +114,11 @@ class SourceGate(Runnable[Mapping[str, Any], str]):
         on_outcome: OnOutcome | None = None,
         name: str | None = None,
     ) -> None:
+        super().__init__(filter_factory=filter_factory, notice=notice, on_outcome=on_outcome, name=name or "SourceGate")
         self.bound = bound
         self.sources_key = sources_key
         self.context_key = context_key
-        self.filter_factory = filter_factory or gate_factory()
-        self.notice = notice
         self.unverified_tag = unverified_tag
-        self.on_outcome = on_outcome
-        self.name = name or "SourceGate"
 
     @property
     def InputType(self) -> type:  # noqa: N802 - LangChain's name
@@ -97,10 +139,6 @@ class SourceGate(Runnable[Mapping[str, Any], str]):
         texts = source_texts(inp[self.sources_key])
         return {**inp, self.context_key: format_sources(texts)}, self.filter_factory(texts)
 
-    def _finish(self, outcome: Outcome) -> None:
-        if self.on_outcome is not None and outcome.reason is not None:
-            self.on_outcome(outcome)
-
     def _child_config(self, config: RunnableConfig, run_manager: Any) -> RunnableConfig:
         """The model runs as our child, tagged (inheritably) so UIs can drop its raw, unverified tokens."""
         child = patch_config(config, callbacks=run_manager.get_child())
@@ -119,20 +157,7 @@ class SourceGate(Runnable[Mapping[str, Any], str]):
 
     def _gate(self, inputs: Iterator[Mapping[str, Any]], run_manager: Any, config: RunnableConfig) -> Iterator[str]:
         prompt_input, filt = self._prepare(next(inputs))
-        child = self._child_config(config, run_manager)
-        outcome = Outcome()
-        try:
-            yield from drive_text(
-                self.bound.stream(prompt_input, child),
-                filt,
-                text_of=text_of,
-                usage_of=usage_of,
-                outcome=outcome,
-                notice=self.notice,
-                on_guard=lambda o: _dispatch_guard(o, config),
-            )
-        finally:
-            self._finish(outcome)
+        yield from self._run(self.bound.stream(prompt_input, self._child_config(config, run_manager)), filt, config)
 
     # -- async ---------------------------------------------------------------------------------------------
     async def ainvoke(self, input: Mapping[str, Any], config: RunnableConfig | None = None, **kwargs: Any) -> str:
@@ -148,28 +173,13 @@ class SourceGate(Runnable[Mapping[str, Any], str]):
         self, inputs: AsyncIterator[Mapping[str, Any]], run_manager: Any, config: RunnableConfig
     ) -> AsyncIterator[str]:
         prompt_input, filt = self._prepare(await inputs.__anext__())
-        child = self._child_config(config, run_manager)
-        outcome = Outcome()
-
-        async def on_guard(o: Outcome) -> None:
-            await _adispatch_guard(o, config)
-
-        try:
-            async for chunk in adrive_text(
-                self.bound.astream(prompt_input, child),
-                filt,
-                text_of=text_of,
-                usage_of=usage_of,
-                outcome=outcome,
-                notice=self.notice,
-                on_guard=on_guard,
-            ):
+        upstream = self.bound.astream(prompt_input, self._child_config(config, run_manager))
+        async with aclosing(self._arun(upstream, filt, config)) as chunks:
+            async for chunk in chunks:
                 yield chunk
-        finally:
-            self._finish(outcome)
 
 
-class GateStep(Runnable[Any, str]):
+class GateStep(_Gating, Runnable[Any, str]):
     """A step placed directly after a chat model: `prompt | model | GateStep(sources=[...])`.
 
     Sources come from `config["configurable"][configurable_key]` when given there (per request), else from the
@@ -188,12 +198,9 @@ class GateStep(Runnable[Any, str]):
         on_outcome: OnOutcome | None = None,
         name: str | None = None,
     ) -> None:
+        super().__init__(filter_factory=filter_factory, notice=notice, on_outcome=on_outcome, name=name or "GateStep")
         self.sources = sources
-        self.filter_factory = filter_factory or gate_factory()
         self.configurable_key = configurable_key
-        self.notice = notice
-        self.on_outcome = on_outcome
-        self.name = name or "GateStep"
 
     @property
     def OutputType(self) -> type:  # noqa: N802
@@ -208,10 +215,6 @@ class GateStep(Runnable[Any, str]):
             )
         return self.filter_factory(source_texts(sources))
 
-    def _finish(self, outcome: Outcome) -> None:
-        if self.on_outcome is not None and outcome.reason is not None:
-            self.on_outcome(outcome)
-
     def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> str:
         return "".join(self.transform(iter([input]), config, **kwargs))
 
@@ -220,19 +223,7 @@ class GateStep(Runnable[Any, str]):
 
     def transform(self, input: Iterator[Any], config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[str]:
         config = ensure_config(config)
-        outcome = Outcome()
-        try:
-            yield from drive_text(
-                input,
-                self._filter(config),
-                text_of=text_of,
-                usage_of=usage_of,
-                outcome=outcome,
-                notice=self.notice,
-                on_guard=lambda o: _dispatch_guard(o, config),
-            )
-        finally:
-            self._finish(outcome)
+        yield from self._run(input, self._filter(config), config)
 
     async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> str:
         return "".join([chunk async for chunk in self.astream(input, config, **kwargs)])
@@ -245,21 +236,6 @@ class GateStep(Runnable[Any, str]):
         self, input: AsyncIterator[Any], config: RunnableConfig | None = None, **kwargs: Any
     ) -> AsyncIterator[str]:
         config = ensure_config(config)
-        outcome = Outcome()
-
-        async def on_guard(o: Outcome) -> None:
-            await _adispatch_guard(o, config)
-
-        try:
-            async for chunk in adrive_text(
-                input,
-                self._filter(config),
-                text_of=text_of,
-                usage_of=usage_of,
-                outcome=outcome,
-                notice=self.notice,
-                on_guard=on_guard,
-            ):
+        async with aclosing(self._arun(input, self._filter(config), config)) as chunks:
+            async for chunk in chunks:
                 yield chunk
-        finally:
-            self._finish(outcome)

@@ -5,14 +5,11 @@
 - `UsageEventHandler`: output tokens of every LLM call from instrumentation events, stopped streams included.
 """
 
-try:
-    import llama_index.core  # noqa: F401
-except ImportError as exc:  # pragma: no cover - exercised in a subprocess test
-    raise ImportError(
-        'sluicegate_llamaindex needs LlamaIndex; install the extra: pip install "sluicegate[llamaindex]"'
-    ) from exc
+from sluicegate.plugin import require_extra
 
-from .synthesizer import GATED_QA_TEMPLATE, GatedSynthesizer, MultiCallModeError
-from .usage import LLMUsage, UsageEventHandler
+require_extra("llama_index.core", adapter="sluicegate_llamaindex", framework="LlamaIndex", extra="llamaindex")
+
+from .synthesizer import GATED_QA_TEMPLATE, GatedSynthesizer, MultiCallModeError  # noqa: E402
+from .usage import LLMUsage, UsageEventHandler  # noqa: E402
 
 __all__ = ["GATED_QA_TEMPLATE", "GatedSynthesizer", "LLMUsage", "MultiCallModeError", "UsageEventHandler"]

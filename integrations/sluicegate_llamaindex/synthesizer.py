@@ -126,30 +126,27 @@ class GatedSynthesizer(BaseSynthesizer):
         self._check_single_call(query_str, labelled)
         return labelled, self._filter_factory(list(text_chunks)), outcome
 
-    # -- BaseSynthesizer -------------------------------------------------------------------------------------
-    def get_response(self, query_str: str, text_chunks: Sequence[str], **response_kwargs: Any) -> RESPONSE_TEXT_TYPE:
-        labelled, filt, outcome = self._prepare(query_str, text_chunks, response_kwargs)
-        result = self._inner.get_response(query_str, labelled, **response_kwargs)
+    def _gate(self, result: RESPONSE_TEXT_TYPE, filt: Any, outcome: Outcome) -> RESPONSE_TEXT_TYPE:
+        """The inner result through the filter: a whole string at once, else its token stream (sync or async)."""
         if isinstance(result, str):
             return "".join(drive_text([result], filt, outcome=outcome, notice=self._notice, on_guard=_dispatch_guard))
         install_provider_figures()
         meter = UsageMeter()
-        return drive_text(
-            Metered(iter(result), meter), filt, meter=meter, outcome=outcome, notice=self._notice, on_guard=_dispatch_guard
-        )
+        is_async = hasattr(result, "__aiter__")
+        upstream = Metered(result if is_async else iter(result), meter)
+        run = adrive_text if is_async else drive_text
+        return run(upstream, filt, meter=meter, outcome=outcome, notice=self._notice, on_guard=_dispatch_guard)
+
+    # -- BaseSynthesizer -------------------------------------------------------------------------------------
+    def get_response(self, query_str: str, text_chunks: Sequence[str], **response_kwargs: Any) -> RESPONSE_TEXT_TYPE:
+        labelled, filt, outcome = self._prepare(query_str, text_chunks, response_kwargs)
+        return self._gate(self._inner.get_response(query_str, labelled, **response_kwargs), filt, outcome)
 
     async def aget_response(
         self, query_str: str, text_chunks: Sequence[str], **response_kwargs: Any
     ) -> RESPONSE_TEXT_TYPE:
         labelled, filt, outcome = self._prepare(query_str, text_chunks, response_kwargs)
-        result = await self._inner.aget_response(query_str, labelled, **response_kwargs)
-        if isinstance(result, str):
-            return "".join(drive_text([result], filt, outcome=outcome, notice=self._notice, on_guard=_dispatch_guard))
-        install_provider_figures()
-        meter = UsageMeter()
-        return adrive_text(
-            Metered(result, meter), filt, meter=meter, outcome=outcome, notice=self._notice, on_guard=_dispatch_guard
-        )
+        return self._gate(await self._inner.aget_response(query_str, labelled, **response_kwargs), filt, outcome)
 
     def synthesize(
         self,
@@ -160,7 +157,7 @@ class GatedSynthesizer(BaseSynthesizer):
     ) -> RESPONSE_TYPE:
         outcome = Outcome()
         response = super().synthesize(query, nodes, additional_source_nodes, **{_OUTCOME_KEY: outcome}, **response_kwargs)
-        response.guard = outcome  # type: ignore[union-attr]
+        response.guard = outcome  # type: ignore[union-attr]  # filled in as the answer streams
         return response
 
     async def asynthesize(

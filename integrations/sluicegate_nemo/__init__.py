@@ -9,18 +9,15 @@ filters the whole answer in non-streaming `generate_async`.
 
 from __future__ import annotations
 
-try:
-    import nemoguardrails  # noqa: F401
-except ImportError as exc:  # pragma: no cover - exercised in a subprocess test
-    raise ImportError(
-        "sluicegate_nemo needs NeMo Guardrails: install the extra with `pip install 'sluicegate[nemo]'`"
-    ) from exc
+from sluicegate.plugin import require_extra
 
-from .llm import GatedLLM, GateStopped
-from .rail_config import FLOW_NAME, RAIL_PATH, SluicegateRail, UnsafeStreamingConfig, check_streaming, install
-from .rail_config import sluicegate_config
-from .session import CONTEXT_KEY, SessionMissing, StreamSession, current_session, use_session
-from .stream import GuardedStream, gated, guarded_stream, is_block_frame, parse_error_frame
+require_extra("nemoguardrails", adapter="sluicegate_nemo", framework="NeMo Guardrails", extra="nemo")
+
+from .llm import GatedLLM, GateStopped  # noqa: E402
+from .rail_config import FLOW_NAME, RAIL_PATH, SluicegateRail, UnsafeStreamingConfig  # noqa: E402
+from .rail_config import check_streaming, install, sluicegate_config  # noqa: E402
+from .session import CONTEXT_KEY, SessionMissing, StreamSession, current_session, use_session  # noqa: E402
+from .stream import GuardedStream, gated, guarded_stream, is_block_frame, parse_error_frame  # noqa: E402
 
 __all__ = [
     "CONTEXT_KEY",

@@ -66,4 +66,4 @@ class GatedLLM:
             if step.text:
                 yield LLMResponseChunk(delta_content=step.text)
         if session.filter.stopped:
-            raise GateStopped("sluicegate stopped the stream: " + ",".join(session.reasons or ("stopped",)))
+            raise GateStopped(session.stop_message)

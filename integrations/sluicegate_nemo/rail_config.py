@@ -8,7 +8,6 @@ the whole Colang flow, and there the action filters the whole answer: block, or 
 
 from __future__ import annotations
 
-import importlib
 import json
 import logging
 import weakref
@@ -19,6 +18,7 @@ from nemoguardrails import LLMRails, RailsConfig
 from nemoguardrails.actions.rail_outcome import RailOutcome, TransformTarget
 
 from sluicegate import StreamFilter, drive
+from sluicegate.plugin import load_factory
 
 from .session import current_session
 
@@ -150,19 +150,8 @@ def sluicegate_config(config: RailsConfig | None = None) -> RailsConfig:
     return merged
 
 
-def resolve_factory(path: str) -> FilterFactory:
-    """`package.module.factory` -> the callable (config.yml carries a dotted path, not an object)."""
-    module, _, name = path.rpartition(".")
-    if not module:
-        raise ValueError(f"sluicegate.filter must be a dotted path like 'pkg.module.factory', got {path!r}")
-    factory = getattr(importlib.import_module(module), name)
-    if not callable(factory):
-        raise TypeError(f"sluicegate.filter {path!r} is not callable")
-    return factory
-
-
 def init_from_config(app: LLMRails) -> None:
     """What the rail folder's `config.py:init(app)` does when NeMo loads it."""
     spec = (app.config.custom_data or {}).get("sluicegate") or {}
     path = spec.get("filter") if isinstance(spec, dict) else None
-    install(app, resolve_factory(path) if path else None)
+    install(app, load_factory(path, setting="custom_data.sluicegate.filter") if path else None)

@@ -16,7 +16,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Mapping
 
-from sluicegate import Outcome, StreamFilter, UsageMeter
+from sluicegate.sessions import Session
 
 CONTEXT_KEY = "sluicegate_session"
 
@@ -30,33 +30,15 @@ class SessionMissing(RuntimeError):
 
 
 @dataclass(eq=False)
-class StreamSession:
-    """One guarded stream: its filter, what it released, and how it ended."""
+class StreamSession(Session):
+    """One guarded stream (filter, outcome, meter: `sluicegate.sessions.Session`) plus its id and NeMo flags."""
 
-    filter: StreamFilter
     id: str = field(default_factory=lambda: uuid.uuid4().hex)
-    outcome: Outcome = field(default_factory=Outcome)
-    meter: UsageMeter = field(default_factory=UsageMeter)
     gated: bool = False  # the answer went through `filter` upstream of NeMo (set by gated()/GatedLLM)
     blocked: bool = False  # NeMo's guardrails_violation frame was sent for this stream
 
     def __post_init__(self) -> None:
         _REGISTRY[self.id] = self
-
-    @property
-    def stopped(self) -> bool:
-        return self.filter.stopped
-
-    @property
-    def reasons(self) -> tuple[str, ...]:
-        """The stop's reason codes (never blocked text)."""
-        guard = self.outcome.guard
-        return guard.reasons if guard is not None else ()
-
-    @property
-    def violations(self) -> tuple[Any, ...]:
-        """Server-side details from the filter (may quote blocked text: keep them out of client responses)."""
-        return tuple(getattr(self.filter, "violations", ()))
 
     def context_message(self) -> dict[str, Any]:
         return {"role": "context", "content": {CONTEXT_KEY: self.id}}

@@ -25,8 +25,11 @@ CODES: tuple[str, ...] = (CITATION_OUT_OF_RANGE, CITATION_MISSING, UNSUPPORTED_V
 
 MIN_WORDS_NEEDING_MARKER = 8
 
-# A list enumerator at the start of a line ("1. ", "2) ", "- ", "IV. ") is layout, not a value or a word.
-_ENUMERATOR = regex.compile(r"(?m)^[ \t]*(?:\(?[0-9]{1,3}[.)]|\(?[ivxIVX]{1,4}[.)]|\(?[a-zA-Z][)]|[-*•·‣◦–])[ \t]+")
+# A list enumerator at the start of a line ("2) ", "- ", "IV. ") is layout, not a value or a word. A numbered
+# one ("1. ") is layout only while it continues a list (1, then 2, ...): otherwise "The fee is\n250. Children
+# enter free." would hide the value 250 as an enumerator.
+_ENUMERATOR = regex.compile(r"(?m)^[ \t]*(?:\(?[ivxIVX]{1,4}[.)]|\(?[a-zA-Z][)]|[-*•·‣◦–])[ \t]+")
+_NUMBERED = regex.compile(r"(?m)^([ \t]*\(?)([0-9]{1,3})([.)][ \t]+)")
 _HAN = regex.compile(r"\p{Han}")
 _WORD = regex.compile(r"[\p{L}\p{M}\p{N}]")
 
@@ -40,8 +43,29 @@ class Violation:
 
 
 def prose(sentence: str) -> str:
-    """The sentence as checked: markers removed, list enumerators removed."""
+    """The sentence as checked: markers removed, list enumerators (but numbered ones) removed."""
     return _ENUMERATOR.sub("", strip_markers(sentence))
+
+
+class ListNumbers:
+    """Tells a list's own numbering from a value at the start of a line, across the sentences of one answer.
+
+    `1.` starts a list; `n.` continues it only right after `n-1.`. Anything else stays in the text, where it
+    is a value like any other. Sentences are judged in text order, so this state is the same for every chunking.
+    """
+
+    def __init__(self) -> None:
+        self._last = 0
+
+    def strip(self, text: str) -> str:
+        def layout(hit: regex.Match[str]) -> str:
+            n = int(hit.group(2))
+            if n == 1 or n == self._last + 1:
+                self._last = n
+                return ""
+            return hit.group(0)
+
+        return _NUMBERED.sub(layout, text)
 
 
 def word_count(text: str) -> int:
@@ -57,6 +81,7 @@ class Checker:
     def __init__(self, indexes: Sequence[Values], first_person: FirstPersonChecker) -> None:
         self._indexes = tuple(indexes)
         self._first_person = first_person
+        self._list_numbers = ListNumbers()
 
     def check(self, sentence: str) -> list[Violation]:
         """All violations of one sentence (raw, markers included), in check order; empty means it passes."""
@@ -68,7 +93,7 @@ class Checker:
             found.append(
                 Violation(CITATION_OUT_OF_RANGE, f"cites {', '.join(f'[S{k}]' for k in outside)}; sources are [S1]..[S{n}]")
             )
-        text = prose(normalize(sentence))
+        text = self._list_numbers.strip(prose(normalize(sentence)))
         values = extract(text, normalized=True)
         words = word_count(text)
         if not cited and (values or words >= MIN_WORDS_NEEDING_MARKER):

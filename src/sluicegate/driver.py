@@ -18,7 +18,7 @@ import inspect
 from dataclasses import dataclass, field
 from typing import Any, AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Iterator, Union
 
-from .stream import Done, Event, Guard, Step, StreamFilter
+from .stream import Done, Event, Guard, Step, StreamFilter, check_piece
 from .usage import Usage, UsageMeter
 
 TextOf = Callable[[Any], str]
@@ -55,7 +55,12 @@ class Outcome:
 
 
 def _text(item: Any) -> str:
-    return item if isinstance(item, str) else str(getattr(item, "text", item))
+    """A str piece, or an object's `.text` str (a provider chunk). Anything else is a clear TypeError:
+    turning bytes or None into their repr would put text the model never wrote in front of the reader."""
+    if isinstance(item, str):
+        return item
+    text = getattr(item, "text", None)
+    return text if isinstance(text, str) else check_piece(item)
 
 
 def _nonempty(step: Step) -> bool:

@@ -54,7 +54,9 @@ def _sources(sources: object) -> tuple[str, ...]:
 
 
 def _separator(whitespace: str) -> str:
-    """What the reader sees between two sentences: a blank line, a newline, a space or nothing."""
+    """What the reader sees between two sentences: a blank line, a newline, a space or nothing.
+
+    Idempotent (`_separator(_separator(a) + b) == _separator(a + b)`), so held spacing can be kept compacted."""
     if not whitespace:
         return ""
     lines = len(_NEWLINES.findall(whitespace))
@@ -196,14 +198,14 @@ class SentenceGate:
             return self._stop(found, len(sentence), out)
         shown = strip_markers(sentence)
         body = shown.strip()
-        if not body:  # only whitespace (and markers): nothing to show, keep the spacing
-            self._space += shown
+        if not body:  # only whitespace (and markers): nothing to show, keep the spacing (compacted: bounded)
+            self._space = _separator(self._space + shown)
             return None
         lead = shown[: len(shown) - len(shown.lstrip())]
         if self._released:
             out.append(_separator(self._space + lead))
         out.append(body)
-        self._space = shown[len(shown.rstrip()) :]
+        self._space = _separator(shown[len(shown.rstrip()) :])
         self._released = True
         return None
 

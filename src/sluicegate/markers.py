@@ -1,7 +1,7 @@
 """Reference markers `[Sk]`: found, numbered, and removed from released text with spacing fixed.
 
-Why one module: the splitter must agree with the gate on what a marker is (markers after a terminator belong
-to the sentence before them), so both import `MARKER_RE` from here. Digits are ASCII only: "[S۱]" is not a
+Why one module: the gate's checks and rendering agree here on what a marker is; the splitter's character scan
+(`segment.py`, markers after a terminator belong to the sentence before them) accepts exactly `MARKER_PATTERN`. Digits are ASCII only: "[S۱]" is not a
 marker, so a sentence relying on it fails closed on the marker rule.
 """
 
@@ -15,11 +15,15 @@ MARKER_RE = re.compile(MARKER_PATTERN)
 # Closing punctuation a marker may sit before: "nine [S1]." -> "nine.", also Persian/Arabic/CJK marks.
 _CLOSERS = ".,;:!?…)]}»”’\"'،؛؟۔。，；：！？।॥"
 _HSPACE = "[ \\t\\u00a0\\u202f\\u2009]"
+# A run of markers, also written with commas or semicolons between them: "[S1][S2]", "[S1], [S2]".
+_MARKERS = rf"{MARKER_PATTERN}(?:{_HSPACE}*[,;]?{_HSPACE}*{MARKER_PATTERN})*"
+# Markers wrapped in brackets of their own, "9 ([S1])." or "[[S1]]": the brackets would be left empty.
+_WRAPPED = re.compile(rf"{_HSPACE}*[(\[（]{_HSPACE}*{_MARKERS}{_HSPACE}*[)\]）]")
 # Markers (and the space before them) right before closing punctuation: the space after them goes too.
-_BEFORE_CLOSER = re.compile(rf"{_HSPACE}*(?:{MARKER_PATTERN}{_HSPACE}*)+(?=[{re.escape(_CLOSERS)}])")
+_BEFORE_CLOSER = re.compile(rf"{_HSPACE}*(?:{_MARKERS}{_HSPACE}*)+(?=[{re.escape(_CLOSERS)}])")
 # Any other run of markers: removed with the horizontal space before it; the space after it stays.
-_RUN = re.compile(rf"{_HSPACE}*(?:{MARKER_PATTERN}(?:{_HSPACE}*(?={MARKER_PATTERN}))?)+")
-_LEADING = re.compile(rf"^\s*(?:{MARKER_PATTERN}{_HSPACE}*)+")
+_RUN = re.compile(rf"{_HSPACE}*{_MARKERS}")
+_LEADING = re.compile(rf"^\s*(?:{_MARKERS}{_HSPACE}*)+")
 
 
 def marker_numbers(text: str) -> list[int]:
@@ -33,5 +37,5 @@ def strip_markers(text: str) -> str:
         lead = _LEADING.match(text)
         if lead:  # a marker opening the text: drop it with the space that follows
             text = text[lead.end() :]
-        text = _RUN.sub("", _BEFORE_CLOSER.sub("", text))
+        text = _RUN.sub("", _BEFORE_CLOSER.sub("", _WRAPPED.sub("", text)))
     return text

@@ -22,11 +22,23 @@ _LETTERS = {
 }
 # Arabic short vowels and related marks (fathatan .. sukun, superscript alef), and tatweel: dropped.
 _DROPPED = set(range(0x064B, 0x0653)) | {0x0670, 0x0640}
-# Invisible characters that could hide a value or a word from the checks: dropped.
+# Invisible characters that could hide a value or a word from the checks are dropped: the soft hyphen and
+# zero-width space here, every format character (category Cf, ZWNJ aside) and default-ignorable below.
 _DROPPED |= {0x200B, 0xFEFF, 0x00AD}
-# Arabic decimal and thousands separators (۳٫۱۴, ۱٬۲۰۰).
-_SEPARATORS = {0x066B: ".", 0x066C: ","}
+# Arabic decimal and thousands separators (۳٫۱۴, ۱٬۲۰۰); the fullwidth forms that build links and addresses
+# (evil．com, a＠b．org). Other fullwidth punctuation keeps its meaning in CJK text (，is not a decimal comma).
+_SEPARATORS = {0x066B: ".", 0x066C: ",", 0xFF0E: ".", 0xFF0F: "/", 0xFF1A: ":", 0xFF20: "@"}
 _PRESENTATION_FORMS = ((0xFB50, 0xFDFF), (0xFE70, 0xFEFF))
+
+
+# Default-ignorable code points that are not format characters: combining grapheme joiner, variation
+# selectors, Mongolian free variation selectors, Hangul fillers.
+_IGNORABLE = ((0x034F, 0x034F), (0x180B, 0x180F), (0xFE00, 0xFE0F), (0xE0100, 0xE01EF), (0x115F, 0x1160),
+              (0x3164, 0x3164), (0xFFA0, 0xFFA0))
+
+
+def _ignorable(cp: int) -> bool:
+    return any(lo <= cp <= hi for lo, hi in _IGNORABLE)
 
 
 def _map(cp: int) -> int | str | None:
@@ -41,7 +53,10 @@ def _map(cp: int) -> int | str | None:
     if cp in _SEPARATORS:
         return _SEPARATORS[cp]
     ch = chr(cp)
-    if unicodedata.category(ch) == "Nd":  # any script's decimal digit: Persian, Arabic-Indic, Devanagari...
+    category = unicodedata.category(ch)
+    if category == "Cf" or _ignorable(cp):  # bidi marks, ZWJ, word joiner, tags...: invisible, so dropped
+        return None
+    if category == "Nd":  # any script's decimal digit: Persian, Arabic-Indic, Devanagari...
         return str(unicodedata.decimal(ch))
     if any(lo <= cp <= hi for lo, hi in _PRESENTATION_FORMS):
         return normalize(unicodedata.normalize("NFKC", ch))

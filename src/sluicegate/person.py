@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Iterable
+
 import regex
 
 from ._data import word_list
@@ -108,10 +110,44 @@ class FirstPersonChecker:
         self._longest = max((len(p) for p in self._phrases), default=1)
         self._han = tuple(h for w in loaded for h in w.han)
         self._masks = tuple(m for w in loaded for m in w.masks)
+        self._maybe_folded, self._maybe_exact = self._prefilters()
+
+    def _prefilters(self) -> tuple[regex.Pattern[str] | None, regex.Pattern[str] | None]:
+        """One search that every hit must pass, so most sentences skip the token-by-token walk.
+
+        Conservative by construction: a hit is a token (letters, marks, digits, `_`, apostrophes) whose
+        apostrophe-stripped, case-folded form is listed, so the listed text occurs in the case-folded sentence
+        with no letter, mark, digit or `_` on either side (prefix entries: before it).
+        """
+        edge = r"[\p{L}\p{M}\p{Nd}_]"
+
+        def alternation(entries: Iterable[str]) -> str:
+            return "|".join(regex.escape(e) for e in sorted(set(entries), key=len, reverse=True))
+
+        bounded = set(self._words) | {p[0] for p in self._phrases}
+        parts = []
+        if bounded:
+            parts.append(rf"(?<!{edge})(?:{alternation(bounded)})(?!{edge})")
+        if self._prefixes:
+            parts.append(rf"(?<!{edge})(?:{alternation(self._prefixes)})")
+        if self._han:
+            parts.append(f"(?:{alternation(self._han)})")
+        folded = regex.compile("|".join(parts)) if parts else None
+        exact = regex.compile(rf"(?<!{edge})(?:{alternation(self._exact)})(?!{edge})") if self._exact else None
+        return folded, exact
 
     def hits(self, text: str, *, normalized: bool = False) -> list[str]:
         """First-person words in `text` (normalized here unless the caller says it already is)."""
         text = (text if normalized else normalize(text)).replace("’", "'")
+        if not (
+            (self._maybe_folded is not None and self._maybe_folded.search(text.casefold()))
+            or (self._maybe_exact is not None and self._maybe_exact.search(text))
+        ):
+            return []
+        return self._walk(text)
+
+    def _walk(self, text: str) -> list[str]:
+        """The token-by-token match on a normalized sentence (what `hits` runs when the prefilter passes)."""
         found: list[str] = []
         if self._han:
             masked = text

@@ -9,6 +9,8 @@ character arrives that is neither whitespace nor a marker, and a rule that needs
 abbreviation's second part, a German month name, a list marker) waits for those few characters. Each
 character is scanned once per sentence; the buffer never holds more than the current sentence plus a few
 characters of lookahead, and a sentence is cut at `cap` characters (at the last space) when no boundary comes.
+A decision that waits for more text remembers how far its scan got, so a long run of spaces, markers or
+ellipsis dots fed piece by piece is not rescanned from its start.
 """
 
 from __future__ import annotations
@@ -44,21 +46,30 @@ _BOUNDARY = 2  # the next sentence starts at the given position
 _CAP = 3  # no boundary can come within the cap
 
 
-def _abbreviation_patterns(abbreviations: Iterable[str]) -> tuple[re.Pattern[str], list[tuple[re.Pattern[str], regex.Pattern[str]]]]:
-    """Compile the lists into: text ending with an abbreviation, and (first parts, rest) of multi-part ones."""
-    whole: list[str] = []
-    continued: list[tuple[re.Pattern[str], regex.Pattern[str]]] = []
-    for abbr in sorted(set(abbreviations), key=len, reverse=True):
-        parts = [p for p in re.split(r"(?<=\.)\s*", abbr.strip()) if p]
-        if not parts or not parts[-1].endswith("."):
-            raise ValueError(f"an abbreviation must end with a period: {abbr!r}")
-        whole.append(r"\s?".join(re.escape(p) for p in parts))
-        for t in range(1, len(parts)):
-            head = re.compile(r"(?<!\w)" + r"\s?".join(re.escape(p) for p in parts[:t]) + r"\Z", re.IGNORECASE)
-            rest = regex.compile(r"\s?" + r"\s?".join(regex.escape(p) for p in parts[t:]), regex.IGNORECASE)
-            continued.append((head, rest))
-    ends = re.compile(r"(?<!\w)(?:" + "|".join(whole) + r")\Z", re.IGNORECASE) if whole else re.compile(r"(?!)")
-    return ends, continued
+class _Abbreviations:
+    """The lists compiled for the two questions a period asks: does the text end with an abbreviation, and
+    does it end with the first part of a multi-part one (`z.` of `z. B.`) whose rest may follow?"""
+
+    def __init__(self, abbreviations: Iterable[str]) -> None:
+        whole: list[str] = []
+        heads: list[str] = []
+        self.rests: dict[str, list[regex.Pattern[str]]] = {}
+        for abbr in sorted(set(abbreviations), key=len, reverse=True):
+            parts = [p for p in re.split(r"(?<=\.)\s*", abbr.strip()) if p]
+            if not parts or not parts[-1].endswith("."):
+                raise ValueError(f"an abbreviation must end with a period: {abbr!r}")
+            whole.append(r"\s?".join(re.escape(p) for p in parts))
+            for t in range(1, len(parts)):
+                heads.append(r"\s?".join(re.escape(p) for p in parts[:t]))
+                rest = regex.compile(r"\s?" + r"\s?".join(regex.escape(p) for p in parts[t:]), regex.IGNORECASE)
+                self.rests.setdefault(self.key("".join(parts[:t])), []).append(rest)
+        never = r"(?!)"
+        self.ends = re.compile(r"(?<!\w)(?:" + ("|".join(whole) or never) + r")\Z", re.IGNORECASE)
+        self.heads = re.compile(r"(?<!\w)(?:" + ("|".join(heads) or never) + r")\Z", re.IGNORECASE)
+
+    @staticmethod
+    def key(head: str) -> str:
+        return "".join(head.split()).casefold()
 
 
 def default_abbreviations() -> tuple[str, ...]:
@@ -83,9 +94,7 @@ class SentenceSplitter:
         if cap < 16:
             raise ValueError("cap must be at least 16 characters")
         self._cap = cap
-        self._ends, self._continued = _abbreviation_patterns(
-            default_abbreviations() if abbreviations is None else abbreviations
-        )
+        self._abbreviations = _Abbreviations(default_abbreviations() if abbreviations is None else abbreviations)
         self._months = frozenset(m.casefold() for m in word_list("months/de.txt"))
         self._reset()
 
@@ -97,6 +106,8 @@ class SentenceSplitter:
         self._depth = 0  # open CJK quotations in the current sentence, up to `_pos`
         self._started = False  # the start-of-sentence list-marker check is done
         self._content = 0  # where the current sentence's first non-space character is
+        self._resume: tuple[tuple[int, bool], int, int, bool] | None = None  # see `_skip`
+        self._run_resume: tuple[int, int] | None = None  # see `_terminator`
 
     @property
     def held(self) -> int:
@@ -171,6 +182,7 @@ class SentenceSplitter:
         out.append(self._buf[self._base : at])
         self._base = self._pos = self._content = at
         self._limit = at + self._cap
+        self._resume = self._run_resume = None
         self._depth = 0
         self._started = False
 
@@ -199,20 +211,23 @@ class SentenceSplitter:
 
     def _skip_space(self, buf: str, at: int) -> int:
         """Index of the next non-space character; -1 if the text ends first, -2 if it lies past the cap."""
-        cap = self._limit
-        n = len(buf)
-        while at < n and at <= cap and buf[at].isspace():
-            at += 1
-        if at > cap:
-            return -2
-        return -1 if at == n else at
+        return self._skip(buf, at, markers=False)[0]
 
     def _skip_space_and_markers(self, buf: str, at: int) -> tuple[int, int, bool]:
         """Skip whitespace and `[S<n>]` markers: (next position or -1/-2 as in `_skip_space`, newlines, saw marker)."""
+        return self._skip(buf, at, markers=True)
+
+    def _skip(self, buf: str, at: int, *, markers: bool) -> tuple[int, int, bool]:
+        """The scan behind both skips. When the text ends first, how far it got is remembered (relative to the
+        sentence start), so the next piece resumes there instead of rescanning the run from its start."""
         cap = self._limit
         n = len(buf)
+        key = (at - self._base, markers)
         newlines = 0
         marker = False
+        if self._resume is not None and self._resume[0] == key:
+            _, reached, newlines, marker = self._resume
+            at = reached + self._base
         while True:
             while at < n and at <= cap and buf[at].isspace():
                 newlines += buf[at] == "\n"
@@ -220,10 +235,13 @@ class SentenceSplitter:
             if at > cap:
                 return -2, newlines, marker
             if at == n:
+                self._resume = (key, at - self._base, newlines, marker)
                 return -1, newlines, marker
-            if buf[at] != "[":
+            if not markers or buf[at] != "[":
                 return at, newlines, marker
             end = self._marker_end(buf, at)
+            if end == -1:
+                self._resume = (key, at - self._base, newlines, marker)
             if end < 0:
                 return end, newlines, marker
             if end == at:
@@ -255,11 +273,14 @@ class SentenceSplitter:
     def _terminator(self, buf: str, i: int) -> tuple[int, int]:
         n = len(buf)
         j = i
+        if self._run_resume is not None and self._run_resume[0] == i - self._base:
+            j = self._run_resume[1] + self._base  # a long run fed piece by piece is scanned once
         while j < n and j <= self._limit:
             if buf[j] in TERMINATORS:
                 j += 1
             elif buf[j] == " " and buf[j - 1] == ".":  # a spaced ellipsis `. . .` is one run
                 if j + 1 == n:
+                    self._run_resume = (i - self._base, j - self._base)
                     return _NEED, 0
                 if buf[j + 1] != ".":
                     break
@@ -272,6 +293,7 @@ class SentenceSplitter:
         if k > self._limit:
             return _CAP, 0
         if k == n:
+            self._run_resume = (i - self._base, j - self._base)
             return _NEED, 0
         closers = buf[j:k]
         if buf[j - 1] in CJK_TERMINATORS:
@@ -322,10 +344,11 @@ class SentenceSplitter:
         """A lone period followed by a space and a non-lowercase letter: abbreviation, initial or date?"""
         lookback = max(self._base, i - 24)
         before = buf[lookback : i + 1]  # only the current sentence is visible, however the text was cut
-        if self._ends.search(before):
+        if self._abbreviations.ends.search(before):
             return _SKIP, i + 1
-        for head, rest in self._continued:
-            if head.search(before):
+        head = self._abbreviations.heads.search(before)
+        if head is not None:
+            for rest in self._abbreviations.rests[_Abbreviations.key(head.group())]:
                 hit = rest.match(buf, i + 1, partial=True)
                 if hit is not None:
                     return (_NEED, 0) if hit.partial else (_SKIP, i + 1)

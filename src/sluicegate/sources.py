@@ -6,11 +6,12 @@ gate from the same list in the same order: `[Si]` in the answer then means `sour
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from .stream import StreamFilter
 
 FilterFactory = Callable[[Sequence[str]], StreamFilter]
+RequestFactory = Callable[[Mapping[str, Any]], StreamFilter]
 
 
 def marker(index: int) -> str:
@@ -51,17 +52,35 @@ def gate_factory(*, redact: bool = False, **gate_options: Any) -> FilterFactory:
     """
 
     def make(texts: Sequence[str]) -> StreamFilter:
-        import sluicegate
+        from .gate import SentenceGate
+        from .redaction import Redactor
+        from .stream import Pipeline
 
-        gate_cls = getattr(sluicegate, "SentenceGate", None)
-        if gate_cls is None:
-            raise ImportError("sluicegate.SentenceGate is not available in this build")
-        gate = gate_cls(list(texts), **gate_options)
-        if not redact:
-            return gate
-        redactor_cls = getattr(sluicegate, "Redactor", None)
-        if redactor_cls is None:
-            raise ImportError("sluicegate.Redactor is not available in this build")
-        return sluicegate.Pipeline(gate, redactor_cls())
+        gate = SentenceGate(list(texts), **gate_options)
+        return Pipeline(gate, Redactor()) if redact else gate
 
     return make
+
+
+def gate_from(key: str = "sources", *, redact: bool = False, **gate_options: Any) -> RequestFactory:
+    """A per-request filter factory: the `gate_factory` filter over `request[key]`.
+
+    For adapters that hand the factory a mapping per request (NeMo's rail context, Guardrails AI's call
+    metadata). A request without sources is an error, never an ungrounded pass.
+    """
+    make = gate_factory(redact=redact, **gate_options)
+
+    def build(request: Mapping[str, Any]) -> StreamFilter:
+        if not isinstance(request, Mapping):
+            raise TypeError(f"the request must be a mapping with {key!r}, got {type(request).__name__}")
+        if key not in request:
+            raise ValueError(f"the request has no {key!r}: pass the passages (a list; empty if retrieval found none)")
+        return make(source_texts(request[key]))
+
+    return build
+
+
+# Ready per-request factories, for settings that can only name a callable by dotted path (NeMo's config.yml
+# `custom_data.sluicegate.filter`, a Guardrails AI RAIL spec): the gate over `request["sources"]`.
+request_gate: RequestFactory = gate_from("sources")
+request_gate_redacted: RequestFactory = gate_from("sources", redact=True)

@@ -81,7 +81,7 @@ class Pipeline:
 
     Inner `Done` events are folded into one `Done` at the end (a stop wins over a refusal, which wins over a
     truncation). When a later stage stops on text an earlier stage released just before stopping itself,
-    only the later stage's `Guard` is reported: its violation comes first in reading order. When an early stage stops, the later stages still flush what they hold, since that text was
+    only the later stage's `Guard` and end reason are reported: its stop comes first in reading order. When an early stage stops, the later stages still flush what they hold, since that text was
     already approved upstream; when a later stage stops, the earlier stages' held text is dropped.
     """
 
@@ -99,6 +99,11 @@ class Pipeline:
     @property
     def filters(self) -> tuple[StreamFilter, ...]:
         return self._filters
+
+    @property
+    def violations(self) -> tuple[object, ...]:
+        """The stages' server-side violation details, in stage order (stages without any count as none)."""
+        return tuple(v for f in self._filters for v in getattr(f, "violations", ()))
 
     @property
     def held(self) -> int:
@@ -125,8 +130,8 @@ class Pipeline:
             step = stage.feed(text) if text else EMPTY_STEP
             if step.stopped and stop_at is not None:
                 # This stage stopped inside text an earlier stage released before its own stop: that is the
-                # first violation in reading order, so it alone is reported (as a chunked run would see it).
-                events = [e for e in events if not isinstance(e, Guard)]
+                # first stop in reading order, so it alone is reported (as a chunked run would see it).
+                events, dones = [e for e in events if not isinstance(e, Guard)], []
             self._collect(step, events, dones)
             text = step.text
             if step.stopped:
@@ -136,7 +141,7 @@ class Pipeline:
             if final:
                 end = stage.flush(truncated=truncated and stop_at is None)
                 if end.stopped and stop_at is not None:
-                    events = [e for e in events if not isinstance(e, Guard)]
+                    events, dones = [e for e in events if not isinstance(e, Guard)], []
                 self._collect(end, events, dones)
                 text += end.text
                 if end.stopped and stop_at is None:

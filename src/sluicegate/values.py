@@ -8,10 +8,14 @@ the per-sentence cost depends on the sentence, never on the size of the sources.
 from __future__ import annotations
 
 from dataclasses import dataclass
+
 import regex
 
 from ._data import word_list
 from .normalize import normalize
+
+_SEPARATOR = regex.compile(r"[.,]")
+_SEPARATOR_KEPT = regex.compile(r"([.,])")
 
 _TLDS = word_list("tlds.txt")
 
@@ -20,6 +24,8 @@ _URL_TAIL = r"""[^\s<>"'“”«»\[\]{}|\\^`]*"""
 URL_RE = regex.compile(
     rf"(?i)(?<![\w@.-])(?:[a-z][a-z0-9+.-]*://|www\.){_URL_TAIL}"
     rf"|(?<![\w@./-])(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+(?:{'|'.join(_TLDS)})(?![\w-])(?:/{_URL_TAIL})?"
+    # a host with a path is a link whatever its top-level domain ("bit.ly/abc")
+    rf"|(?<![\w@./-])(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z]{{2,24}}/{_URL_TAIL}"
 )
 # Digits with single separators between them: "3.14", "1,200,000", "2,5". Digit boundaries on both sides.
 NUMBER_RE = regex.compile(r"(?<![0-9])[0-9]+(?:[.,][0-9]+)*")
@@ -54,7 +60,7 @@ def _grouped(groups: list[str]) -> bool:
 
 def canonical_number(token: str) -> str:
     """The canonical form of a number token ("1,200.50" -> "1200.5", "2,5" -> "2.5", "007" -> "7")."""
-    parts = regex.split(r"([.,])", token)
+    parts = _SEPARATOR_KEPT.split(token)
     groups, seps = parts[0::2], parts[1::2]
     if not seps:
         return _int(token)
@@ -128,7 +134,7 @@ def index_source(text: str) -> Values:
     nums: set[str] = set()
     for token in numbers:
         nums.add(canonical_number(token))
-        nums.update(_int(g) for g in regex.split(r"[.,]", token))
+        nums.update(_int(g) for g in _SEPARATOR.split(token))
     hosts: set[str] = set()
     for url in urls:
         canon = canonical_url(url)

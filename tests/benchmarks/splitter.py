@@ -83,6 +83,24 @@ def main() -> None:
     big_cost = [run(big, 1) / len(big) for _ in range(max(1, args.repeats // 2))]
     ratio = statistics.median(big_cost) / statistics.median(small_cost)
     print(f"\nper-char cost, 1-char pieces: {args.mb * 4:g} MB / {args.mb:g} MB = {ratio:.2f} (1.0 = linear)")
+    print("\n| 1-char pieces, 40k chars of | time vs plain words |")
+    print("|---|---|")
+    n = 40_000
+    base = statistics.median(run_prefixed("x", ("word " * n)[:n]) for _ in range(args.repeats))
+    for label, head, body in (("spaces after a period", "Done.", " " * n), ("a spaced ellipsis", "x", (" ." * n)[:n]),
+                              ("' \\n' runs", "x", (" \n" * n)[:n]), ("markers after a period", "Done.", ("[S1]" * n)[:n])):
+        t = statistics.median(run_prefixed(head, body) for _ in range(args.repeats))
+        print(f"| {label} | {t / base:.2f} |")
+
+
+def run_prefixed(head: str, body: str) -> float:
+    """Feed `head` whole, then `body` one character at a time: waits that must not rescan what they hold."""
+    splitter = SentenceSplitter()
+    splitter.feed(head)
+    start = time.perf_counter()
+    for ch in body:
+        splitter.feed(ch)
+    return time.perf_counter() - start
 
 
 if __name__ == "__main__":

@@ -289,3 +289,13 @@ async def test_adrive_text_matches_sync_for_every_chunking() -> None:
     for label, chunks in chunkings(text, max_size=8, random_runs=5):
         got = "".join([c async for c in adrive_text(Upstream(chunks), HoldUntilPeriod())])
         assert got == whole, label
+
+
+@pytest.mark.parametrize("bad", [b"hello ", None, 3])
+def test_non_text_upstream_items_are_a_type_error_not_text(bad: object) -> None:
+    """Review finding: bytes or None were turned into "b'hello '" / "None" and shown to the reader."""
+    from sluicegate import Redactor
+    from sluicegate.driver import drive_text
+
+    with pytest.raises(TypeError, match="str"):
+        list(drive_text(["hello ", bad, "world"], Redactor()))

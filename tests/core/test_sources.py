@@ -32,3 +32,29 @@ def test_single_source_and_bad_input() -> None:
 def test_gate_factory_builds_lazily() -> None:
     make = gate_factory()  # building the factory never needs the gate; calling it does
     assert callable(make)
+
+
+def test_gate_from_builds_the_gate_over_the_request_sources() -> None:
+    from sluicegate import Pipeline, SentenceGate
+    from sluicegate.sources import gate_from
+    from sluicegate.testing import run_filter
+
+    request = {"sources": [Doc("Opens at nine."), "Write to help@lib.example."]}
+    gate = gate_from("sources")(request)
+    assert isinstance(gate, SentenceGate)
+    assert run_filter(lambda: gate_from("sources")(request), ["It opened in 2019 [S1]. "]).stopped
+    piped = gate_from("sources", redact=True)(request)
+    assert isinstance(piped, Pipeline)
+    out = run_filter(lambda: gate_from("sources", redact=True)(request), ["Write to help@lib.example [S2]. "])
+    assert not out.stopped and "help@lib.example" not in out.text and "[S2]" not in out.text
+
+
+def test_gate_from_fails_with_a_clear_error_when_the_request_has_no_sources() -> None:
+    from sluicegate.sources import gate_from
+
+    with pytest.raises(ValueError, match="'sources'"):
+        gate_from("sources")({"question": "q"})
+    with pytest.raises(ValueError, match="no sources"):
+        gate_from("sources")({"sources": None})
+    with pytest.raises(TypeError, match="mapping"):
+        gate_from("sources")(None)  # type: ignore[arg-type]

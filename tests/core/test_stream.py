@@ -133,3 +133,53 @@ def test_pipeline_rejects_non_str_and_needs_a_stage() -> None:
         Pipeline(HoldToPeriod()).feed(b"bytes")  # type: ignore[arg-type]
     with pytest.raises(ValueError):
         Pipeline()
+
+
+def test_pipeline_reports_the_first_stop_in_reading_order_whatever_the_chunking() -> None:
+    """Review finding: redactor-then-gate, where the gate refuses before the redactor fails closed."""
+    from sluicegate import Redactor, SentenceGate
+
+    text = "NO_ANSWER " + "sk-ant-" + "a" * 300
+    make = lambda: Pipeline(Redactor(max_hold=64), SentenceGate(["x"]))  # noqa: E731
+    run = assert_chunk_invariant(make, text, max_size=12, random_runs=10)
+    assert run.events == (Done("refused"),)
+
+
+@pytest.mark.parametrize("order", ["redactor first", "gate first"])
+def test_gate_and_redactor_pipelines_are_chunk_invariant(order: str) -> None:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from sluicegate import Redactor, SentenceGate
+
+    sources = ["The library opens at 9. Mail desk@example.org."]
+
+    def make() -> Pipeline:
+        stages = [Redactor(max_hold=24), SentenceGate(sources)]
+        return Pipeline(*(stages if order == "redactor first" else stages[::-1]))
+
+    atoms = ["NO_ANSWER", " ", ". ", "It opens at 9 [S1]", "[S2]", "2019", "jane@exa", "mple.com", "-----BEGIN ",
+             "PRIVATE KEY-----", "sk-ant-", "aaaa", "\n\n", "We", "!"]
+
+    @settings(max_examples=150, deadline=None)
+    @given(st.lists(st.sampled_from(atoms), max_size=14), st.data())
+    def check(parts: list[str], data: st.DataObject) -> None:
+        text = "".join(parts)
+        cuts = sorted(data.draw(st.lists(st.integers(0, len(text)), max_size=8)))
+        chunks = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)])]
+        whole = run_filter(make, [text])
+        got = run_filter(make, chunks)
+        assert (got.text, got.stopped, got.events) == (whole.text, whole.stopped, whole.events)
+
+    check()
+
+
+def test_pipeline_gathers_its_stages_violations() -> None:
+    """So Outcome.violations (read by the driver) is filled for a gate+redactor pipeline too."""
+    from sluicegate import Redactor, SentenceGate
+
+    gated = Pipeline(Redactor(), SentenceGate(["x"]))
+    gated.feed("It was 2019 [S1]. More")
+    assert gated.flush().stopped
+    assert [v.code for v in gated.violations] == ["unsupported_value"]
+    assert Pipeline(HoldToPeriod()).violations == ()

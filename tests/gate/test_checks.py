@@ -74,8 +74,10 @@ def test_chinese_counts_three_characters_as_two_words() -> None:
 
 
 def test_list_enumerators_are_not_values_or_words() -> None:
-    assert prose("1. Opens early [S1].") == "Opens early."
+    assert prose("- Opens early [S1].") == "Opens early."
+    assert prose("1. Opens early [S1].") == "1. Opens early."  # numbered: the checker decides (ListNumbers)
     assert codes("1. Yes, on weekdays.") == []
+    assert codes("7. Yes, on weekdays.") == ["citation_missing"]  # 7 does not continue a list: a value
     assert codes("- Yes, on weekdays.") == []
 
 
@@ -129,3 +131,24 @@ def test_first_person_code() -> None:
 
 def test_several_codes_in_check_order() -> None:
     assert codes("I say it costs 99 euros [S5].") == ["citation_out_of_range", "unsupported_value", "first_person"]
+
+
+def test_a_value_at_the_start_of_a_line_is_not_taken_for_a_list_number() -> None:
+    """Review finding: "\\n250. " was stripped as an enumerator, so the unsupported 250 was released."""
+    from sluicegate import SentenceGate
+    from sluicegate.testing import run_filter
+
+    make = lambda: SentenceGate(["The library opens at 9 am."])  # noqa: E731
+    run = run_filter(make, ["The entrance fee is\n250. Children enter free."])
+    assert run.stopped and "250" not in run.text
+    assert run_filter(make, ["Fees rose by\n300. percent"]).stopped
+
+
+def test_a_numbered_list_is_still_layout() -> None:
+    from sluicegate import SentenceGate
+    from sluicegate.testing import run_filter
+
+    text = "Two steps [S1]:\n1. Open the door.\n2. Take a seat.\n3. Read quietly.\n\n1. Again.\n2. And again."
+    run = run_filter(lambda: SentenceGate(["The library opens at 9 am."]), [text])
+    assert not run.stopped, run
+    assert "2. Take a seat." in run.text

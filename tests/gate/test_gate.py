@@ -331,3 +331,14 @@ def test_source_count_and_empty_sources() -> None:
     step = empty.feed("It opens early [S1]. X")
     assert step.stopped and step.events[0].reasons == ("citation_out_of_range",)  # type: ignore[union-attr]
     assert run_filter(lambda: SentenceGate([]), ["Yes. Short and fine."]).events == (Done("complete"),)
+
+
+def test_whitespace_runs_between_sentences_are_held_in_bounded_memory() -> None:
+    """Review finding: every whitespace-only segment was appended to the held spacing, without limit."""
+    gate = SentenceGate(["x"])
+    screen = gate.feed("Hi there.").text
+    for _ in range(8000):
+        screen += gate.feed(" " * 99 + "\n").text
+        assert gate.held <= 1000 + 100 + 2  # the splitter's cap, one piece, the compacted spacing
+    screen += gate.feed("Bye.").text + gate.flush().text
+    assert screen == "Hi there.\n\nBye."

@@ -41,3 +41,18 @@ def test_strip_markers_fixes_spacing(text: str, shown: str) -> None:
 def test_nested_markers_do_not_leave_a_marker_behind() -> None:
     assert strip_markers("Yes [[S1]S1].") == "Yes."
     assert not MARKER_RE.search(strip_markers("Ok [S[S1]1] x."))
+
+
+@pytest.mark.parametrize(
+    ("raw", "shown"),
+    [
+        ("It opens at 9 ([S1]).", "It opens at 9."),
+        ("It opens at 9 [S1], [S2].", "It opens at 9."),
+        ("see [[S1]] now", "see now"),
+        ("a [S1], b", "a, b"),
+        ("9（[S1]）。", "9。"),
+    ],
+)
+def test_no_empty_brackets_or_stray_commas_are_left(raw: str, shown: str) -> None:
+    """Review finding: removing markers left "()", "[]" and ",." behind."""
+    assert strip_markers(raw) == shown

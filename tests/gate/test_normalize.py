@@ -1,4 +1,8 @@
+import pytest
+
+from sluicegate import SentenceGate
 from sluicegate.normalize import normalize
+from sluicegate.testing import run_filter
 
 
 def test_persian_and_arabic_indic_digits_and_separators_become_ascii() -> None:
@@ -38,3 +42,19 @@ def test_no_break_space_between_digit_groups_is_a_thousands_separator() -> None:
 def test_normalization_is_idempotent() -> None:
     text = "می‌کنم ۳٫۱۴ كَتَبَ 1\u00a0200"
     assert normalize(normalize(text)) == normalize(text)
+
+
+@pytest.mark.parametrize("hidden", ["\u200d", "\u200e", "\u200f", "\u2060", "\u061c", "\u202a", "\u2066", "\u034f",
+                                    "\ufe0f", "\U000e0041"])
+def test_invisible_characters_cannot_hide_a_word_or_a_value(hidden: str) -> None:
+    """Review finding: a bidi mark or joiner inside "We" or "2019" got both past the gate."""
+    assert normalize(f"W{hidden}e 20{hidden}19") == "We 2019"
+    person = run_filter(lambda: SentenceGate(["The library opens at 9 am."]), [f"W{hidden}e open at 9 [S1]."])
+    assert person.stopped and "open" not in person.text
+    value = run_filter(lambda: SentenceGate(["The fund had 20 staff in 19 towns."]),
+                       [f"It was founded in 20{hidden}19 [S1]."])
+    assert value.stopped and "founded" not in value.text
+
+
+def test_zwnj_is_still_a_space() -> None:
+    assert normalize("می\u200cکنم") == "می کنم"

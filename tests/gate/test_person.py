@@ -131,3 +131,29 @@ def test_every_supported_language_has_a_list() -> None:
 def test_persian_list_has_both_forms_of_prefixed_verbs() -> None:
     fa = load_list("fa")
     assert "میکنم" in fa.words and ("می", "کنم") in fa.phrases
+
+
+# -- the prefilter never hides a hit ------------------------------------------------------------------------
+
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from sluicegate.normalize import normalize as _normalize  # noqa: E402
+from sluicegate.person import FirstPersonChecker as _Checker  # noqa: E402
+from sluicegate.person import load_list as _load_list  # noqa: E402
+
+_VOCAB = sorted(
+    {e for lang in ("en", "fa", "ar", "ru", "hi", "zh", "fr", "de") for e in (
+        *_load_list(lang).words, *_load_list(lang).exact, *_load_list(lang).prefixes, *_load_list(lang).han,
+        *(" ".join(p) for p in _load_list(lang).phrases), *_load_list(lang).masks)}
+) + ["WE", "We", "I", "i.e.", "Ma", "et", "al.", "annex", "I", "ai", "'", "’", "-", "x", "time", "some", "自我修正", "1"]
+
+
+@given(
+    st.sampled_from(["en", "fa", "ar", "fr", "de", "zh"]),
+    st.lists(st.tuples(st.sampled_from(_VOCAB), st.sampled_from([" ", "", "'", ". ", "\u200c", "-", ","])), max_size=12),
+)
+def test_prefilter_never_hides_a_hit(language: str, parts: list[tuple[str, str]]) -> None:
+    checker = _Checker(language)
+    text = _normalize("".join(a + b for a, b in parts)).replace("’", "'")
+    assert checker.hits(text, normalized=True) == checker._walk(text)

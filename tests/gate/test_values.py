@@ -67,3 +67,14 @@ def test_not_a_url() -> None:
 def test_index_is_a_set_per_source() -> None:
     index = index_source("14.52 and 1,200")
     assert {"14.52", "14", "52", "1200", "1", "200"} <= index.numbers
+
+
+def test_a_host_with_a_path_is_a_link_whatever_its_domain() -> None:
+    """Review finding: "bit.ly/abc" passed with no citation because "ly" is not in the TLD list."""
+    from sluicegate import SentenceGate
+    from sluicegate.testing import run_filter
+
+    make = lambda: SentenceGate(["The library opens at 9 am."])  # noqa: E731
+    assert run_filter(make, ["Go to bit.ly/abc now."]).stopped
+    assert run_filter(make, ["Go to evil．com/x now."]).stopped
+    assert not run_filter(make, ["It uses Node.js today."]).stopped

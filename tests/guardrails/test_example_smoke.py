@@ -1,25 +1,20 @@
-"""examples/guardrails_gate.py runs offline and shows what it promises."""
+"""examples/guardrails_gate.py runs offline and shows what it promises, with the real filters."""
 
-import os
-import subprocess
-import sys
-from pathlib import Path
+from tests.support import run_example
 
-ROOT = Path(__file__).resolve().parents[2]
+GROUNDED_SEEN = (
+    "reader sees: 'The library opens at nine on weekdays. Late fees were abolished in 2019. "
+    "Write to <EMAIL_ADDRESS> with questions.'"
+)
+STOPPED_SEEN = "reader sees: 'The library opens at nine on weekdays. Late fees were abolished in 2019.'"
 
 
 def test_guardrails_example_runs_offline() -> None:
-    env = {**os.environ, "PYTHONPATH": f"{ROOT / 'src'}{os.pathsep}{ROOT / 'integrations'}"}
-    proc = subprocess.run(
-        [sys.executable, str(ROOT / "examples" / "guardrails_gate.py")],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-    )
-    assert proc.returncode == 0, proc.stderr
-    out = proc.stdout
-    assert "reader sees: 'The report is ready. It covers the year 2018 only. Bye now.'" in out
-    assert out.count("reader sees: 'The report is ready. '") == 2
-    assert out.count("violation: sluicegate stopped the stream: forbidden") == 2
-    assert "2019" not in out.replace("planted 2019", "")
+    out = run_example("guardrails_gate.py", drop_env=("GUARDRAILS_RUN_SYNC",))  # the default validator service
+    assert out.count(GROUNDED_SEEN) == 2  # streamed and whole-string: markers stripped, e-mail redacted
+    assert out.count(STOPPED_SEEN) == 2  # the two grounded sentences, then the stop: nothing after it
+    assert out.count("violation: sluicegate stopped the stream: unsupported_value") == 2
+    assert out.count("violation: None") == 2
+    assert "help.desk@citylib.example" not in out  # the e-mail arrived split across pieces
+    assert "2 euros" not in out and "bicycles" not in out  # the planted sentence
+    assert "[S" not in out

@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 from guardrails import AsyncGuard, Guard
@@ -13,7 +10,7 @@ from hypothesis import given, strategies as st
 
 import sluicegate_guardrails as sg
 from sluicegate.testing import pieces_of, run_filter
-from tests.support import BAD, BAD_RELEASED, GOOD, make_stop_filter
+from tests.support import BAD, BAD_RELEASED, GOOD, import_error_without, make_stop_filter
 
 FILTER = "tests.support.make_stop_filter"
 MESSAGES = [{"role": "user", "content": "What does the report cover?"}]
@@ -159,13 +156,4 @@ def test_a_second_validator_on_the_output_is_refused() -> None:
 
 
 def test_import_without_the_extra_names_it() -> None:
-    code = "import sys; sys.modules['guardrails'] = None; import sluicegate_guardrails"
-    root = Path(__file__).resolve().parents[2]
-    proc = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        env={"PYTHONPATH": f"{root / 'src'}:{root / 'integrations'}"},
-        cwd=root,
-    )
-    assert proc.returncode != 0 and "sluicegate[guardrails]" in proc.stderr
+    assert 'pip install "sluicegate[guardrails]"' in import_error_without('guardrails', 'sluicegate_guardrails')

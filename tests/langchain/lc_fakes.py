@@ -3,8 +3,7 @@ produced, the prompts it got, whether its generator ran to the end and whether i
 
 from __future__ import annotations
 
-import asyncio
-from dataclasses import dataclass, field
+from contextlib import aclosing
 from typing import Any, AsyncIterator, Iterator, Literal
 
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
@@ -14,20 +13,9 @@ from langchain_core.messages.ai import UsageMetadata
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from pydantic import Field
 
+from tests.support import Record
+
 INPUT_TOKENS = 11
-
-
-@dataclass
-class Record:
-    produced: int = 0
-    texts: list[str] = field(default_factory=list)
-    prompts: list[str] = field(default_factory=list)
-    exhausted: bool = False
-    closed: bool = False
-
-    @property
-    def produced_text(self) -> str:
-        return "".join(self.texts)
 
 
 def _usage(output: int, input_: int = 0) -> UsageMetadata:
@@ -68,21 +56,18 @@ class ScriptedChatModel(BaseChatModel):
         meta = _usage(len(self.pieces), INPUT_TOKENS) if self.usage != "none" else None
         return ChatResult(generations=[ChatGeneration(message=AIMessage(content="".join(self.pieces), usage_metadata=meta))])
 
+    def _items(self) -> Iterator[tuple[str | None, ChatGenerationChunk]]:
+        for i, piece in enumerate(self.pieces):
+            yield piece, self._chunk(i, piece)
+        final = self._final()
+        if final is not None:
+            yield None, final
+
     def _stream(
         self, messages: list[BaseMessage], stop: Any = None, run_manager: CallbackManagerForLLMRun | None = None, **kw: Any
     ) -> Iterator[ChatGenerationChunk]:
         self._remember(messages)
-        try:
-            for i, piece in enumerate(self.pieces):
-                self.record.produced += 1
-                self.record.texts.append(piece)
-                yield self._chunk(i, piece)
-            final = self._final()
-            if final is not None:
-                yield final
-            self.record.exhausted = True
-        finally:
-            self.record.closed = True
+        yield from self.record.stream(self._items())
 
     async def _astream(
         self,
@@ -92,15 +77,6 @@ class ScriptedChatModel(BaseChatModel):
         **kw: Any,
     ) -> AsyncIterator[ChatGenerationChunk]:
         self._remember(messages)
-        try:
-            for i, piece in enumerate(self.pieces):
-                await asyncio.sleep(0)
-                self.record.produced += 1
-                self.record.texts.append(piece)
-                yield self._chunk(i, piece)
-            final = self._final()
-            if final is not None:
-                yield final
-            self.record.exhausted = True
-        finally:
-            self.record.closed = True
+        async with aclosing(self.record.astream(self._items())) as chunks:
+            async for chunk in chunks:
+                yield chunk

@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 from langchain_core.output_parsers import StrOutputParser
 from langchain_core.prompts import ChatPromptTemplate
 from lc_fakes import ScriptedChatModel
-from tests.support import wait_closed
-from tests.support import NOTICE, toy_factory
+from tests.support import NOTICE, import_error_without, toy_factory, wait_closed
 
 from sluicegate.testing import pieces_of
 from sluicegate_langchain import GateStep
@@ -94,14 +89,4 @@ def test_piece_sizes_give_identical_text(size: int) -> None:
 
 
 def test_import_without_the_extra_names_it() -> None:
-    code = (
-        "import sys; sys.modules['langchain_core'] = None\n"
-        "try:\n    import sluicegate_langchain\nexcept ImportError as e:\n    print(e)\n"
-    )
-    import sluicegate
-    import sluicegate_langchain
-
-    path = [str(Path(m.__file__).parent.parent) for m in (sluicegate, sluicegate_langchain)]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(path)}
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env).stdout
-    assert 'pip install "sluicegate[langchain]"' in out
+    assert 'pip install "sluicegate[langchain]"' in import_error_without('langchain_core', 'sluicegate_langchain')

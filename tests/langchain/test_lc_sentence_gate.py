@@ -12,7 +12,7 @@ from langchain_core.documents import Document
 from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.runnables import RunnablePassthrough
 from lc_fakes import ScriptedChatModel
-from tests.support import wait_closed
+from tests.support import drawn_pieces, pieces_to_cover, wait_closed
 
 from sluicegate import Outcome
 from sluicegate.sources import gate_factory
@@ -51,12 +51,7 @@ def test_planted_value_never_reaches_the_reader(size: int) -> None:
     assert not any("2019" in c or "3 million" in c for c in chunks)
     assert outcome.reason == "stopped" and outcome.guard is not None and chunks[-1] == outcome.guard.notice
     assert model.record.closed and not model.record.exhausted
-    total = 0
-    for n, piece in enumerate(pieces, start=1):
-        total += len(piece)
-        if total >= BAD_END:
-            break
-    assert model.record.produced <= n + 1
+    assert model.record.produced <= pieces_to_cover(pieces, BAD_END) + 1
 
 
 async def test_planted_value_never_reaches_the_reader_async() -> None:
@@ -69,9 +64,7 @@ async def test_planted_value_never_reaches_the_reader_async() -> None:
 
 @given(st.data(), st.sampled_from([GOOD, BAD]))
 def test_chunkings_give_identical_reader_text(data: st.DataObject, text: str) -> None:
-    cuts = sorted(data.draw(st.lists(st.integers(0, len(text)), max_size=20)))
-    bounds = [0, *cuts, len(text)]
-    got, _, _ = run([text[a:b] for a, b in zip(bounds, bounds[1:])])
+    got, _, _ = run(drawn_pieces(data, text))
     whole, _, _ = run([text])
     assert "".join(got) == "".join(whole)
 

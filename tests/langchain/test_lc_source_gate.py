@@ -15,8 +15,7 @@ from langchain_core.output_parsers.transform import BaseTransformOutputParser
 from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.runnables import RunnableGenerator, RunnableLambda, RunnablePassthrough
 from lc_fakes import INPUT_TOKENS, Record, ScriptedChatModel
-from tests.support import wait_closed
-from tests.support import NOTICE, toy_factory
+from tests.support import NOTICE, drawn_pieces, pieces_to_cover, toy_factory, wait_closed
 
 from sluicegate.testing import pieces_of
 from sluicegate_langchain import SourceGate, UsageCallbackHandler
@@ -38,16 +37,6 @@ def rag(model: ScriptedChatModel, **kw: object):
 
 def answer_chunks(chunks: list[dict]) -> list[str]:
     return [c["answer"] for c in chunks if "answer" in c]
-
-
-def pieces_to_cover(pieces: list[str], end: int) -> int:
-    """How many pieces a model must produce before the text up to `end` is complete."""
-    total = 0
-    for n, piece in enumerate(pieces, start=1):
-        total += len(piece)
-        if total >= end:
-            return n
-    return len(pieces)
 
 
 BAD_END = BAD.index(BAD_SENTENCE) + len(BAD_SENTENCE.rstrip())
@@ -234,9 +223,7 @@ async def test_model_piece_sizes_give_identical_reader_text(text: str) -> None:
 
 
 def _chunking(data: st.DataObject, text: str) -> list[str]:
-    cuts = sorted(data.draw(st.lists(st.integers(0, len(text)), max_size=25)))
-    bounds = [0, *cuts, len(text)]
-    return [text[a:b] for a, b in zip(bounds, bounds[1:])]
+    return drawn_pieces(data, text, max_cuts=25)
 
 
 @given(st.data(), st.sampled_from([GOOD, BAD]))

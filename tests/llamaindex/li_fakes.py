@@ -7,8 +7,6 @@ piece (which a stopped stream never reaches); "none": never.
 
 from __future__ import annotations
 
-import asyncio
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from llama_index.core import VectorStoreIndex
@@ -18,24 +16,13 @@ from llama_index.core.llms.callbacks import llm_completion_callback
 from llama_index.core.llms.custom import CustomLLM
 from llama_index.core.schema import TextNode
 
+from tests.support import Record
+
 PROMPT_TOKENS = 17
 NODES = {
     "n1": "Revenue was 5 million in 2018.",
     "n2": "Headcount was 42 in 2018.",
 }
-
-
-@dataclass
-class Record:
-    prompts: list[str] = field(default_factory=list)
-    produced: int = 0
-    texts: list[str] = field(default_factory=list)
-    exhausted: bool = False
-    closed: bool = False
-
-    @property
-    def produced_text(self) -> str:
-        return "".join(self.texts)
 
 
 class ScriptedLLM(CustomLLM):
@@ -74,37 +61,12 @@ class ScriptedLLM(CustomLLM):
     @llm_completion_callback()
     def stream_complete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> CompletionResponseGen:
         self.record.prompts.append(prompt)
-
-        def gen() -> CompletionResponseGen:
-            try:
-                for piece, response in self._responses():
-                    if piece is not None:
-                        self.record.produced += 1
-                        self.record.texts.append(piece)
-                    yield response
-                self.record.exhausted = True
-            finally:
-                self.record.closed = True
-
-        return gen()
+        return self.record.stream(self._responses())
 
     @llm_completion_callback()
     async def astream_complete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> CompletionResponseAsyncGen:
         self.record.prompts.append(prompt)
-
-        async def gen() -> CompletionResponseAsyncGen:
-            try:
-                for piece, response in self._responses():
-                    await asyncio.sleep(0)
-                    if piece is not None:
-                        self.record.produced += 1
-                        self.record.texts.append(piece)
-                    yield response
-                self.record.exhausted = True
-            finally:
-                self.record.closed = True
-
-        return gen()
+        return self.record.astream(self._responses())
 
 
 def make_index() -> VectorStoreIndex:

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from li_fakes import ScriptedLLM, make_index
-from tests.support import wait_closed
+from tests.support import drawn_pieces, wait_closed
 from llama_index.core import get_response_synthesizer
 
 from sluicegate.testing import pieces_of
@@ -49,7 +49,5 @@ async def test_planted_value_never_reaches_the_reader_async() -> None:
 
 @given(st.data(), st.sampled_from([GOOD, BAD]))
 def test_chunkings_give_identical_reader_text(data: st.DataObject, text: str) -> None:
-    cuts = sorted(data.draw(st.lists(st.integers(0, len(text)), max_size=20)))
-    bounds = [0, *cuts, len(text)]
-    got = "".join(engine(ScriptedLLM(pieces=[text[a:b] for a, b in zip(bounds, bounds[1:])])).query("q").response_gen)
+    got = "".join(engine(ScriptedLLM(pieces=drawn_pieces(data, text))).query("q").response_gen)
     assert got == "".join(engine(ScriptedLLM(pieces=[text])).query("q").response_gen)

@@ -6,23 +6,18 @@ none of the numbered sources); test_li_sentence_gate.py runs the same engine ove
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from li_fakes import NODES, PROMPT_TOKENS, ScriptedLLM, make_index
-from tests.support import wait_closed
 from llama_index.core import get_response_synthesizer
 from llama_index.core.base.response.schema import AsyncStreamingResponse, Response, StreamingResponse
 from llama_index.core.instrumentation import get_dispatcher
 from llama_index.core.instrumentation.event_handlers import BaseEventHandler
 from llama_index.core.query_engine import RetrieverQueryEngine
 from llama_index.core.schema import NodeWithScore, TextNode
-from tests.support import NOTICE, toy_factory
+from tests.support import NOTICE, drawn_pieces, import_error_without, pieces_to_cover, toy_factory, wait_closed
 
 from sluicegate.testing import pieces_of
 from sluicegate_llamaindex import GATED_QA_TEMPLATE, GatedSynthesizer, MultiCallModeError, UsageEventHandler
@@ -47,15 +42,6 @@ def engine(llm: ScriptedLLM, *, via: str = "as_query_engine", **kw: object):
     if via == "retriever":
         return RetrieverQueryEngine(retriever=INDEX.as_retriever(similarity_top_k=2), response_synthesizer=synth(llm, **kw))
     return INDEX.as_query_engine(llm=llm, similarity_top_k=2, response_synthesizer=synth(llm, **kw))
-
-
-def pieces_to_cover(pieces: list[str], end: int) -> int:
-    total = 0
-    for n, piece in enumerate(pieces, start=1):
-        total += len(piece)
-        if total >= end:
-            return n
-    return len(pieces)
 
 
 class Events(BaseEventHandler):
@@ -230,20 +216,8 @@ async def test_piece_sizes_give_identical_reader_text(text: str) -> None:
 
 @given(st.data(), st.sampled_from([GOOD, BAD]))
 def test_hypothesis_chunkings_give_identical_reader_text(data: st.DataObject, text: str) -> None:
-    cuts = sorted(data.draw(st.lists(st.integers(0, len(text)), max_size=25)))
-    bounds = [0, *cuts, len(text)]
-    assert reader_text([text[a:b] for a, b in zip(bounds, bounds[1:])]) == reader_text([text])
+    assert reader_text(drawn_pieces(data, text, max_cuts=25)) == reader_text([text])
 
 
 def test_import_without_the_extra_names_it() -> None:
-    import sluicegate
-    import sluicegate_llamaindex
-
-    code = (
-        "import sys; sys.modules['llama_index.core'] = None\n"
-        "try:\n    import sluicegate_llamaindex\nexcept ImportError as e:\n    print(e)\n"
-    )
-    path = [str(Path(m.__file__).parent.parent) for m in (sluicegate, sluicegate_llamaindex)]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(path)}
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env).stdout
-    assert 'pip install "sluicegate[llamaindex]"' in out
+    assert 'pip install "sluicegate[llamaindex]"' in import_error_without('llama_index.core', 'sluicegate_llamaindex')

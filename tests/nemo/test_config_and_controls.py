@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -12,17 +10,19 @@ from nemoguardrails import LLMRails, RailsConfig
 import sluicegate_nemo as sn
 from tests.nemo.scripted import ScriptedModel, agen
 from tests.nemo.test_stream import USER, stream_app, visible
-from tests.support import BAD, BAD_RELEASED, GOOD
+from tests.support import BAD, BAD_RELEASED, GOOD, import_error_without
 from sluicegate.testing import pieces_of
 
 
-def _yaml(stream_first: str = "false", chunk_size: int = 1, context_size: int = 0) -> str:
+def _yaml(
+    stream_first: str = "false", chunk_size: int = 1, context_size: int = 0, filter: str = "tests.support.make_stop_filter"
+) -> str:
     return f"""
 import_paths:
   - {sn.RAIL_PATH}
 custom_data:
   sluicegate:
-    filter: tests.support.make_stop_filter
+    filter: {filter}
 rails:
   output:
     flows: [sluicegate output]
@@ -71,6 +71,20 @@ async def test_ready_rail_folder_via_import_paths_streams_and_blocks(tmp_path: P
     assert visible(chunks) == GOOD and not s.blocked
 
 
+async def test_config_file_names_the_ready_gate_over_the_request_sources(tmp_path: Path) -> None:
+    yaml = _yaml(filter="sluicegate.sources.request_gate_redacted")
+    rails = LLMRails(RailsConfig.from_path(str(_config_dir(tmp_path, yaml))))
+    sources = ["Late fees were abolished in 2021.", "Write to help.desk@citylib.example."]
+    messages = [{"role": "context", "content": {"sources": sources}}, *USER]
+    ok = "Late fees ended in 2021 [S1]. Write to help.desk@citylib.example [S2]. "
+    s = sn.guarded_stream(rails, messages=messages, generator=agen(pieces_of(ok, 4)))
+    seen = visible([c async for c in s])
+    assert "2021" in seen and "help.desk@citylib.example" not in seen and "[S" not in seen and not s.blocked
+    s = sn.guarded_stream(rails, messages=messages, generator=agen(pieces_of(ok.replace("2021", "2019"), 4)))
+    chunks = [c async for c in s]
+    assert visible(chunks) == "" and s.blocked and [v.code for v in s.session.violations] == ["unsupported_value"]
+
+
 async def test_generate_async_runs_the_whole_string_action(llm_rails: LLMRails, scripted: ScriptedModel) -> None:
     scripted.push([GOOD], [BAD])
     good = await llm_rails.generate_async(messages=USER)
@@ -105,11 +119,4 @@ async def test_control_stream_first_true_leaks_the_bad_sentence(rail_only_stream
 
 
 def test_import_without_the_extra_names_it() -> None:
-    code = "import sys; sys.modules['nemoguardrails'] = None; import sluicegate_nemo"
-    root = Path(__file__).resolve().parents[2]
-    env_path = f"{root / 'src'}:{root / 'integrations'}"
-    proc = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env={"PYTHONPATH": env_path}, cwd=root
-    )
-    assert proc.returncode != 0
-    assert "ImportError" in proc.stderr and "sluicegate[nemo]" in proc.stderr
+    assert 'pip install "sluicegate[nemo]"' in import_error_without('nemoguardrails', 'sluicegate_nemo')

@@ -1,21 +1,21 @@
-"""examples/nemo_gate.py runs offline and shows what it promises."""
+"""examples/nemo_gate.py runs offline and shows what it promises, with the real filters."""
 
-import os
-import subprocess
-import sys
-from pathlib import Path
+from tests.support import run_example
 
-ROOT = Path(__file__).resolve().parents[2]
+GROUNDED_SEEN = (
+    "reader sees: 'The library opens at nine on weekdays. Late fees were abolished in 2019. "
+    "Write to <EMAIL_ADDRESS> with questions.'"
+)
+STOPPED_SEEN = "reader sees: 'The library opens at nine on weekdays. Late fees were abolished in 2019.'"
 
 
 def test_nemo_example_runs_offline() -> None:
-    env = {**os.environ, "PYTHONPATH": f"{ROOT / 'src'}{os.pathsep}{ROOT / 'integrations'}"}
-    proc = subprocess.run(
-        [sys.executable, str(ROOT / "examples" / "nemo_gate.py")], capture_output=True, text=True, env=env, timeout=300
-    )
-    assert proc.returncode == 0, proc.stderr
-    out = proc.stdout
-    assert out.count("reader sees: 'The report is ready. It covers the year 2018 only. Bye now.'") == 2
-    assert out.count("reader sees: 'The report is ready. '") == 2
+    out = run_example("nemo_gate.py")
+    assert out.count(GROUNDED_SEEN) == 3  # app stream, GatedLLM, generate_async: markers stripped, e-mail redacted
+    assert out.count(STOPPED_SEEN) == 2  # the two grounded sentences, then the stop: nothing after it
     assert out.count('"type": "guardrails_violation"') == 2
-    assert "2019" not in out.replace("planted 2019", "")
+    assert out.count("reasons: ['unsupported_value']") == 2
+    assert "reader sees: \"I'm sorry, I can't respond to that.\"" in out  # generate_async blocks the whole answer
+    assert "help.desk@citylib.example" not in out  # the e-mail arrived split across pieces
+    assert "2 euros" not in out and "bicycles" not in out  # the planted sentence
+    assert "[S" not in out

@@ -7,6 +7,7 @@ from nemoguardrails import LLMRails
 
 import sluicegate
 import sluicegate_nemo as sn
+from sluicegate.sources import gate_from
 from sluicegate.testing import pieces_of, run_filter
 from tests.nemo.scripted import ScriptedModel, agen
 from tests.nemo.test_stream import USER, visible
@@ -48,3 +49,16 @@ async def test_generate_async_applies_the_redaction_as_a_transform() -> None:
     # NeMo strips the surrounding whitespace of a non-streamed bot message; the redaction itself is exact.
     assert result["content"] == run_filter(sluicegate.Redactor, [PII]).text.strip()
     assert "jane.doe@example.com" not in result["content"]
+
+
+@pytest.mark.parametrize("text", [GATE_OK, GATE_BAD])
+async def test_per_request_sources_from_the_context_message(text: str) -> None:
+    rails = LLMRails(sn.sluicegate_config())
+    sn.install(rails, gate_from("sources", redact=True))
+    messages = [{"role": "context", "content": {"sources": SOURCES}}, *USER]
+    s = sn.guarded_stream(rails, messages=messages, generator=agen(pieces_of(text, 3)))
+    chunks = [c async for c in s]
+    whole = run_filter(lambda: gate_from("sources", redact=True)({"sources": SOURCES}), [text])
+    assert visible(chunks) == whole.text and s.blocked == whole.stopped and "[S" not in visible(chunks)
+    with pytest.raises(ValueError, match="'sources'"):
+        sn.guarded_stream(rails, messages=USER, generator=agen([text]))  # no sources: refused, nothing streamed
