@@ -46,7 +46,7 @@ NEAR_MISSES = [
     "Serial 0000 1111 2222 3333 4444 5555 6666 7777 8888 9999 1234 5678.",  # a long run is not a card
     "Ref 1234 5678 9012 3456 78 and 12 1234 5678 9012 3456.",
     "ISBN 978-3-16-148410-0 2 copies, 2024-01-15 3 times.",
-    "Call 415-555-0000 1 or 000-12-3456 7.",
+    "Codes 000-12-3456 7 and 666-12-3456 1 are not SSNs.",
     "IBAN DE00 3704 0044 0532 0130 00 12 has bad check digits.",
 ]
 
