@@ -100,7 +100,7 @@ def test_hypothesis_chunkings_of_the_corpus(case: tuple[str, list[str]]) -> None
     assert (got.text, got.stopped, got.events) == (want.text, want.stopped, want.events)
 
 
-_ALPHABET = st.sampled_from(list("ab@.-: 0123456789\u00a0\u200bxyzKEY=-----BEGIN PRIVATEND\n谢") + _VALUES[:12])
+_ALPHABET = st.sampled_from(list("ab@.-: 0123456789\u00a0\u200b\u200f\u2066\U000e0041﹫xyzKEY=-----BEGIN PRIVATEND\n谢") + _VALUES[:12])
 
 
 @settings(max_examples=60)
