@@ -25,6 +25,9 @@ NEIGHBOURS = [
     ("call +1 415 555 2671 2 times", "call <PHONE_NUMBER> 2 times"),
     ("Tel +44 20 7946 0958 2 lines", "Tel <PHONE_NUMBER> 2 lines"),
     ("Tel 020 7946 0958 2 lines", "Tel <PHONE_NUMBER> 2 lines"),
+    ("room 120 020 7946 0958 ok", "room 120 <PHONE_NUMBER> ok"),
+    ("+1 415 555 2671 5555555555554444", "<PHONE_NUMBER> <CREDIT_CARD>"),
+    ("+1 2 4111 1111 1111 1111", "+1 2 <CREDIT_CARD>"),
     # The same class in the other detectors (already handled; kept as regression tests).
     ("IBAN DE89 3704 0044 0532 0130 00 12 x", "IBAN <IBAN_CODE> 12 x"),
     ("2 DE89 3704 0044 0532 0130 00", "2 <IBAN_CODE>"),
@@ -48,6 +51,7 @@ NEAR_MISSES = [
     "ISBN 978-3-16-148410-0 2 copies, 2024-01-15 3 times.",
     "Codes 000-12-3456 7 and 666-12-3456 1 are not SSNs.",
     "IBAN DE00 3704 0044 0532 0130 00 12 has bad check digits.",
+    "Dial +00 00 0000 0000 2 to test.",  # an invalid '+' number is not read as a card either
 ]
 
 
