@@ -49,11 +49,12 @@ def _pick(candidates: list[tuple[int, int, int]]) -> list[tuple[int, int]]:
 
 
 def card_windows(run: str) -> list[tuple[int, int]]:
-    """Luhn-valid windows of 13-19 digits aligned to groups."""
+    """Luhn-valid windows of 13-19 digits aligned to groups. A run led by '+' is a phone number first: no
+    window starts at its country code."""
     groups = _groups(run)
     last = len(groups) - 1
     candidates: list[tuple[int, int, int]] = []
-    for i in range(len(groups)):
+    for i in range(1 if run.startswith("+") else 0, len(groups)):
         digits = 0
         for j in range(i, len(groups)):
             digits += groups[j][1] - groups[j][0]
@@ -80,9 +81,10 @@ def ssn_windows(run: str) -> list[tuple[int, int]]:
     return _pick(candidates)
 
 
-def phone_prefix(run: str) -> list[tuple[int, int]]:
-    """The longest prefix ending at a group boundary that libphonenumber accepts (a phone followed by a
-    stray number: the number is not part of it)."""
+def phone_window(run: str) -> list[tuple[int, int]]:
+    """The longest prefix ending at a group boundary that libphonenumber accepts: in '415-555-2671 2 times'
+    the stray number is not part of it. Windows start at the match only: trying later starts too made
+    sub-windows of other numbers valid somewhere ('0044 0532 0130 00' holds an Italian-looking number)."""
     ends = [len(run)] + [i for i in range(len(run) - 1, 0, -1) if run[i] in " .-" and run[i - 1] in "0123456789)"]
     for end in ends:
         if validators.phone_number(run[:end]):
