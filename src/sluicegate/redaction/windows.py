@@ -67,7 +67,25 @@ def card_windows(run: str) -> list[tuple[int, int]]:
             a, b = groups[i][0], groups[j][1]
             if rank is not None and validators.credit_card(run[a:b]):
                 candidates.append((rank, a, b))
-    return _pick(candidates)
+    chosen = _pick(candidates)
+    return chosen if _only_strays_left(run, chosen) else []
+
+
+# The most digits a stretch of a run outside the cards may hold: a counter, a month, a year.
+_STRAY_DIGITS = 4
+
+
+def _only_strays_left(run: str, chosen: list[tuple[int, int]]) -> bool:
+    """True if the digits outside the chosen windows are short strays (<= 4 digits between two windows or at
+    either end; the leading phone number of a '+' run is not counted). Otherwise the run is a longer
+    number (an account or reference number) that merely contains a Luhn-valid window, and no card is read."""
+    bounds = [0, *(x for span in chosen for x in span), len(run)]
+    for k, (x, y) in enumerate(zip(bounds[::2], bounds[1::2])):
+        if k == 0 and run.startswith("+"):
+            continue
+        if sum(ch.isdigit() for ch in run[x:y]) > _STRAY_DIGITS:
+            return False
+    return True
 
 
 def ssn_windows(run: str) -> list[tuple[int, int]]:
@@ -84,9 +102,14 @@ def ssn_windows(run: str) -> list[tuple[int, int]]:
 def phone_window(run: str) -> list[tuple[int, int]]:
     """The longest prefix ending at a group boundary that libphonenumber accepts: in '415-555-2671 2 times'
     the stray number is not part of it. Windows start at the match only: trying later starts too made
-    sub-windows of other numbers valid somewhere ('0044 0532 0130 00' holds an Italian-looking number)."""
+    sub-windows of other numbers valid somewhere ('0044 0532 0130 00' holds an Italian-looking number).
+    What follows the number must be a short stray or a card, not the rest of a longer number."""
     ends = [len(run)] + [i for i in range(len(run) - 1, 0, -1) if run[i] in " .-" and run[i - 1] in "0123456789)"]
     for end in ends:
         if validators.phone_number(run[:end]):
-            return [(0, end)]
+            rest = run[end:]
+            # A stray counter, or a card written after the number; not the rest of a longer number.
+            if sum(ch.isdigit() for ch in rest) <= _STRAY_DIGITS or validators.credit_card(rest):
+                return [(0, end)]
+            return []
     return []
