@@ -75,6 +75,7 @@ def timed(text: str, size: int, repeats: int) -> float:
 PATHOLOGICAL = {
     "x*n + '@' + 'a-'*m + '!'": lambda n: "x" * (n * 4 // 10) + "@" + "a-" * (n * 3 // 10) + "!",
     "spaced digits": lambda n: ("1 2 3 4 5 6 7 8 9 0 " * (n // 20 + 1))[:n],
+    "digit-group runs": lambda n: ("1234 5678 9012 3456 7890 1234 5678 9012 34, " * (n // 44 + 1))[:n],
     "base64": lambda n: "".join(random.Random(n).choice("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/") for _ in range(n)),
 }
 

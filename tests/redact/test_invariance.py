@@ -34,6 +34,8 @@ FIXTURES = {
     "disguised": "card 4111\u00a01111\u200b1111\u20091111, ｕｓｅｒ＠ｅｘａｍｐｌｅ．ｃｏｍ, \u200bsk-ant-api03-" + "x" * 30,
     "clean": " ".join(CLEAN[:6]),
     "near-misses": "user@exa mple.com 4111 1111 1111 111 DE89 3704 ---- -----BEGIN CERT eyJhbGci.",
+    "digit-groups": "Card: 4111 1111 1111 1111 12/27; cards 4111111111111111 5555555555554444; Step 2 "
+    "4111111111111111; ssn 123-45-6780 1 time; call 415-555-2671 2 times; Tel +44 20 7946 0958 2 lines.",
     "unterminated-pem-at-end": "begin\n-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEI",
 }
 
@@ -98,7 +100,7 @@ def test_hypothesis_chunkings_of_the_corpus(case: tuple[str, list[str]]) -> None
     assert (got.text, got.stopped, got.events) == (want.text, want.stopped, want.events)
 
 
-_ALPHABET = st.sampled_from(list("ab@.-: 0123456789\u00a0\u200bxyzKEY=-----BEGIN PRIVATEND\n谢") + _VALUES[:12])
+_ALPHABET = st.sampled_from(list("ab@.-: 0123456789\u00a0\u200b\u200f\u2066\U000e0041﹫xyzKEY=-----BEGIN PRIVATEND\n谢") + _VALUES[:12])
 
 
 @settings(max_examples=60)

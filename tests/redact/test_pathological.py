@@ -16,6 +16,8 @@ PATHOLOGICAL = {
     "base64": alnum(50_000, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"),
     "dashes": "-" * 20_000,
     "dots-and-colons": "1." * 5000 + "a:" * 5000,
+    # Runs of digit groups just short of the run bound: every one is split into candidate windows.
+    "digit-group-runs": "1234 5678 9012 3456 7890 1234 5678 9012 34, " * 1000,
 }
 
 

@@ -5,19 +5,23 @@ detectors should too):
 - no `^`/`\\A`/`$`/`\\Z` anchors and no positive lookahead (a lookahead that fails only because the text
   stopped short would drop a match the whole string has);
 - lookbehind at most `LOOKBEHIND` characters (the filter keeps that much context after releasing text);
-- a named group `v`, when present, is the span replaced; the rest of the match is context (a label).
+- a named group `v`, when present, is the span replaced; the rest of the match is context (a label);
+- or a `locate` function, when present, picks the values inside the match (a run of digit groups may hold a
+  card next to a stray number): it returns non-overlapping (start, end) spans relative to the match, already
+  validated, so the pattern can stay a simple bounded run and the choice of window is plain Python.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Callable, Optional
+from typing import Callable, Optional, Sequence
 
 import regex
 
 LOOKBEHIND = 32
 Validator = Callable[[str], bool]
+Locator = Callable[[str], Sequence[tuple[int, int]]]
 
 
 @dataclass(frozen=True)
@@ -29,6 +33,7 @@ class Detector:
     pattern: str
     validate: Optional[Validator] = None
     opener: Optional[str] = None
+    locate: Optional[Locator] = None
     compiled: "regex.Pattern[str]" = field(init=False, repr=False, compare=False)
     probe: "regex.Pattern[str]" = field(init=False, repr=False, compare=False)
     opener_rx: "Optional[regex.Pattern[str]]" = field(init=False, repr=False, compare=False)

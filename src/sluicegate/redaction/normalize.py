@@ -14,19 +14,27 @@ import regex
 _SPACES = [0x00A0, 0x1680, *range(0x2000, 0x200B), 0x202F, 0x205F, 0x3000]
 # Hyphens, dashes and the minus sign: all read as '-'.
 _DASHES = [*range(0x2010, 0x2016), 0x2212, 0xFE58, 0xFE63]
-# Invisible characters that can be slipped inside a value to break a pattern: dropped from the view.
-_INVISIBLE = [0x00AD, 0x180E, 0x200B, 0x200C, 0x200D, 0x2060, 0x2061, 0x2062, 0x2063, 0x2064, 0xFEFF]
+# Punctuation that reads as '@' or '.' in an address: small forms and the halfwidth ideographic full stop
+# (their fullwidth forms are in the fullwidth ASCII block).
+_PUNCT = {0xFE6B: "@", 0xFE52: ".", 0xFF61: "."}
 
-TABLE: dict[int, str | None] = {}
+TABLE: dict[int, str] = {}
 TABLE.update({cp: " " for cp in _SPACES})
 TABLE.update({cp: "-" for cp in _DASHES})
 TABLE.update({cp: chr(cp - 0xFEE0) for cp in range(0xFF01, 0xFF5F)})  # fullwidth ASCII
 TABLE.update({0x0660 + i: str(i) for i in range(10)})  # Arabic-Indic digits
 TABLE.update({0x06F0 + i: str(i) for i in range(10)})  # Persian (Extended Arabic-Indic) digits
-TABLE.update({cp: None for cp in _INVISIBLE})
+TABLE.update(_PUNCT)
 
-_SPECIAL = regex.compile("[" + "".join(regex.escape(chr(cp)) for cp in TABLE) + "]")
-_DROPS = frozenset(chr(cp) for cp in _INVISIBLE)
+# Invisible characters that can be slipped inside a value to break a pattern: dropped from the view. Every
+# format character (bidi marks and isolates, word joiners, tags, the Mongolian vowel separator) and every
+# default-ignorable code point (variation selectors, the combining grapheme joiner, Hangul fillers), as
+# the Unicode Character Database defines them in the `regex` package's tables.
+_DROP = r"\p{Cf}\p{Default_Ignorable_Code_Point}"
+_DROPS = regex.compile(f"[{_DROP}]")
+assert not any(_DROPS.match(chr(cp)) for cp in TABLE), "a mapped character is also dropped"
+
+_SPECIAL = regex.compile("[" + "".join(regex.escape(chr(cp)) for cp in TABLE) + _DROP + "]")
 
 
 def needs_normalizing(text: str) -> bool:
@@ -36,7 +44,7 @@ def needs_normalizing(text: str) -> bool:
 
 def normalize(text: str) -> str:
     """The view of `text` (for allow-lists and one-off values; streaming uses `extend_view`)."""
-    return text.translate(TABLE)
+    return _DROPS.sub("", text).translate(TABLE)
 
 
 def extend_view(piece: str, raw_offset: int, positions: list[int]) -> str:
@@ -45,11 +53,16 @@ def extend_view(piece: str, raw_offset: int, positions: list[int]) -> str:
     `raw_offset` is the raw index of `piece[0]`.
     """
     view: list[str] = []
-    for i, ch in enumerate(piece):
-        if ch in _DROPS:
-            continue
-        mapped = TABLE.get(ord(ch), ch)
-        assert mapped is not None
-        view.append(mapped)
-        positions.append(raw_offset + i)
+    at = 0
+    for m in _SPECIAL.finditer(piece):
+        i = m.start()
+        view.append(piece[at:i])
+        positions.extend(range(raw_offset + at, raw_offset + i))
+        mapped = TABLE.get(ord(piece[i]))
+        if mapped is not None:  # not in TABLE: a dropped character
+            view.append(mapped)
+            positions.append(raw_offset + i)
+        at = i + 1
+    view.append(piece[at:])
+    positions.extend(range(raw_offset + at, raw_offset + len(piece)))
     return "".join(view)

@@ -8,7 +8,7 @@ only, which keeps matching linear on pathological input.
 from __future__ import annotations
 
 from .detector import Detector, data_lines
-from . import validators
+from . import validators, windows
 
 # Letters an address may use: Latin (with accents), Cyrillic and Greek, so a homoglyph does not cut the
 # match short; CJK and Arabic-script letters are excluded so that text glued to an address stays text.
@@ -22,11 +22,15 @@ EMAIL = Detector(
     rf"(?<!{_LOCAL}){_LOCAL}{{1,64}}+@(?:{_LABEL}\.)+(?!(?i:{_NOT_TLDS})(?![A-Za-z]))[A-Za-z]{{2,24}}+(?![{_ADDR}\-])",
 )
 
-# 13-19 digits, one optional space or dash between any two; no digit (or separator+digit) on either side.
+# A run of digit groups (one space or dash between groups) that starts and ends with the run, up to 38 digits:
+# room for two cards side by side or a card and stray numbers. `card_windows` picks the Luhn-valid 13-19
+# digit windows inside it. A longer run is a serial or a table of numbers, never a card. After a '+' the
+# digits are an international phone number: the run then starts with its '+', and no window may take its
+# first group (a card may still follow the number in the same run).
 CREDIT_CARD = Detector(
     "CREDIT_CARD",
-    r"(?<![0-9][ \-]?)[0-9](?:[ \-]?[0-9]){12,18}(?![ \-]?[0-9])",
-    validators.credit_card,
+    r"(?<![0-9][ \-]?)(?:\+|(?<!\+))[0-9](?:[ \-]?[0-9]){12,37}(?![ \-]?[0-9])",
+    locate=windows.card_windows,
 )
 
 
@@ -45,21 +49,23 @@ def _iban_pattern() -> str:
 IBAN_CODE = Detector("IBAN_CODE", _iban_pattern(), validators.iban)
 
 # International (+CC ...) or national: (415) 555-2671 / 415-555-2671 / 415.555.2671, or a trunk-0 number
-# in space-separated groups (020 7946 0958, 01 23 45 67 89). libphonenumber decides validity.
+# in space-separated groups (020 7946 0958, 01 23 45 67 89), then up to two more groups of the same run
+# ("415-555-2671 2 times", a card after the number). libphonenumber picks the window (`phone_window`).
 PHONE_NUMBER = Detector(
     "PHONE_NUMBER",
     r"(?<![0-9A-Za-z+])(?:"
     r"\+[0-9](?:(?:[ .\-]|[ ]?\(|\)[ ]?)?[0-9]){6,14}"
     r"|(?:\([0-9]{3}\)[ ]?|[0-9]{3}[ .\-])[0-9]{3}[ .\-][0-9]{4}"
     r"|0[0-9]{1,4}(?: [0-9]{2,4}){2,4}"
-    r")(?![0-9A-Za-z]|[ .\-]?[0-9])",
-    validators.phone_number,
+    r")(?:[ .\-][0-9]{1,19}){0,2}(?![0-9A-Za-z]|[ .\-]?[0-9])",
+    locate=windows.phone_window,
 )
 
+# A run of up to 24 digits in groups, not glued to a word; `ssn_windows` picks 3-2-4 groups with one separator.
 US_SSN = Detector(
     "US_SSN",
-    r"(?<![0-9][ \-]?)(?<![0-9A-Za-z])[0-9]{3}(?P<ssn_sep>[ \-])[0-9]{2}(?P=ssn_sep)[0-9]{4}(?![0-9A-Za-z]|[ \-][0-9])",
-    validators.us_ssn,
+    r"(?<![0-9A-Za-z])(?<![0-9][ \-])[0-9](?:[ \-]?[0-9]){8,23}(?![0-9A-Za-z]|[ \-][0-9])",
+    locate=windows.ssn_windows,
 )
 
 DETECTORS = (EMAIL, CREDIT_CARD, IBAN_CODE, PHONE_NUMBER, US_SSN)

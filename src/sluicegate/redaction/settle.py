@@ -114,9 +114,13 @@ class Engine:
             for m in found:
                 if m.start() >= point:
                     break
-                a, b = m.span("v") if d.has_value_group else m.span()
-                if a < b and keep(d, view[a:b]):
-                    candidates.append((a, a - b, self._priority[id(d)], b, d))
+                if d.locate is not None:
+                    spans = [(m.start() + a, m.start() + b) for a, b in d.locate(m.group())]
+                else:
+                    spans = [m.span("v") if d.has_value_group else m.span()]
+                for a, b in spans:
+                    if a < b and keep(d, view[a:b]):
+                        candidates.append((a, a - b, self._priority[id(d)], b, d))
         candidates.sort(key=lambda c: c[:3])
         findings: list[Finding] = []
         last = -1
