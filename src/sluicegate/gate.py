@@ -15,7 +15,7 @@ import regex
 from .checks import Checker, Violation
 from .markers import strip_markers
 from .notices import notice as fixed_text
-from .person import SUPPORTED_LANGUAGES, FirstPersonChecker
+from .person import SUPPORTED_LANGUAGES, checker_for
 from .segment import CLOSERS, TERMINATORS, SentenceSplitter
 from .stream import EMPTY_STEP, STOPPED_STEP, Done, Event, Guard, Step, check_piece
 from .values import Values, index_source
@@ -96,7 +96,7 @@ class SentenceGate:
             if value is not None and not isinstance(value, str):
                 raise TypeError(f"{name} must be a str or None, got {type(value).__name__}")
         self._indexes: tuple[Values, ...] = tuple(index_source(s) for s in _sources(sources))
-        self._checker = Checker(self._indexes, FirstPersonChecker(self.language))
+        self._checker = Checker(self._indexes, checker_for(self.language))
         self._token = refusal_token.strip() if refusal_token is not None else None
         self._token_re = (
             regex.compile(rf"(?<![\w]){regex.escape(self._token)}(?![\w])") if self._token is not None else None

@@ -172,3 +172,9 @@ class FirstPersonChecker:
                         found.append(" ".join(tokens[i : i + n]))
                         break
         return found
+
+
+@lru_cache(maxsize=None)
+def checker_for(language: str) -> FirstPersonChecker:
+    """One checker per language, shared by every gate (it holds no per-stream state)."""
+    return FirstPersonChecker(language)

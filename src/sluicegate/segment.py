@@ -16,6 +16,7 @@ ellipsis dots fed piece by piece is not rescanned from its start.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Iterable
 
 import regex
@@ -72,6 +73,12 @@ class _Abbreviations:
         return "".join(head.split()).casefold()
 
 
+@lru_cache(maxsize=32)
+def _compiled(abbreviations: tuple[str, ...]) -> _Abbreviations:
+    """Compiled once per list: a gate builds a splitter per stream, and compiling is most of that cost."""
+    return _Abbreviations(abbreviations)
+
+
 def default_abbreviations() -> tuple[str, ...]:
     """The union of every shipped per-language list (`data/abbreviations/<lang>.txt`)."""
     return tuple(a for lang in list_names("abbreviations") for a in word_list(f"abbreviations/{lang}.txt"))
@@ -94,7 +101,7 @@ class SentenceSplitter:
         if cap < 16:
             raise ValueError("cap must be at least 16 characters")
         self._cap = cap
-        self._abbreviations = _Abbreviations(default_abbreviations() if abbreviations is None else abbreviations)
+        self._abbreviations = _compiled(tuple(default_abbreviations() if abbreviations is None else abbreviations))
         self._months = frozenset(m.casefold() for m in word_list("months/de.txt"))
         self._reset()
 

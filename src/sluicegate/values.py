@@ -7,6 +7,7 @@ the per-sentence cost depends on the sentence, never on the size of the sources.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import regex
@@ -15,6 +16,8 @@ from ._data import word_list
 from .normalize import normalize
 
 _SEPARATOR = regex.compile(r"[.,]")
+# Every link has a dot followed by a letter or digit, or "://": a fast test before the full URL pattern.
+_URL_HINT = re.compile(r"\.[^\W_]|://|(?i:www\.)")
 _SEPARATOR_KEPT = regex.compile(r"([.,])")
 
 _TLDS = word_list("tlds.txt")
@@ -107,8 +110,10 @@ def _scan(text: str) -> tuple[list[str], list[str], list[str]]:
             urls.append(url)
         return " " + raw[len(url) :]
 
-    text = EMAIL_RE.sub(take_email, text)
-    text = URL_RE.sub(take_url, text)
+    if "@" in text:  # cheap necessary conditions first: most sentences hold neither an address nor a link
+        text = EMAIL_RE.sub(take_email, text)
+    if _URL_HINT.search(text):
+        text = URL_RE.sub(take_url, text)
     return emails, urls, NUMBER_RE.findall(text)
 
 

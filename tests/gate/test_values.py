@@ -78,3 +78,21 @@ def test_a_host_with_a_path_is_a_link_whatever_its_domain() -> None:
     assert run_filter(make, ["Go to bit.ly/abc now."]).stopped
     assert run_filter(make, ["Go to evil．com/x now."]).stopped
     assert not run_filter(make, ["It uses Node.js today."]).stopped
+
+
+def test_the_fast_link_test_never_skips_a_link() -> None:
+    """`_URL_HINT` gates the full URL pattern: every text the pattern matches in must pass it."""
+    from hypothesis import given
+    from hypothesis import strategies as st
+
+    from sluicegate.values import _URL_HINT, URL_RE
+
+    atoms = ["www.", "WWW.", "http://", "x", ".", "/", "com", "ly", "example", " ", "a1", "-", ":", "．", "org/p"]
+
+    @given(st.lists(st.sampled_from(atoms), max_size=10))
+    def check(parts: list[str]) -> None:
+        text = "".join(parts)
+        if URL_RE.search(text):
+            assert _URL_HINT.search(text)
+
+    check()
