@@ -111,6 +111,18 @@ class _Run:
         out.usage = self.meter.usage
         out.released = "".join(self._parts)
 
+    def failed(self, error: Exception) -> Step:
+        """The upstream died mid-stream: a truncation, not a violation. Release what was validated."""
+        step = self.record(self.filter.flush(truncated=True))
+        self.finish("truncated", error)
+        return step
+
+    def ended(self) -> Step:
+        """The upstream ran out: judge what is held (the last sentence) and close the books."""
+        step = self.record(self.filter.flush())
+        self.finish()
+        return step
+
 
 def _close(iterator: Any) -> None:
     close = getattr(iterator, "close", None)
@@ -150,8 +162,7 @@ def drive(
                 break
             except Exception as exc:  # the provider died mid-stream: release what was validated, re-raise
                 _close(iterator)
-                step = run.record(filt.flush(truncated=True))
-                run.finish("truncated", exc)
+                step = run.failed(exc)
                 if _nonempty(step):
                     yield step
                 raise
@@ -164,8 +175,7 @@ def drive(
                 return
             if _nonempty(step):
                 yield step
-        step = run.record(filt.flush())
-        run.finish()
+        step = run.ended()
         if _nonempty(step):
             yield step
     except GeneratorExit:
@@ -196,10 +206,9 @@ async def adrive(
                 item = await iterator.__anext__()
             except StopAsyncIteration:
                 break
-            except Exception as exc:
+            except Exception as exc:  # the provider died mid-stream: release what was validated, re-raise
                 await _aclose(iterator)
-                step = run.record(filt.flush(truncated=True))
-                run.finish("truncated", exc)
+                step = run.failed(exc)
                 if _nonempty(step):
                     yield step
                 raise
@@ -212,8 +221,7 @@ async def adrive(
                 return
             if _nonempty(step):
                 yield step
-        step = run.record(filt.flush())
-        run.finish()
+        step = run.ended()
         if _nonempty(step):
             yield step
     except (GeneratorExit, asyncio.CancelledError):
