@@ -12,7 +12,6 @@ os.environ.setdefault("LANGSMITH_TRACING", "false")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-os.environ.setdefault("GUARDRAILS_RUN_SYNC", "true")
 
 settings.register_profile(
     "ci", max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True
