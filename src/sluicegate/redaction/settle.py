@@ -50,6 +50,16 @@ class Engine:
         # `fast`: skip detectors that cannot start anywhere in the text in question (starters.py). False keeps
         # the straightforward path, which the differential test compares against.
         self.starters: Optional[Starters] = starters_for(self.detectors) if fast else None
+        self._picked: dict[int, tuple[Detector, ...]] = {}
+
+    def _pick(self, mask: int) -> tuple[Detector, ...]:
+        """The detectors whose bits are set, in priority order."""
+        got = self._picked.get(mask)
+        if got is None:
+            got = tuple(d for i, d in enumerate(self.detectors) if mask >> i & 1)
+            if len(self._picked) < 4096:
+                self._picked[mask] = got
+        return got
 
     def open_from(self, view: str, pos: int) -> int:
         """Leftmost position >= pos from which a match could still start or grow (len(view) if none)."""
@@ -95,7 +105,7 @@ class Engine:
         if self.starters is None:
             detectors: Sequence[Detector] = self.detectors
         else:  # a match starting in [pos, point) starts with one of its detector's starters
-            detectors = self.starters.pick(self.starters.mask(view[pos:point]))
+            detectors = self._pick(self.starters.mask(view[pos:point]))
             if not detectors:
                 return point, []
         first = self._first_complete(view, pos, detectors)

@@ -24,14 +24,14 @@ _CACHE_MAX = 1 << 16
 
 
 class Starters:
-    """`mask(text)`: bit i set if detector i may start at some character of `text`. Shared per detector tuple."""
+    """`mask(text)`: bit i set if detector i may start at some character of `text`. Shared by equal detector
+    tuples (a custom detector is rebuilt per Redactor but equal), so bits are positions, never objects."""
 
     def __init__(self, detectors: Sequence[Detector], trusted: Sequence[bool]) -> None:
         self._detectors = tuple(detectors)
         self._trusted = tuple(trusted)
         self._always = sum(1 << i for i, t in enumerate(self._trusted) if not t)
         self._cache: dict[str, int] = {}
-        self._picked: dict[int, tuple[Detector, ...]] = {}
 
     def _compute(self, ch: str) -> int:
         mask = self._always
@@ -41,15 +41,6 @@ class Starters:
         if len(self._cache) < _CACHE_MAX:
             self._cache[ch] = mask
         return mask
-
-    def pick(self, mask: int) -> tuple[Detector, ...]:
-        """The detectors whose bits are set, in their original (priority) order."""
-        got = self._picked.get(mask)
-        if got is None:
-            got = tuple(d for i, d in enumerate(self._detectors) if mask >> i & 1)
-            if len(self._picked) < _CACHE_MAX:
-                self._picked[mask] = got
-        return got
 
     def mask(self, text: str) -> int:
         cache = self._cache
