@@ -90,3 +90,23 @@ def test_starters_cover_every_start_a_builtin_can_make(ctx: str, ch: str, tail: 
         ) is not None
         if starts_here:
             assert mask >> i & 1, (d.entity, ctx, ch, tail)
+
+
+def test_first_character_classes_are_implied_by_their_patterns() -> None:
+    # Every BMP character that can start the plain pattern (complete, or a path that wants more text) is in
+    # the declared class, so the lookahead prefix never hides a match or an open start.
+    import regex
+
+    checked = 0
+    for d in BUILTIN:
+        if d.first is None:
+            continue
+        plain = regex.compile(d.pattern)
+        probe = regex.compile(f"(?:{d.pattern})(?!)")
+        first = regex.compile(d.first)
+        for cp in range(0x10000):
+            ch = chr(cp)
+            if probe.match(ch, partial=True) is not None or plain.match(ch) is not None:
+                assert first.fullmatch(ch), (d.entity, hex(cp))
+        checked += 1
+    assert checked >= 4

@@ -23,6 +23,7 @@ IP_ADDRESS = Detector(
     rf"(?:{_STANDALONE}{_V4}(?![0-9A-Za-z]|\.[0-9])"
     rf"|{_STANDALONE}(?<!(?:{_STANDALONE}[0-9A-Fa-f]{{1,4}}|:):){_V6}(?![0-9A-Za-z:]))",
     validators.ip_address,
+    first="[0-9A-Fa-f:]",
 )
 
 # Not inside a longer run of groups, but fine after a label's colon (`mac:00:1A:…`).
