@@ -37,6 +37,10 @@ class Finding:
 _PROBE_FIRST = ("EMAIL_ADDRESS", "CREDIT_CARD", "PHONE_NUMBER", "LABELED_SECRET", "IP_ADDRESS")
 
 
+# Below this many characters to settle, look for any complete match before collecting them all.
+_SHORT = 512
+
+
 class Engine:
     """Runs the detectors' patterns one by one: measured 5-10x faster than one big alternation, which
     loses the `regex` package's per-pattern prefix optimizations."""
@@ -108,9 +112,12 @@ class Engine:
             detectors = self._pick(self.starters.mask(view[pos:point]))
             if not detectors:
                 return point, []
-        first = self._first_complete(view, pos, detectors)
-        if first is None or first >= point:
-            return point, []
+        if point - pos <= _SHORT:  # usually nothing complete: one search per detector says so cheaply
+            first = self._first_complete(view, pos, detectors)
+            if first is None or first >= point:
+                return point, []
+        else:  # a long range (whole text, a long held block) nearly always has findings: scan once, not twice
+            first = pos
         per: list[tuple[Detector, list[regex.Match[str]]]] = []
         for d in detectors:
             found = []
