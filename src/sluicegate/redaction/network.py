@@ -7,17 +7,30 @@ from .detector import Detector
 
 _V4 = r"(?:[0-9]{1,3}\.){3}[0-9]{1,3}"
 # A compact superset of IPv6 shapes (groups of up to 4 hex digits, '::', an IPv4 tail); `ipaddress` decides.
-_V6 = r"(?:[0-9A-Fa-f]{0,4}:){2,7}+(?:" + _V4 + r"|[0-9A-Fa-f]{1,4})?"
-
-IP_ADDRESS = Detector(
-    "IP_ADDRESS",
-    rf"(?<![0-9A-Za-z.:])(?:{_V4}(?![0-9A-Za-z]|\.[0-9])|{_V6}(?![0-9A-Za-z:]))",
-    validators.ip_address,
+# It starts with a group or with '::', never with a lone ':' (a label's colon, `ip:2001:db8::1`, is not part of it).
+_V6 = (
+    r"(?:[0-9A-Fa-f]{1,4}:(?:[0-9A-Fa-f]{0,4}:){1,6}+|::(?:[0-9A-Fa-f]{0,4}:){0,5}+)(?:"
+    + _V4
+    + r"|[0-9A-Fa-f]{1,4})?"
 )
 
+# Start guards keep a long run of groups from being tried at every group (linear time) without refusing a
+# value after a label's colon (`ip:10.0.0.1`, `联系方式：…`). An IPv4 address is bounded, so it may start after
+# any ':'; an IPv6 address may not start right after a group of its own run and its colon, or after '::'.
+_STANDALONE = r"(?<![0-9A-Za-z.])"
+IP_ADDRESS = Detector(
+    "IP_ADDRESS",
+    rf"(?:{_STANDALONE}{_V4}(?![0-9A-Za-z]|\.[0-9])"
+    rf"|{_STANDALONE}(?<!(?:{_STANDALONE}[0-9A-Fa-f]{{1,4}}|:):){_V6}(?![0-9A-Za-z:]))",
+    validators.ip_address,
+    first="[0-9A-Fa-f:]",
+)
+
+# Not inside a longer run of groups, but fine after a label's colon (`mac:00:1A:…`).
 MAC_ADDRESS = Detector(
     "MAC_ADDRESS",
-    r"(?<![0-9A-Za-z:\-.])(?:[0-9A-Fa-f]{2}(?P<mac_sep>[:\-])(?:[0-9A-Fa-f]{2}(?P=mac_sep)){4}[0-9A-Fa-f]{2}"
+    r"(?<![0-9A-Za-z])(?<!(?<![0-9A-Za-z])[0-9A-Fa-f]{2}[:\-])(?<!(?<![0-9A-Za-z])[0-9A-Fa-f]{4}\.)"
+    r"(?:[0-9A-Fa-f]{2}(?P<mac_sep>[:\-])(?:[0-9A-Fa-f]{2}(?P=mac_sep)){4}[0-9A-Fa-f]{2}"
     r"|[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4})(?![0-9A-Za-z]|[:\-.][0-9A-Fa-f])",
     validators.mac_address,
 )

@@ -31,6 +31,7 @@ CREDIT_CARD = Detector(
     "CREDIT_CARD",
     r"(?<![0-9][ \-]?)(?:\+|(?<!\+))[0-9](?:[ \-]?[0-9]){12,37}(?![ \-]?[0-9])",
     locate=windows.card_windows,
+    first="[+0-9]",
 )
 
 
@@ -59,6 +60,7 @@ PHONE_NUMBER = Detector(
     r"|0[0-9]{1,4}(?: [0-9]{2,4}){2,4}"
     r")(?:[ .\-][0-9]{1,19}){0,2}(?![0-9A-Za-z]|[ .\-]?[0-9])",
     locate=windows.phone_window,
+    first="[+(0-9]",
 )
 
 # A run of up to 24 digits in groups, not glued to a word; `ssn_windows` picks 3-2-4 groups with one separator.
@@ -66,6 +68,7 @@ US_SSN = Detector(
     "US_SSN",
     r"(?<![0-9A-Za-z])(?<![0-9][ \-])[0-9](?:[ \-]?[0-9]){8,23}(?![0-9A-Za-z]|[ \-][0-9])",
     locate=windows.ssn_windows,
+    first="[0-9]",
 )
 
 DETECTORS = (EMAIL, CREDIT_CARD, IBAN_CODE, PHONE_NUMBER, US_SSN)

@@ -21,6 +21,7 @@ from .normalize import extend_view, needs_normalizing, normalize
 from .operators import OperatorSpec, resolve_operator
 from .registry import select
 from .settle import Engine, Finding
+from .tracker import OpenTracker
 
 DEFAULT_NOTICE = "[sluicegate: the rest of this answer was withheld because it may contain an unfinished secret]"
 UNSETTLED = "unsettled_secret"
@@ -37,6 +38,9 @@ class Redactor:
     characters held before failing closed. `allow`: values never redacted (compared case-insensitively after
     normalization). `custom`: extra detectors, `(entity, pattern[, validator])` or `Detector`.
     """
+
+    # False: ask every detector on every check (the straightforward path the differential test compares with).
+    _FAST = True
 
     def __init__(
         self,
@@ -55,7 +59,8 @@ class Redactor:
         detectors: tuple[Detector, ...] = select(entities) + tuple(custom_detector(c) for c in custom)
         if not detectors:
             raise ValueError("no detectors selected")
-        self._engine = Engine(detectors)
+        self._engine = Engine(detectors, fast=self._FAST)
+        self._tracker = OpenTracker(self._engine) if self._FAST else None
         self._operator = resolve_operator(operator)
         self._max_hold = max_hold
         self._allow = frozenset(normalize(a).casefold() for a in allow)
@@ -94,7 +99,10 @@ class Redactor:
             i += len(take)
             self._append(take)
             if len(self._raw) >= self._next_check or len(self._raw) >= self._max_hold:
-                point = self._engine.open_from(self._view, self._base)
+                if self._tracker is not None:
+                    point = self._tracker.open_from(self._view, self._base)
+                else:
+                    point = self._engine.open_from(self._view, self._base)
                 text, held = self._release(point, final=False)
                 out.append(text)
                 if held >= self._max_hold:
@@ -153,6 +161,8 @@ class Redactor:
                 self._positions = None
         start = max(0, point - LOOKBEHIND)
         self._view = self._view[start:]
+        if self._tracker is not None:
+            self._tracker.shift(start)
         self._base = point - start
         held = len(self._raw)
         self._next_check = held + (1 if held < _EAGER else held // 4)

@@ -20,6 +20,7 @@ from typing import Callable, Optional, Sequence
 import regex
 
 from .detector import Detector
+from .starters import Starters, starters_for
 
 
 @dataclass(frozen=True)
@@ -36,16 +37,33 @@ class Finding:
 _PROBE_FIRST = ("EMAIL_ADDRESS", "CREDIT_CARD", "PHONE_NUMBER", "LABELED_SECRET", "IP_ADDRESS")
 
 
+# Below this many characters to settle, look for any complete match before collecting them all.
+_SHORT = 512
+
+
 class Engine:
     """Runs the detectors' patterns one by one: measured 5-10x faster than one big alternation, which
     loses the `regex` package's per-pattern prefix optimizations."""
 
-    def __init__(self, detectors: Sequence[Detector]) -> None:
+    def __init__(self, detectors: Sequence[Detector], *, fast: bool = True) -> None:
         self.detectors = tuple(detectors)
         self._priority = {id(d): i for i, d in enumerate(self.detectors)}
         rank = {name: i for i, name in enumerate(_PROBE_FIRST)}
         self._probe_order = tuple(sorted(self.detectors, key=lambda d: rank.get(d.entity, len(rank))))
         self._blocks = tuple(d for d in self.detectors if d.opener_rx is not None)
+        # `fast`: skip detectors that cannot start anywhere in the text in question (starters.py). False keeps
+        # the straightforward path, which the differential test compares against.
+        self.starters: Optional[Starters] = starters_for(self.detectors) if fast else None
+        self._picked: dict[int, tuple[Detector, ...]] = {}
+
+    def _pick(self, mask: int) -> tuple[Detector, ...]:
+        """The detectors whose bits are set, in priority order."""
+        got = self._picked.get(mask)
+        if got is None:
+            got = tuple(d for i, d in enumerate(self.detectors) if mask >> i & 1)
+            if len(self._picked) < 4096:
+                self._picked[mask] = got
+        return got
 
     def open_from(self, view: str, pos: int) -> int:
         """Leftmost position >= pos from which a match could still start or grow (len(view) if none)."""
@@ -67,9 +85,9 @@ class Engine:
                 best = m.start() if best is None else min(best, m.start())
         return best
 
-    def _first_complete(self, view: str, pos: int) -> Optional[int]:
+    def _first_complete(self, view: str, pos: int, detectors: Sequence[Detector]) -> Optional[int]:
         best: Optional[int] = None
-        for d in self.detectors:
+        for d in detectors:
             m = d.compiled.search(view, pos)
             if m is not None and (best is None or m.start() < best):
                 best = m.start()
@@ -88,11 +106,20 @@ class Engine:
         n = len(view)
         if point <= pos:
             return point, []
-        first = self._first_complete(view, pos)
-        if first is None or first >= point:
-            return point, []
+        if self.starters is None:
+            detectors: Sequence[Detector] = self.detectors
+        else:  # a match starting in [pos, point) starts with one of its detector's starters
+            detectors = self._pick(self.starters.mask(view[pos:point]))
+            if not detectors:
+                return point, []
+        if point - pos <= _SHORT:  # usually nothing complete: one search per detector says so cheaply
+            first = self._first_complete(view, pos, detectors)
+            if first is None or first >= point:
+                return point, []
+        else:  # a long range (whole text, a long held block) nearly always has findings: scan once, not twice
+            first = pos
         per: list[tuple[Detector, list[regex.Match[str]]]] = []
-        for d in self.detectors:
+        for d in detectors:
             found = []
             for m in d.compiled.finditer(view, first):
                 if m.start() >= point:
