@@ -21,6 +21,10 @@ class GateStopped(RuntimeError):
     """The filter stopped the stream (reason codes only; the blocked text stays server-side)."""
 
 
+class UngatedStream(RuntimeError):
+    """NeMo would stream its own model's text that no filter saw (no `generator=`, and no `GatedLLM`)."""
+
+
 def _delta(chunk: LLMResponseChunk) -> str:
     return chunk.delta_content or ""
 
@@ -67,3 +71,20 @@ class GatedLLM:
                 yield LLMResponseChunk(delta_content=step.text)
         if session.filter.stopped:
             raise GateStopped(session.stop_message)
+
+
+def gate_llm(rails: Any) -> GatedLLM:
+    """Wrap `rails.llm` in a `GatedLLM` after construction (idempotent); returns the wrapper.
+
+    For configs whose `models:` block names the main model: NeMo builds that model after the rail folder's
+    `init(app)` has run, so nothing can wrap it earlier. `LLMRails.update_llm` swaps it everywhere NeMo looks
+    (the generation actions and the `llm` action parameter).
+    """
+    llm = getattr(rails, "llm", None)
+    if isinstance(llm, GatedLLM):
+        return llm
+    if llm is None:
+        raise ValueError("gate_llm: this LLMRails has no main model (no llm= and no `models:` entry of type main)")
+    gated = GatedLLM(llm)
+    rails.update_llm(gated)
+    return gated

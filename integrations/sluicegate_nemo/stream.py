@@ -15,6 +15,7 @@ from nemoguardrails import LLMRails
 
 from sluicegate import Outcome, StreamFilter, adrive
 
+from .llm import GatedLLM, UngatedStream
 from .rail_config import installed
 from .session import CONTEXT_KEY, StreamSession, set_current
 
@@ -123,6 +124,12 @@ def guarded_stream(
     `filter`: this stream's filter; by default the installed factory is called with the request's context
     (the content of the last `role: context` message, e.g. the sources a SentenceGate checks against).
     """
+    if generator is None and not isinstance(getattr(rails, "llm", None), GatedLLM):
+        raise UngatedStream(
+            "guarded_stream without generator= needs NeMo's model wrapped in GatedLLM, or NeMo would stream "
+            "text no filter saw: LLMRails(config, llm=GatedLLM(model)), or sluicegate_nemo.gate_llm(rails) "
+            "after building rails from a config whose `models:` names the model"
+        )
     context: Mapping[str, Any] = next(
         (m.get("content") or {} for m in reversed(messages) if m.get("role") == "context"), {}
     )
