@@ -64,11 +64,17 @@ class GatedLLM:
             raise SessionMissing("GatedLLM streamed with no sluicegate session: use sluicegate_nemo.guarded_stream")
         session.gated = True
         upstream = self.inner.stream_async(prompt, stop=stop, **kwargs)
-        async for step in adrive(
+        steps = adrive(
             upstream, session.filter, text_of=_delta, usage_of=_usage, meter=session.meter, outcome=session.outcome
-        ):
-            if step.text:
-                yield LLMResponseChunk(delta_content=step.text)
+        )
+        try:
+            async for step in steps:
+                if session.cancelled:
+                    return  # NeMo keeps generating after the client left; the finally closes the model
+                if step.text:
+                    yield LLMResponseChunk(delta_content=step.text)
+        finally:
+            await steps.aclose()
         if session.filter.stopped:
             raise GateStopped(session.stop_message)
 
