@@ -29,7 +29,8 @@ def _delta(chunk: LLMResponseChunk) -> str:
     return chunk.delta_content or ""
 
 
-def _usage(chunk: LLMResponseChunk, meter: UsageMeter) -> None:
+def chunk_usage(chunk: Any, meter: UsageMeter) -> None:
+    """Provider usage on a NeMo `LLMResponseChunk` (cumulative), for the driver's `usage_of`."""
     usage = getattr(chunk, "usage", None)
     if usage is not None:
         meter.report(output_tokens=usage.output_tokens, input_tokens=usage.input_tokens, cumulative=True)
@@ -65,7 +66,7 @@ class GatedLLM:
         session.gated = True
         upstream = self.inner.stream_async(prompt, stop=stop, **kwargs)
         steps = adrive(
-            upstream, session.filter, text_of=_delta, usage_of=_usage, meter=session.meter, outcome=session.outcome
+            upstream, session.filter, text_of=_delta, usage_of=chunk_usage, meter=session.meter, outcome=session.outcome
         )
         try:
             async for step in steps:

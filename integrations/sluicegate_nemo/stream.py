@@ -16,7 +16,7 @@ from nemoguardrails import LLMRails
 
 from sluicegate import Outcome, StreamFilter, adrive
 
-from .llm import GatedLLM, UngatedStream
+from .llm import GatedLLM, UngatedStream, chunk_usage
 from .rail_config import installed
 from .session import CONTEXT_KEY, StreamSession, set_current
 
@@ -27,7 +27,9 @@ async def gated(upstream: AsyncIterable[Any], session: StreamSession) -> AsyncIt
     Pass it as `rails.stream_async(generator=...)`. The upstream is closed as soon as the filter stops.
     """
     session.gated = True
-    steps = adrive(upstream, session.filter, text_of=_text_of, meter=session.meter, outcome=session.outcome)
+    steps = adrive(
+        upstream, session.filter, text_of=_text_of, usage_of=chunk_usage, meter=session.meter, outcome=session.outcome
+    )
     try:
         async for step in steps:
             if session.cancelled:
