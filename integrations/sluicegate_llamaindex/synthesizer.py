@@ -8,9 +8,9 @@ async generator (async), closing the LLM stream on a stop. `source_nodes` stay t
 
 from __future__ import annotations
 
-from typing import Any, List, Optional, Sequence
+from typing import Any, AsyncIterator, Iterator, List, Optional, Sequence
 
-from llama_index.core.base.response.schema import RESPONSE_TYPE
+from llama_index.core.base.response.schema import RESPONSE_TYPE, AsyncStreamingResponse, StreamingResponse
 from llama_index.core.instrumentation import get_dispatcher
 from llama_index.core.instrumentation.events import BaseEvent
 from llama_index.core.prompts import PromptTemplate
@@ -56,6 +56,73 @@ class GuardEvent(BaseEvent):
 def _dispatch_guard(outcome: Outcome) -> None:
     guard = outcome.guard
     dispatcher.event(GuardEvent(reasons=list(guard.reasons) if guard else [], notice=guard.notice if guard else None))
+
+
+def _closing(gen: Any) -> Iterator[str]:
+    try:
+        yield from gen
+    finally:
+        close = getattr(gen, "close", None)
+        if callable(close):
+            close()
+
+
+class GatedStreamingResponse(StreamingResponse):
+    """A `StreamingResponse` whose `response_gen` closes the gated stream (and so the LLM's) when the reader
+    stops: each access returns a fresh wrapper over the one gated generator, so `for t in r.response_gen: break`
+    ends the generation although the response still holds the stream. Stopping is for good; to read on later,
+    keep the generator (`gen = r.response_gen`)."""
+
+    @property  # type: ignore[override]
+    def response_gen(self) -> Iterator[str]:
+        return _closing(self._gated)
+
+    @response_gen.setter
+    def response_gen(self, gen: Any) -> None:
+        self._gated = gen
+
+
+class GatedAsyncStreamingResponse(AsyncStreamingResponse):
+    """An `AsyncStreamingResponse` whose readers close the gated stream (and the LLM's) when they stop early:
+    `aclose()` at once, an abandoned `async for ... break` when the loop finalises it. LlamaIndex's own
+    generators would only drop theirs, leaving the LLM stream open while the response lives."""
+
+    async def _yield_response(self) -> AsyncIterator[str]:
+        inner = super()._yield_response()
+        try:
+            async for text in inner:
+                yield text
+        finally:
+            await inner.aclose()  # releases the response's lock
+            aclose = getattr(self.response_gen, "aclose", None)
+            if callable(aclose):
+                await aclose()
+
+    async def async_response_gen(self) -> AsyncIterator[str]:
+        inner = self._yield_response()
+        try:
+            async for text in inner:
+                yield text
+        finally:
+            await inner.aclose()
+
+
+def _closing_response(response: Any) -> Any:
+    if isinstance(response, StreamingResponse) and not isinstance(response, GatedStreamingResponse):
+        return GatedStreamingResponse(
+            response_gen=response.response_gen,
+            source_nodes=response.source_nodes,
+            metadata=response.metadata,
+            response_txt=response.response_txt,
+        )
+    if isinstance(response, AsyncStreamingResponse) and not isinstance(response, GatedAsyncStreamingResponse):
+        return GatedAsyncStreamingResponse(
+            response_gen=response.response_gen,
+            source_nodes=response.source_nodes,
+            metadata=response.metadata,
+            response_txt=response.response_txt,
+        )
+    return response
 
 
 class GatedSynthesizer(BaseSynthesizer):
@@ -157,6 +224,7 @@ class GatedSynthesizer(BaseSynthesizer):
     ) -> RESPONSE_TYPE:
         outcome = Outcome()
         response = super().synthesize(query, nodes, additional_source_nodes, **{_OUTCOME_KEY: outcome}, **response_kwargs)
+        response = _closing_response(response)
         response.guard = outcome  # type: ignore[union-attr]  # filled in as the answer streams
         return response
 
@@ -171,5 +239,6 @@ class GatedSynthesizer(BaseSynthesizer):
         response = await super().asynthesize(
             query, nodes, additional_source_nodes, **{_OUTCOME_KEY: outcome}, **response_kwargs
         )
+        response = _closing_response(response)
         response.guard = outcome  # type: ignore[union-attr]
         return response
