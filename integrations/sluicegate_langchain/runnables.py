@@ -12,7 +12,9 @@ from contextlib import aclosing
 from typing import Any, AsyncIterator, Callable, Iterator, Mapping, Sequence
 
 from langchain_core.callbacks import adispatch_custom_event, dispatch_custom_event
-from langchain_core.runnables import Runnable, RunnableConfig
+from langchain_core.language_models import BaseLanguageModel
+from langchain_core.runnables import Runnable, RunnableBinding, RunnableConfig, RunnableSequence
+from langchain_core.runnables.fallbacks import RunnableWithFallbacks
 from langchain_core.runnables.config import ensure_config, patch_config
 
 from sluicegate import Outcome, StreamFilter, adrive_text, drive_text
@@ -42,6 +44,30 @@ async def _adispatch_guard(outcome: Outcome, config: RunnableConfig) -> None:
         await adispatch_custom_event("guard", _guard_payload(outcome), config=config)
     except RuntimeError:
         pass
+
+
+def _ends_at_model(runnable: Any) -> bool:
+    """True if the last step of `runnable` is a language model (through bind/with_config/fallbacks)."""
+    if isinstance(runnable, BaseLanguageModel):
+        return True
+    if isinstance(runnable, RunnableSequence):
+        return _ends_at_model(runnable.last)
+    if isinstance(runnable, RunnableBinding):
+        return _ends_at_model(runnable.bound)
+    if isinstance(runnable, RunnableWithFallbacks):
+        return all(_ends_at_model(r) for r in (runnable.runnable, *runnable.fallbacks))
+    return False
+
+
+def _require_model_last(bound: Any) -> None:
+    if not _ends_at_model(bound):
+        last = bound.last if isinstance(bound, RunnableSequence) else bound
+        raise TypeError(
+            f"SourceGate's bound must end at the chat model (a model, or prompt | model), not at "
+            f"{type(last).__name__}: a step after the model keeps reading it after a sync stop, so the provider "
+            "generates and bills the rest. Drop the StrOutputParser (SourceGate emits strings), or use "
+            "GateStep right after the model."
+        )
 
 
 async def _aone(value: Any) -> AsyncIterator[Any]:
@@ -99,7 +125,7 @@ class SourceGate(_Gating, Runnable[Mapping[str, Any], str]):
     They are numbered once: the prompt gets `context_key` = "[S1] ...\\n\\n[S2] ...", and the filter is built
     by `filter_factory(texts)` from the same list (default: the `SentenceGate`). On a stop, the model stream is
     closed, a `guard` custom event is dispatched, and the notice is the last chunk. `bound` must end at the
-    model: a parser inside it would drain the model after a stop.
+    model (checked: a parser inside it would drain the model after a stop; `TypeError` otherwise).
     """
 
     def __init__(
@@ -114,6 +140,7 @@ class SourceGate(_Gating, Runnable[Mapping[str, Any], str]):
         on_outcome: OnOutcome | None = None,
         name: str | None = None,
     ) -> None:
+        _require_model_last(bound)
         super().__init__(filter_factory=filter_factory, notice=notice, on_outcome=on_outcome, name=name or "SourceGate")
         self.bound = bound
         self.sources_key = sources_key
