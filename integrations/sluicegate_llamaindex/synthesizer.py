@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, AsyncIterator, Iterator, List, Optional, Sequence
 
-from llama_index.core.base.response.schema import RESPONSE_TYPE, AsyncStreamingResponse, StreamingResponse
+from llama_index.core.base.response.schema import RESPONSE_TYPE, AsyncStreamingResponse, Response, StreamingResponse
 from llama_index.core.instrumentation import get_dispatcher
 from llama_index.core.instrumentation.events import BaseEvent
 from llama_index.core.prompts import PromptTemplate
@@ -20,7 +20,8 @@ from llama_index.core.schema import NodeWithScore
 from llama_index.core.types import RESPONSE_TEXT_TYPE
 
 from sluicegate import Outcome, UsageMeter, adrive_text, drive_text
-from sluicegate.sources import FilterFactory, gate_factory, marker
+from sluicegate.stream import Done
+from sluicegate.sources import FilterFactory, gate_factory, marker, refusal_text
 
 from .usage import Metered, install_provider_figures
 
@@ -125,6 +126,23 @@ def _closing_response(response: Any) -> Any:
     return response
 
 
+async def _aone(text: str) -> AsyncIterator[str]:
+    yield text
+
+
+def _refused(response: Any, text: str, outcome: Outcome) -> Any:
+    """Retrieval found nothing, so LlamaIndex answered without the LLM ("Empty Response"): show the gate's
+    refusal instead, and record it as one (no LLM call, zero usage)."""
+    outcome.events.append(Done("refused"))
+    outcome.reason, outcome.released, outcome.usage = "refused", text, UsageMeter().usage
+    if isinstance(response, Response):
+        response.response = text
+        return response
+    if isinstance(response, AsyncStreamingResponse):
+        return GatedAsyncStreamingResponse(response_gen=_aone(text), metadata=response.metadata)
+    return GatedStreamingResponse(response_gen=iter([text]), metadata=response.metadata)
+
+
 class GatedSynthesizer(BaseSynthesizer):
     """Wrap `inner` (SimpleSummarize, or Compact/Refine whose texts fit one prompt; set `streaming` there).
 
@@ -204,6 +222,9 @@ class GatedSynthesizer(BaseSynthesizer):
         run = adrive_text if is_async else drive_text
         return run(upstream, filt, meter=meter, outcome=outcome, notice=self._notice, on_guard=_dispatch_guard)
 
+    def _refusal(self, response: Any, outcome: Outcome) -> Any:
+        return _refused(response, refusal_text(self._filter_factory([])), outcome)
+
     # -- BaseSynthesizer -------------------------------------------------------------------------------------
     def get_response(self, query_str: str, text_chunks: Sequence[str], **response_kwargs: Any) -> RESPONSE_TEXT_TYPE:
         labelled, filt, outcome = self._prepare(query_str, text_chunks, response_kwargs)
@@ -224,7 +245,7 @@ class GatedSynthesizer(BaseSynthesizer):
     ) -> RESPONSE_TYPE:
         outcome = Outcome()
         response = super().synthesize(query, nodes, additional_source_nodes, **{_OUTCOME_KEY: outcome}, **response_kwargs)
-        response = _closing_response(response)
+        response = self._refusal(response, outcome) if not nodes else _closing_response(response)
         response.guard = outcome  # type: ignore[union-attr]  # filled in as the answer streams
         return response
 
@@ -239,6 +260,6 @@ class GatedSynthesizer(BaseSynthesizer):
         response = await super().asynthesize(
             query, nodes, additional_source_nodes, **{_OUTCOME_KEY: outcome}, **response_kwargs
         )
-        response = _closing_response(response)
+        response = self._refusal(response, outcome) if not nodes else _closing_response(response)
         response.guard = outcome  # type: ignore[union-attr]
         return response
