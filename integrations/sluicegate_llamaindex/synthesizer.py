@@ -109,20 +109,16 @@ class GatedAsyncStreamingResponse(AsyncStreamingResponse):
 
 
 def _closing_response(response: Any) -> Any:
-    if isinstance(response, StreamingResponse) and not isinstance(response, GatedStreamingResponse):
-        return GatedStreamingResponse(
-            response_gen=response.response_gen,
-            source_nodes=response.source_nodes,
-            metadata=response.metadata,
-            response_txt=response.response_txt,
-        )
-    if isinstance(response, AsyncStreamingResponse) and not isinstance(response, GatedAsyncStreamingResponse):
-        return GatedAsyncStreamingResponse(
-            response_gen=response.response_gen,
-            source_nodes=response.source_nodes,
-            metadata=response.metadata,
-            response_txt=response.response_txt,
-        )
+    """LlamaIndex's streaming response as our closing subclass (same fields); anything else unchanged."""
+    pairs = ((StreamingResponse, GatedStreamingResponse), (AsyncStreamingResponse, GatedAsyncStreamingResponse))
+    for base, ours in pairs:
+        if isinstance(response, base) and not isinstance(response, ours):
+            return ours(
+                response_gen=response.response_gen,
+                source_nodes=response.source_nodes,
+                metadata=response.metadata,
+                response_txt=response.response_txt,
+            )
     return response
 
 

@@ -10,7 +10,7 @@ from guardrails import AsyncGuard, Guard
 
 import sluicegate_guardrails as sg
 from sluicegate.testing import pieces_of
-from tests.support import GOOD
+from tests.support import GOOD, cancel_consumer
 
 FILTER = "tests.support.make_stop_filter"
 MESSAGES = [{"role": "user", "content": "What does the report cover?"}]
@@ -97,22 +97,10 @@ async def test_async_break_closes_the_model_promptly() -> None:
     _check(model, s)
 
 
-async def test_async_cancelled_task_closes_the_model() -> None:
+@pytest.mark.parametrize("in_body", [True, False], ids=["in_loop_body", "in_anext"])
+async def test_async_cancelled_task_closes_the_model(in_body: bool) -> None:
     guard = AsyncGuard().use(sg.StreamGate(filter=FILTER, on_fail="fix"))
     model = Model()
     s = await sg.astream(guard, model.acall, messages=MESSAGES)
-    started = asyncio.Event()
-
-    async def consume() -> None:
-        async for _ in s:
-            started.set()
-            await asyncio.sleep(3600)
-
-    task = asyncio.create_task(consume())
-    await started.wait()
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
-    for _ in range(20):  # as above: `async for` leaves its generator to the loop's finaliser
-        await asyncio.sleep(0)
+    await cancel_consumer(s, in_body=in_body)
     _check(model, s)

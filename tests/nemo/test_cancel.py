@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from nemoguardrails import LLMRails
 
 import sluicegate_nemo as sn
 from sluicegate.testing import pieces_of
 from tests.nemo.scripted import ScriptedModel, agen
 from tests.nemo.test_stream import USER
-from tests.support import GOOD
+from tests.support import GOOD, cancel_consumer
 
 LONG = GOOD * 20
 PIECES = pieces_of(LONG, 3)
@@ -52,22 +53,15 @@ async def test_gated_llm_break_and_drop_stops_the_model(llm_rails: LLMRails, scr
     _check_llm(scripted, s)
 
 
-async def test_gated_llm_cancelled_consumer_stops_the_model(llm_rails: LLMRails, scripted: ScriptedModel) -> None:
+@pytest.mark.parametrize("in_body", [True, False], ids=["in_loop_body", "in_anext"])
+async def test_gated_llm_cancelled_consumer_stops_the_model(
+    llm_rails: LLMRails, scripted: ScriptedModel, in_body: bool
+) -> None:
+    """In `__anext__` (waiting for NeMo) matters most: NeMo's iterator then waits for its generation task."""
     scripted.pulled, scripted.closed_early = 0, False
     scripted.push(PIECES)
     s = sn.guarded_stream(llm_rails, messages=USER)
-    started = asyncio.Event()
-
-    async def consume() -> None:
-        async for _ in s:
-            started.set()
-            await asyncio.sleep(3600)
-
-    task = asyncio.create_task(consume())
-    await started.wait()
-    task.cancel()
-    await asyncio.gather(task, return_exceptions=True)
-    await _ticks()
+    await cancel_consumer(s, in_body=in_body)
     _check_llm(scripted, s)
 
 
@@ -79,23 +73,3 @@ async def test_app_stream_aclose_stops_the_generator(app_rails: LLMRails) -> Non
     await asyncio.wait_for(s.aclose(), timeout=5)
     assert len(pulled) <= BOUND and s.outcome.reason == "cancelled"
 
-
-async def test_gated_llm_consumer_cancelled_while_waiting_stops_the_model(
-    llm_rails: LLMRails, scripted: ScriptedModel
-) -> None:
-    """Cancelled inside `__anext__` (waiting for NeMo): NeMo's iterator then waits for its generation task."""
-    scripted.pulled, scripted.closed_early = 0, False
-    scripted.push(PIECES)
-    s = sn.guarded_stream(llm_rails, messages=USER)
-    started = asyncio.Event()
-
-    async def consume() -> None:
-        async for _ in s:
-            started.set()  # and straight back into __anext__
-
-    task = asyncio.create_task(consume())
-    await started.wait()
-    task.cancel()
-    await asyncio.gather(task, return_exceptions=True)
-    await _ticks()
-    _check_llm(scripted, s)
