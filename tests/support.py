@@ -110,6 +110,25 @@ BAD = "The report is ready. It covers the year 2019 only. Bye now."
 BAD_RELEASED = "The report is ready. "  # what the whole-string filter releases for BAD
 
 
+async def cancel_consumer(stream: Any, *, in_body: bool, ticks: int = 50) -> None:
+    """Read `stream` in a task and cancel it after the first chunk: while the loop body awaits something
+    (`in_body`), or while the task waits in `__anext__`. Then let the loop finalise what `async for` dropped."""
+    started = asyncio.Event()
+
+    async def consume() -> None:
+        async for _ in stream:
+            started.set()
+            if in_body:
+                await asyncio.sleep(3600)
+
+    task = asyncio.create_task(consume())
+    await started.wait()
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
+    for _ in range(ticks):
+        await asyncio.sleep(0)
+
+
 async def wait_closed(record: object, ticks: int = 300) -> int:
     """Async closure is finalizer-driven (eventual): poll the loop until the scripted model's generator closed.
 

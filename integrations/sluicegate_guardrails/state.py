@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
+from typing import Any
 
 from sluicegate.sessions import Session
 
@@ -19,4 +20,6 @@ class StreamState(Session):
 
     pending: deque = field(default_factory=deque)  # released pieces the validator has yet to see, in order
     ended: bool = False
+    cancelled: bool = False  # the consumer stopped reading: the model callable returns at its next step
+    source: Any = None  # the gated model generator guardrails reads, closed when the consumer stops
     violation: str | None = None  # set by the validator when it reports the stop (reason codes only)

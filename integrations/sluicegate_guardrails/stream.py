@@ -54,16 +54,36 @@ class GuardedStream:
         return text if isinstance(text, str) else ""
 
     def __iter__(self) -> Iterator[str]:
-        for vo in self._outcomes:
-            text = self._take(vo)
-            if text:
-                yield text
+        try:
+            for vo in self._outcomes:
+                text = self._take(vo)
+                if text:
+                    yield text
+        finally:
+            # The consumer stopped (or the stream ended). Flag first: closing Guardrails' generator makes its
+            # telemetry read our model callable to the end, and the flag makes that callable return at once.
+            self.state.cancelled = True
+            for it in (self._outcomes, self.state.source):
+                close = getattr(it, "close", None)
+                if callable(close):
+                    close()
 
     async def __aiter__(self) -> AsyncIterator[str]:
-        async for vo in self._outcomes:
-            text = self._take(vo)
-            if text:
-                yield text
+        try:
+            async for vo in self._outcomes:
+                text = self._take(vo)
+                if text:
+                    yield text
+        finally:
+            self.state.cancelled = True
+            # Closing Guardrails' generator does not close the model stream it was reading: close that too.
+            for it in (self._outcomes, self.state.source):
+                aclose = getattr(it, "aclose", None)
+                if callable(aclose):
+                    try:
+                        await aclose()
+                    except RuntimeError:  # being read right now in another task: it sees the flag and returns
+                        pass
 
 
 def _prepare(guard: Any, metadata: Mapping[str, Any] | None) -> tuple[StreamState, dict]:
@@ -79,11 +99,22 @@ def stream(guard: Any, llm_api: Callable[..., Any], *, metadata: Mapping[str, An
     state, meta = _prepare(guard, metadata)
 
     def gated_llm(*args: Any, messages: Any = None, **kw: Any) -> Iterator[str]:
-        for step in drive(llm_api(*args, messages=messages, **kw), state.filter, text_of=_text, outcome=state.outcome):
-            if step.text:
-                state.pending.append(step.text)
-                yield step.text
-        yield EOS
+        state.source = released(*args, messages=messages, **kw)
+        return state.source
+
+    def released(*args: Any, messages: Any = None, **kw: Any) -> Iterator[str]:
+        steps = drive(llm_api(*args, messages=messages, **kw), state.filter, text_of=_text, outcome=state.outcome)
+        try:
+            for step in steps:
+                if state.cancelled:
+                    return  # the finally closes `steps`: drive closes the model, outcome "cancelled"
+                if step.text:
+                    state.pending.append(step.text)
+                    yield step.text
+        finally:
+            steps.close()
+        if not state.cancelled:
+            yield EOS
 
     return GuardedStream(state, guard(gated_llm, stream=True, metadata=meta, **kwargs))
 
@@ -104,18 +135,31 @@ async def astream(guard: Any, llm_api: Callable[..., Any], *, metadata: Mapping[
         if inspect.isawaitable(result):
             result = await result
         result = getattr(result, "completion_stream", result)
-        async for item in result:
-            yield item
+        try:
+            async for item in result:
+                yield item
+        finally:  # `async for` alone would leave the model's stream open when we are closed
+            aclose = getattr(result, "aclose", None)
+            if callable(aclose):
+                await aclose()
 
     async def pieces(*args: Any, **kw: Any) -> AsyncIterator[str]:
-        async for step in adrive(upstream(*args, **kw), state.filter, text_of=_text, outcome=state.outcome):
-            if step.text:
-                state.pending.append(step.text)
-                yield step.text
-        yield EOS
+        steps = adrive(upstream(*args, **kw), state.filter, text_of=_text, outcome=state.outcome)
+        try:
+            async for step in steps:
+                if state.cancelled:
+                    return
+                if step.text:
+                    state.pending.append(step.text)
+                    yield step.text
+        finally:
+            await steps.aclose()
+        if not state.cancelled:
+            yield EOS
 
     async def gated_llm(*args: Any, messages: Any = None, **kw: Any) -> _AsyncStreamResponse:
-        return _AsyncStreamResponse(pieces(*args, messages=messages, **kw))
+        state.source = pieces(*args, messages=messages, **kw)
+        return _AsyncStreamResponse(state.source)
 
     outcomes = await guard(gated_llm, stream=True, metadata=meta, **kwargs)
     return GuardedStream(state, outcomes)

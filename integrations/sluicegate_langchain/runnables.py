@@ -8,11 +8,15 @@ chat model (after a `StrOutputParser`, a sync stop can no longer cancel the mode
 
 from __future__ import annotations
 
+import asyncio
 from contextlib import aclosing
 from typing import Any, AsyncIterator, Callable, Iterator, Mapping, Sequence
+from uuid import UUID
 
-from langchain_core.callbacks import adispatch_custom_event, dispatch_custom_event
-from langchain_core.runnables import Runnable, RunnableConfig
+from langchain_core.callbacks import BaseCallbackHandler, adispatch_custom_event, dispatch_custom_event
+from langchain_core.language_models import BaseLanguageModel
+from langchain_core.runnables import Runnable, RunnableBinding, RunnableConfig, RunnableSequence
+from langchain_core.runnables.fallbacks import RunnableWithFallbacks
 from langchain_core.runnables.config import ensure_config, patch_config
 
 from sluicegate import Outcome, StreamFilter, adrive_text, drive_text
@@ -42,6 +46,75 @@ async def _adispatch_guard(outcome: Outcome, config: RunnableConfig) -> None:
         await adispatch_custom_event("guard", _guard_payload(outcome), config=config)
     except RuntimeError:
         pass
+
+
+def _ends_at_model(runnable: Any) -> bool:
+    """True if the last step of `runnable` is a language model (through bind/with_config/fallbacks)."""
+    if isinstance(runnable, BaseLanguageModel):
+        return True
+    if isinstance(runnable, RunnableSequence):
+        return _ends_at_model(runnable.last)
+    if isinstance(runnable, RunnableBinding):
+        return _ends_at_model(runnable.bound)
+    if isinstance(runnable, RunnableWithFallbacks):
+        return all(_ends_at_model(r) for r in (runnable.runnable, *runnable.fallbacks))
+    return False
+
+
+def _require_model_last(bound: Any) -> None:
+    if not _ends_at_model(bound):
+        last = bound.last if isinstance(bound, RunnableSequence) else bound
+        raise TypeError(
+            f"SourceGate's bound must end at the chat model (a model, or prompt | model), not at "
+            f"{type(last).__name__}: a step after the model keeps reading it after a sync stop, so the provider "
+            "generates and bills the rest. Drop the StrOutputParser (SourceGate emits strings), or use "
+            "GateStep right after the model."
+        )
+
+
+class _ModelRuns(BaseCallbackHandler):
+    """Tracks the model runs under one SourceGate call, so its async path can wait for them to close.
+
+    In async, closing `bound.astream(...)` closes only LangChain's outermost generator; the model's own
+    generator (and with it `on_llm_error`, hence any usage handler's record) is closed when the event loop
+    finalises the inner ones, a few turns later. Waiting for that here means the record exists by the time
+    the consumer's loop ends.
+    """
+
+    run_inline = True  # called in the event loop's thread, not an executor
+
+    def __init__(self) -> None:
+        self.open: set[UUID] = set()
+        self._idle = asyncio.Event()
+        self._idle.set()
+
+    def _start(self, run_id: UUID) -> None:
+        self.open.add(run_id)
+        self._idle.clear()
+
+    def _end(self, run_id: UUID) -> None:
+        self.open.discard(run_id)
+        if not self.open:
+            self._idle.set()
+
+    def on_chat_model_start(self, serialized: Any, messages: Any, *, run_id: UUID, **kwargs: Any) -> None:
+        self._start(run_id)
+
+    def on_llm_start(self, serialized: Any, prompts: Any, *, run_id: UUID, **kwargs: Any) -> None:
+        self._start(run_id)
+
+    def on_llm_end(self, response: Any, *, run_id: UUID, **kwargs: Any) -> None:
+        self._end(run_id)
+
+    def on_llm_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
+        self._end(run_id)
+
+    async def closed(self, timeout: float) -> None:
+        if self.open:
+            try:
+                await asyncio.wait_for(self._idle.wait(), timeout)
+            except asyncio.TimeoutError:  # a model generator held elsewhere: do not hang the caller
+                pass
 
 
 async def _aone(value: Any) -> AsyncIterator[Any]:
@@ -99,7 +172,9 @@ class SourceGate(_Gating, Runnable[Mapping[str, Any], str]):
     They are numbered once: the prompt gets `context_key` = "[S1] ...\\n\\n[S2] ...", and the filter is built
     by `filter_factory(texts)` from the same list (default: the `SentenceGate`). On a stop, the model stream is
     closed, a `guard` custom event is dispatched, and the notice is the last chunk. `bound` must end at the
-    model: a parser inside it would drain the model after a stop.
+    model (checked: a parser inside it would drain the model after a stop; `TypeError` otherwise). In async,
+    the stream ends only once the model run has closed (at most `close_wait` seconds), so a usage handler
+    already holds its record when the consumer's loop ends.
     """
 
     def __init__(
@@ -113,7 +188,10 @@ class SourceGate(_Gating, Runnable[Mapping[str, Any], str]):
         unverified_tag: str = DEFAULT_UNVERIFIED_TAG,
         on_outcome: OnOutcome | None = None,
         name: str | None = None,
+        close_wait: float = 1.0,
     ) -> None:
+        _require_model_last(bound)
+        self.close_wait = close_wait
         super().__init__(filter_factory=filter_factory, notice=notice, on_outcome=on_outcome, name=name or "SourceGate")
         self.bound = bound
         self.sources_key = sources_key
@@ -139,9 +217,12 @@ class SourceGate(_Gating, Runnable[Mapping[str, Any], str]):
         texts = source_texts(inp[self.sources_key])
         return {**inp, self.context_key: format_sources(texts)}, self.filter_factory(texts)
 
-    def _child_config(self, config: RunnableConfig, run_manager: Any) -> RunnableConfig:
+    def _child_config(self, config: RunnableConfig, run_manager: Any, runs: _ModelRuns | None = None) -> RunnableConfig:
         """The model runs as our child, tagged (inheritably) so UIs can drop its raw, unverified tokens."""
-        child = patch_config(config, callbacks=run_manager.get_child())
+        callbacks = run_manager.get_child()
+        if runs is not None:
+            callbacks.add_handler(runs, inherit=True)
+        child = patch_config(config, callbacks=callbacks)
         child["tags"] = [*child.get("tags", []), self.unverified_tag]
         return child
 
@@ -166,17 +247,23 @@ class SourceGate(_Gating, Runnable[Mapping[str, Any], str]):
     async def astream(
         self, input: Mapping[str, Any], config: RunnableConfig | None = None, **kwargs: Any
     ) -> AsyncIterator[str]:
-        async for chunk in self._atransform_stream_with_config(_aone(input), self._agate, config, **kwargs):
-            yield chunk
+        # aclosing: a consumer's aclose() must reach _agate now (and wait for the model), not when finalised
+        async with aclosing(self._atransform_stream_with_config(_aone(input), self._agate, config, **kwargs)) as it:
+            async for chunk in it:
+                yield chunk
 
     async def _agate(
         self, inputs: AsyncIterator[Mapping[str, Any]], run_manager: Any, config: RunnableConfig
     ) -> AsyncIterator[str]:
         prompt_input, filt = self._prepare(await inputs.__anext__())
-        upstream = self.bound.astream(prompt_input, self._child_config(config, run_manager))
-        async with aclosing(self._arun(upstream, filt, config)) as chunks:
-            async for chunk in chunks:
-                yield chunk
+        runs = _ModelRuns()
+        upstream = self.bound.astream(prompt_input, self._child_config(config, run_manager, runs))
+        try:
+            async with aclosing(self._arun(upstream, filt, config)) as chunks:
+                async for chunk in chunks:
+                    yield chunk
+        finally:
+            await runs.closed(self.close_wait)
 
 
 class GateStep(_Gating, Runnable[Any, str]):

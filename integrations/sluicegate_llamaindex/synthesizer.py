@@ -8,9 +8,9 @@ async generator (async), closing the LLM stream on a stop. `source_nodes` stay t
 
 from __future__ import annotations
 
-from typing import Any, List, Optional, Sequence
+from typing import Any, AsyncIterator, Iterator, List, Optional, Sequence
 
-from llama_index.core.base.response.schema import RESPONSE_TYPE
+from llama_index.core.base.response.schema import RESPONSE_TYPE, AsyncStreamingResponse, Response, StreamingResponse
 from llama_index.core.instrumentation import get_dispatcher
 from llama_index.core.instrumentation.events import BaseEvent
 from llama_index.core.prompts import PromptTemplate
@@ -20,7 +20,8 @@ from llama_index.core.schema import NodeWithScore
 from llama_index.core.types import RESPONSE_TEXT_TYPE
 
 from sluicegate import Outcome, UsageMeter, adrive_text, drive_text
-from sluicegate.sources import FilterFactory, gate_factory, marker
+from sluicegate.stream import Done
+from sluicegate.sources import FilterFactory, gate_factory, marker, refusal_text
 
 from .usage import Metered, install_provider_figures
 
@@ -56,6 +57,86 @@ class GuardEvent(BaseEvent):
 def _dispatch_guard(outcome: Outcome) -> None:
     guard = outcome.guard
     dispatcher.event(GuardEvent(reasons=list(guard.reasons) if guard else [], notice=guard.notice if guard else None))
+
+
+def _closing(gen: Any) -> Iterator[str]:
+    try:
+        yield from gen
+    finally:
+        close = getattr(gen, "close", None)
+        if callable(close):
+            close()
+
+
+class GatedStreamingResponse(StreamingResponse):
+    """A `StreamingResponse` whose `response_gen` closes the gated stream (and so the LLM's) when the reader
+    stops: each access returns a fresh wrapper over the one gated generator, so `for t in r.response_gen: break`
+    ends the generation although the response still holds the stream. Stopping is for good; to read on later,
+    keep the generator (`gen = r.response_gen`)."""
+
+    @property  # type: ignore[override]
+    def response_gen(self) -> Iterator[str]:
+        return _closing(self._gated)
+
+    @response_gen.setter
+    def response_gen(self, gen: Any) -> None:
+        self._gated = gen
+
+
+class GatedAsyncStreamingResponse(AsyncStreamingResponse):
+    """An `AsyncStreamingResponse` whose readers close the gated stream (and the LLM's) when they stop early:
+    `aclose()` at once, an abandoned `async for ... break` when the loop finalises it. LlamaIndex's own
+    generators would only drop theirs, leaving the LLM stream open while the response lives."""
+
+    async def _yield_response(self) -> AsyncIterator[str]:
+        inner = super()._yield_response()
+        try:
+            async for text in inner:
+                yield text
+        finally:
+            await inner.aclose()  # releases the response's lock
+            aclose = getattr(self.response_gen, "aclose", None)
+            if callable(aclose):
+                await aclose()
+
+    async def async_response_gen(self) -> AsyncIterator[str]:
+        inner = self._yield_response()
+        try:
+            async for text in inner:
+                yield text
+        finally:
+            await inner.aclose()
+
+
+def _closing_response(response: Any) -> Any:
+    """LlamaIndex's streaming response as our closing subclass (same fields); anything else unchanged."""
+    pairs = ((StreamingResponse, GatedStreamingResponse), (AsyncStreamingResponse, GatedAsyncStreamingResponse))
+    for base, ours in pairs:
+        if isinstance(response, base) and not isinstance(response, ours):
+            return ours(
+                response_gen=response.response_gen,
+                source_nodes=response.source_nodes,
+                metadata=response.metadata,
+                response_txt=response.response_txt,
+            )
+    return response
+
+
+async def _aone(text: str) -> AsyncIterator[str]:
+    yield text
+
+
+def _refused(response: Any, text: str, outcome: Outcome) -> Any:
+    """Retrieval found nothing, so LlamaIndex answered without the LLM ("Empty Response"): show the gate's
+    refusal instead, and record it as one (no LLM call, zero usage)."""
+    outcome.events.append(Done("refused"))
+    outcome.reason, outcome.released, outcome.usage = "refused", text, UsageMeter().usage
+    if isinstance(response, Response):
+        response.response = text
+        return response
+    if isinstance(response, AsyncStreamingResponse):
+        return GatedAsyncStreamingResponse(response_gen=_aone(text), metadata=response.metadata)
+    return GatedStreamingResponse(response_gen=iter([text]), metadata=response.metadata)
 
 
 class GatedSynthesizer(BaseSynthesizer):
@@ -137,6 +218,9 @@ class GatedSynthesizer(BaseSynthesizer):
         run = adrive_text if is_async else drive_text
         return run(upstream, filt, meter=meter, outcome=outcome, notice=self._notice, on_guard=_dispatch_guard)
 
+    def _refusal(self, response: Any, outcome: Outcome) -> Any:
+        return _refused(response, refusal_text(self._filter_factory([])), outcome)
+
     # -- BaseSynthesizer -------------------------------------------------------------------------------------
     def get_response(self, query_str: str, text_chunks: Sequence[str], **response_kwargs: Any) -> RESPONSE_TEXT_TYPE:
         labelled, filt, outcome = self._prepare(query_str, text_chunks, response_kwargs)
@@ -157,6 +241,7 @@ class GatedSynthesizer(BaseSynthesizer):
     ) -> RESPONSE_TYPE:
         outcome = Outcome()
         response = super().synthesize(query, nodes, additional_source_nodes, **{_OUTCOME_KEY: outcome}, **response_kwargs)
+        response = self._refusal(response, outcome) if not nodes else _closing_response(response)
         response.guard = outcome  # type: ignore[union-attr]  # filled in as the answer streams
         return response
 
@@ -171,5 +256,6 @@ class GatedSynthesizer(BaseSynthesizer):
         response = await super().asynthesize(
             query, nodes, additional_source_nodes, **{_OUTCOME_KEY: outcome}, **response_kwargs
         )
+        response = self._refusal(response, outcome) if not nodes else _closing_response(response)
         response.guard = outcome  # type: ignore[union-attr]
         return response

@@ -2,7 +2,8 @@
 
 Two ways to stream:
 - the app owns the model stream: `guarded_stream(rails, messages=..., generator=model_stream)`;
-- NeMo calls the model: `LLMRails(config, llm=GatedLLM(model))`, then `guarded_stream(rails, messages=...)`.
+- NeMo calls the model: `LLMRails(config, llm=GatedLLM(model))` (or `gate_llm(rails)` when the config's
+  `models:` names it), then `guarded_stream(rails, messages=...)`; without either, guarded_stream refuses.
 The `sluicegate output` rail turns "gate stopped" into NeMo's standard `guardrails_violation` frame, and
 filters the whole answer in non-streaming `generate_async`.
 """
@@ -13,7 +14,7 @@ from sluicegate.plugin import require_extra
 
 require_extra("nemoguardrails", adapter="sluicegate_nemo", framework="NeMo Guardrails", extra="nemo")
 
-from .llm import GatedLLM, GateStopped  # noqa: E402
+from .llm import GatedLLM, GateStopped, UngatedStream, gate_llm  # noqa: E402
 from .rail_config import FLOW_NAME, RAIL_PATH, SluicegateRail, UnsafeStreamingConfig  # noqa: E402
 from .rail_config import check_streaming, install, sluicegate_config  # noqa: E402
 from .session import CONTEXT_KEY, SessionMissing, StreamSession, current_session, use_session  # noqa: E402
@@ -29,9 +30,11 @@ __all__ = [
     "SessionMissing",
     "SluicegateRail",
     "StreamSession",
+    "UngatedStream",
     "UnsafeStreamingConfig",
     "check_streaming",
     "current_session",
+    "gate_llm",
     "gated",
     "guarded_stream",
     "install",

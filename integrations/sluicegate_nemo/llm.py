@@ -21,11 +21,16 @@ class GateStopped(RuntimeError):
     """The filter stopped the stream (reason codes only; the blocked text stays server-side)."""
 
 
+class UngatedStream(RuntimeError):
+    """NeMo would stream its own model's text that no filter saw (no `generator=`, and no `GatedLLM`)."""
+
+
 def _delta(chunk: LLMResponseChunk) -> str:
     return chunk.delta_content or ""
 
 
-def _usage(chunk: LLMResponseChunk, meter: UsageMeter) -> None:
+def chunk_usage(chunk: Any, meter: UsageMeter) -> None:
+    """Provider usage on a NeMo `LLMResponseChunk` (cumulative), for the driver's `usage_of`."""
     usage = getattr(chunk, "usage", None)
     if usage is not None:
         meter.report(output_tokens=usage.output_tokens, input_tokens=usage.input_tokens, cumulative=True)
@@ -60,10 +65,33 @@ class GatedLLM:
             raise SessionMissing("GatedLLM streamed with no sluicegate session: use sluicegate_nemo.guarded_stream")
         session.gated = True
         upstream = self.inner.stream_async(prompt, stop=stop, **kwargs)
-        async for step in adrive(
-            upstream, session.filter, text_of=_delta, usage_of=_usage, meter=session.meter, outcome=session.outcome
-        ):
-            if step.text:
-                yield LLMResponseChunk(delta_content=step.text)
+        steps = adrive(
+            upstream, session.filter, text_of=_delta, usage_of=chunk_usage, meter=session.meter, outcome=session.outcome
+        )
+        try:
+            async for step in steps:
+                if session.cancelled:
+                    return  # NeMo keeps generating after the client left; the finally closes the model
+                if step.text:
+                    yield LLMResponseChunk(delta_content=step.text)
+        finally:
+            await steps.aclose()
         if session.filter.stopped:
             raise GateStopped(session.stop_message)
+
+
+def gate_llm(rails: Any) -> GatedLLM:
+    """Wrap `rails.llm` in a `GatedLLM` after construction (idempotent); returns the wrapper.
+
+    For configs whose `models:` block names the main model: NeMo builds that model after the rail folder's
+    `init(app)` has run, so nothing can wrap it earlier. `LLMRails.update_llm` swaps it everywhere NeMo looks
+    (the generation actions and the `llm` action parameter).
+    """
+    llm = getattr(rails, "llm", None)
+    if isinstance(llm, GatedLLM):
+        return llm
+    if llm is None:
+        raise ValueError("gate_llm: this LLMRails has no main model (no llm= and no `models:` entry of type main)")
+    gated = GatedLLM(llm)
+    rails.update_llm(gated)
+    return gated

@@ -98,6 +98,11 @@ class SluicegateRail:
         if session is None:
             log.error("sluicegate: streamed window without a session; blocking (use guarded_stream)")
             return RailOutcome.block(reason="sluicegate: no stream session")
+        if not session.gated:
+            # The text did not come through gated()/GatedLLM: no filter saw it, and the rail cannot judge it.
+            log.error("sluicegate: streamed window the filter never saw; blocking (generator= or GatedLLM)")
+            session.blocked = True
+            return RailOutcome.block(reason="sluicegate: stream not gated")
         if session.stopped and (text == "" or _is_error_frame(text)):
             session.blocked = True
             return RailOutcome.block(reason="sluicegate: " + ",".join(session.reasons or ("stopped",)))

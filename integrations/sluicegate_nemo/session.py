@@ -36,6 +36,7 @@ class StreamSession(Session):
     id: str = field(default_factory=lambda: uuid.uuid4().hex)
     gated: bool = False  # the answer went through `filter` upstream of NeMo (set by gated()/GatedLLM)
     blocked: bool = False  # NeMo's guardrails_violation frame was sent for this stream
+    cancelled: bool = False  # the consumer left: the gated model stream returns at its next step
 
     def __post_init__(self) -> None:
         _REGISTRY[self.id] = self

@@ -7,6 +7,7 @@ its id in a context message, the ContextVar in NeMo's generation task, and the o
 
 from __future__ import annotations
 
+import asyncio
 import contextvars
 import json
 from typing import Any, AsyncIterable, AsyncIterator, Mapping
@@ -15,6 +16,7 @@ from nemoguardrails import LLMRails
 
 from sluicegate import Outcome, StreamFilter, adrive
 
+from .llm import GatedLLM, UngatedStream, chunk_usage
 from .rail_config import installed
 from .session import CONTEXT_KEY, StreamSession, set_current
 
@@ -25,11 +27,17 @@ async def gated(upstream: AsyncIterable[Any], session: StreamSession) -> AsyncIt
     Pass it as `rails.stream_async(generator=...)`. The upstream is closed as soon as the filter stops.
     """
     session.gated = True
-    async for step in adrive(
-        upstream, session.filter, text_of=_text_of, meter=session.meter, outcome=session.outcome
-    ):
-        if step.text:
-            yield step.text
+    steps = adrive(
+        upstream, session.filter, text_of=_text_of, usage_of=chunk_usage, meter=session.meter, outcome=session.outcome
+    )
+    try:
+        async for step in steps:
+            if session.cancelled:
+                return  # the consumer left: the finally closes the app's model stream
+            if step.text:
+                yield step.text
+    finally:
+        await steps.aclose()
     if session.filter.stopped:
         yield ""  # the sentinel: the rail blocks exactly this window, so no released text is withheld
 
@@ -78,6 +86,8 @@ class GuardedStream:
         self.error: dict | None = None
         if generator is not None:
             generator = gated(generator, session)
+        self._gated = generator
+        self._pending: "asyncio.Future[str] | None" = None
         # Bind the session in a copied context: stream_async() starts NeMo's generation task from it (so a
         # GatedLLM sees the session), and nothing has to be reset across yields in the caller's task.
         ctx = contextvars.copy_context()
@@ -88,14 +98,34 @@ class GuardedStream:
     def outcome(self) -> Outcome:
         return self.session.outcome
 
-    def __aiter__(self) -> "GuardedStream":
-        return self
+    def __aiter__(self) -> AsyncIterator[str]:
+        return self._iterate()
+
+    async def _iterate(self) -> AsyncIterator[str]:
+        """`async for` gets a generator so that a `break` or a cancelled consumer still ends the model stream
+        (Python finalises an abandoned async generator; a plain iterator object is never told)."""
+        try:
+            while True:
+                try:
+                    chunk = await self.__anext__()
+                except StopAsyncIteration:
+                    return
+                yield chunk
+        finally:
+            await self.aclose()
 
     async def __anext__(self) -> str:
+        # Shielded: a cancelled consumer must set the flag *before* NeMo's iterator sees the cancellation, since
+        # NeMo's iterator then waits for its generation task, which would read the model to the end.
+        self._pending = asyncio.ensure_future(self._chunks.__anext__())
         try:
-            chunk = await self._chunks.__anext__()
+            chunk = await asyncio.shield(self._pending)
         except StopAsyncIteration:
             self.session.close()
+            raise
+        except asyncio.CancelledError:
+            self.session.cancelled = True
+            self._pending.cancel()
             raise
         error = parse_error_frame(chunk)
         if error is not None:
@@ -104,9 +134,18 @@ class GuardedStream:
         return chunk
 
     async def aclose(self) -> None:
-        aclose = getattr(self._chunks, "aclose", None)
-        if aclose is not None:
-            await aclose()
+        """Stop for good: the gated model stream returns at its next step (NeMo's generation task would
+        otherwise read the model to the end, and NeMo's own aclose waits for that task)."""
+        self.session.cancelled = True
+        if self._pending is not None and not self._pending.done():
+            await asyncio.gather(self._pending, return_exceptions=True)  # quick now: the model stream returns
+        for it in (self._chunks, self._gated):
+            aclose = getattr(it, "aclose", None)
+            if aclose is not None:
+                try:
+                    await aclose()
+                except RuntimeError:  # being read right now by NeMo's task: it sees the flag and returns
+                    pass
         self.session.close()
 
 
@@ -123,6 +162,12 @@ def guarded_stream(
     `filter`: this stream's filter; by default the installed factory is called with the request's context
     (the content of the last `role: context` message, e.g. the sources a SentenceGate checks against).
     """
+    if generator is None and not isinstance(getattr(rails, "llm", None), GatedLLM):
+        raise UngatedStream(
+            "guarded_stream without generator= needs NeMo's model wrapped in GatedLLM, or NeMo would stream "
+            "text no filter saw: LLMRails(config, llm=GatedLLM(model)), or sluicegate_nemo.gate_llm(rails) "
+            "after building rails from a config whose `models:` names the model"
+        )
     context: Mapping[str, Any] = next(
         (m.get("content") or {} for m in reversed(messages) if m.get("role") == "context"), {}
     )

@@ -84,3 +84,18 @@ def gate_from(key: str = "sources", *, redact: bool = False, **gate_options: Any
 # `custom_data.sluicegate.filter`, a Guardrails AI RAIL spec): the gate over `request["sources"]`.
 request_gate: RequestFactory = gate_from("sources")
 request_gate_redacted: RequestFactory = gate_from("sources", redact=True)
+
+
+def refusal_text(filt: StreamFilter) -> str:
+    """What the reader sees when there is nothing to answer from (retrieval found no sources): the filter's
+    own `refusal_text` (a `SentenceGate`, also inside a `Pipeline`), else the fixed English refusal."""
+    text = getattr(filt, "refusal_text", None)
+    if isinstance(text, str):
+        return text
+    for stage in getattr(filt, "filters", ()):
+        text = getattr(stage, "refusal_text", None)
+        if isinstance(text, str):
+            return text
+    from .notices import notice
+
+    return notice("en", "refusal")

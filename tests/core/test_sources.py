@@ -58,3 +58,14 @@ def test_gate_from_fails_with_a_clear_error_when_the_request_has_no_sources() ->
         gate_from("sources")({"sources": None})
     with pytest.raises(TypeError, match="mapping"):
         gate_from("sources")(None)  # type: ignore[arg-type]
+
+
+def test_refusal_text_comes_from_the_gate_else_the_fixed_refusal() -> None:
+    from sluicegate import Redactor, SentenceGate
+    from sluicegate.notices import notice
+    from sluicegate.sources import refusal_text
+
+    assert refusal_text(SentenceGate([], refusal_text="Not covered.")) == "Not covered."
+    assert refusal_text(gate_factory(redact=True, language="en", refusal_text="Nope.")([])) == "Nope."
+    assert refusal_text(SentenceGate([], language="fr")) == notice("fr", "refusal")
+    assert refusal_text(Redactor()) == notice("en", "refusal")

@@ -14,4 +14,3 @@ HOME = Path(__file__).with_name("home")
 os.environ["HOME"] = str(HOME)
 os.environ["NLTK_DATA"] = str(HOME / "nltk_data")
 os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
-os.environ.setdefault("GUARDRAILS_RUN_SYNC", "true")
