@@ -28,16 +28,26 @@ TERMINATORS = ".!?…؟۔。！？।॥"
 CJK_TERMINATORS = "。！？"
 PARENS = ")）"
 CLOSERS = "\"'”’»›」』】〉》" + PARENS
+# After a non-CJK terminator, the German closing quotes `“` (of `„…“`) and `«` (of `»…«`) close too: glued to
+# a terminator they cannot open a quotation. A CJK terminator keeps `“` as an opening quote.
+LATIN_CLOSERS = CLOSERS + "“«"
+# French sets its closing guillemet off with a (no-break) space: `livraisons. »`.
+GUILLEMET_SPACES = " \u00a0\u202f"
+BULLETS = "•⁃"
 COMMAS = ",，、"
 OPEN_QUOTES = "“「『《〈"  # quotations and title marks: a CJK terminator inside them does not end the sentence
 CLOSE_QUOTES = "”」』》〉"
 DEFAULT_CAP = 1000
 
-_CANDIDATE = re.compile("[" + re.escape(TERMINATORS + "\n" + OPEN_QUOTES + CLOSE_QUOTES) + "]")
-# A list marker at the start of a sentence or line: `1.`, `1.)`, `2)`, `-`, `*`, `•`, then a space or tab.
-_LIST_MARKER = regex.compile(r"(?:\d{1,3}\.\)?|\d{1,3}\)|[-*•])[ \t]")
-_INITIAL = re.compile(r"(?<![\w.])[A-HJ-Z]\Z")  # `E.` in `Jonas E. Smith` (not `I.`)
-_NAME_BEFORE_INITIAL = re.compile(r"[A-Z][a-z]+\s[A-HJ-Z]\Z")
+_CANDIDATE = re.compile("[" + re.escape(TERMINATORS + "\n" + OPEN_QUOTES + CLOSE_QUOTES + BULLETS) + "]")
+# A list marker at the start of a sentence or line, then a space or tab: `1.`, `1.)`, `2)`, `a.`, `a)`, `-`, `*`,
+# `•`, `⁃`, and a bullet before a number (`• 9.`, `⁃10.`).
+_LIST_MARKER = regex.compile(r"(?:\d{1,3}\.\)?|\d{1,3}\)|[a-z]\.\)?|[a-z]\)|[-*])[ \t]")
+_BULLET = regex.compile(r"[•⁃][ \t]{0,3}")  # a bullet, then at most a few spaces before what it carries
+# An initial: one capital letter, any script, not the pronoun `I` (`E.` in `Jonas E. Smith`, `И.` in `А. И. Семенов`).
+_INITIAL = regex.compile(r"(?<![\w.])(?!I\Z)\p{Lu}\Z")
+# What makes it an initial: a capitalised name before it, or another initial (`А. И`); not `E.U` (`the E.U. How`).
+_BEFORE_INITIAL = regex.compile(r"(?:\p{Lu}\p{Ll}+|(?<![\w.])\p{Lu}\.)\s\p{Lu}\Z")
 _DAY = re.compile(r"(?<![\w.,])(?:0?[1-9]|[12]\d|3[01])\Z")
 
 # Decision kinds for a candidate character.
@@ -79,9 +89,10 @@ def _compiled(abbreviations: tuple[str, ...]) -> _Abbreviations:
     return _Abbreviations(abbreviations)
 
 
-def default_abbreviations() -> tuple[str, ...]:
-    """The union of every shipped per-language list (`data/abbreviations/<lang>.txt`)."""
-    return tuple(a for lang in list_names("abbreviations") for a in word_list(f"abbreviations/{lang}.txt"))
+def default_abbreviations(folder: str = "abbreviations") -> tuple[str, ...]:
+    """The union of every shipped per-language list (`data/abbreviations/<lang>.txt`; `data/before_numbers/` holds
+    the abbreviations that are kept only before a digit, like `No. 5`)."""
+    return tuple(a for lang in list_names(folder) for a in word_list(f"{folder}/{lang}.txt"))
 
 
 class SentenceSplitter:
@@ -97,11 +108,19 @@ class SentenceSplitter:
     the sentence is cut at its last space (or at the cap).
     """
 
-    def __init__(self, *, cap: int = DEFAULT_CAP, abbreviations: Iterable[str] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        cap: int = DEFAULT_CAP,
+        abbreviations: Iterable[str] | None = None,
+        before_numbers: Iterable[str] | None = None,
+    ) -> None:
         if cap < 16:
             raise ValueError("cap must be at least 16 characters")
         self._cap = cap
         self._abbreviations = _compiled(tuple(default_abbreviations() if abbreviations is None else abbreviations))
+        numbered = default_abbreviations("before_numbers") if before_numbers is None else before_numbers
+        self._before_numbers = _compiled(tuple(numbered))
         self._months = frozenset(m.casefold() for m in word_list("months/de.txt"))
         self._reset()
 
@@ -173,6 +192,12 @@ class SentenceSplitter:
                 self._depth = max(0, self._depth - 1)
                 self._pos = i + 1
                 continue
+            if ch in BULLETS:  # a bullet after a space, inside a line, starts a new item: `item one • item two`
+                if i > self._content and buf[i - 1] in " \t":
+                    self._emit(out, i)
+                else:
+                    self._pos = i + 1
+                continue
             kind, at = self._newline(buf, i) if ch == "\n" else self._terminator(buf, i)
             if kind == _NEED:
                 self._pos = i
@@ -210,10 +235,10 @@ class SentenceSplitter:
         if s < 0:
             return _NEED if s == -1 else _CAP
         self._content = s
-        hit = _LIST_MARKER.match(buf, s, partial=True)
-        if hit is not None and hit.partial:
+        end = _list_marker(buf, s)
+        if end == -1:
             return _NEED
-        self._pos = hit.end() if hit is not None else self._base
+        self._pos = end if end > 0 else self._base
         return _SKIP
 
     def _skip_space(self, buf: str, at: int) -> int:
@@ -294,16 +319,29 @@ class SentenceSplitter:
                 j += 2
             else:
                 break
+        cjk = buf[j - 1] in CJK_TERMINATORS
+        closing = CLOSERS if cjk else LATIN_CLOSERS
         k = j
-        while k < n and k <= self._limit and buf[k] in CLOSERS:
+        while k < n and k <= self._limit and buf[k] in closing:
             k += 1
+        if not cjk and k < n and buf[k] in GUILLEMET_SPACES and k + 2 <= self._limit:
+            # French `livraisons. »`: a spaced `»` before a space or punctuation closes (German `. »Komm` opens)
+            if k + 1 < n and buf[k + 1] != "»":
+                pass
+            elif k + 2 >= n:
+                self._run_resume = (i - self._base, j - self._base)
+                return _NEED, 0
+            elif not buf[k + 2].isalnum():
+                k += 2
+                while k < n and k <= self._limit and buf[k] in closing:
+                    k += 1
         if k > self._limit:
             return _CAP, 0
         if k == n:
             self._run_resume = (i - self._base, j - self._base)
             return _NEED, 0
         closers = buf[j:k]
-        if buf[j - 1] in CJK_TERMINATORS:
+        if cjk:
             if closers:
                 if buf[k] in COMMAS:
                     return _SKIP, j
@@ -359,9 +397,17 @@ class SentenceSplitter:
                 hit = rest.match(buf, i + 1, partial=True)
                 if hit is not None:
                     return (_NEED, 0) if hit.partial else (_SKIP, i + 1)
-        word_before = before[:-1]
-        if buf[m].isupper() and _INITIAL.search(word_before) and _NAME_BEFORE_INITIAL.search(word_before):
+        if buf[m].isdigit() and self._before_numbers.ends.search(before):
             return _SKIP, i + 1
+        word_before = before[:-1]
+        if buf[m].isupper() and _INITIAL.search(word_before):
+            if _BEFORE_INITIAL.search(word_before):
+                return _SKIP, i + 1
+            if m == i + 2:  # a first initial before a second one: `А. И. Семенов`
+                if m + 1 == len(buf):
+                    return _NEED, 0
+                if buf[m + 1] == ".":
+                    return _SKIP, i + 1
         if buf[m].isupper() and _DAY.search(word_before):
             e = m
             while e < len(buf) and buf[e].isalpha():
@@ -382,7 +428,22 @@ class SentenceSplitter:
             return self._boundary_at(m)
         if buf.count("\n", i, m) >= 2:
             return _BOUNDARY, m
-        hit = _LIST_MARKER.match(buf, m, partial=True)
-        if hit is None:
+        end = _list_marker(buf, m)
+        if end == 0:
             return _SKIP, m
-        return (_NEED, 0) if hit.partial else (_BOUNDARY, m)
+        return (_NEED, 0) if end == -1 else (_BOUNDARY, m)
+
+
+def _list_marker(buf: str, at: int) -> int:
+    """End of the list marker at `at` (`1.`, `2)`, `a.`, `-`, `•`, `• 9.`, `⁃10.`); 0 if there is none, -1 if the
+    text ends before that is decided. A bullet is a marker on its own; a number marker may follow it."""
+    bullet = _BULLET.match(buf, at)
+    start = bullet.end() if bullet is not None else at
+    if bullet is not None and start == len(buf) and len(bullet.group()) < 4:
+        return -1
+    hit = _LIST_MARKER.match(buf, start, partial=True)
+    if hit is not None and hit.partial:
+        return -1
+    if hit is not None:
+        return hit.end()
+    return start if bullet is not None else 0

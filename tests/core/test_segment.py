@@ -111,6 +111,46 @@ RULES: list[tuple[str, list[str]]] = [
     ("Jonas E. Smith came. Then", ["Jonas E. Smith came. ", "Then"]),
     # leading whitespace stays with the first sentence
     ("  \nHello there. Bye", ["  \nHello there. ", "Bye"]),
+    # more abbreviations per language (data/abbreviations/): titles and words that almost never end a sentence
+    ("Wir trafen Dr. med. Meyer. Ende", ["Wir trafen Dr. med. Meyer. ", "Ende"]),
+    ("Frau Prof. Schulze ist z. Z. nicht da. Z. T. fehlt es. Ende", ["Frau Prof. Schulze ist z. Z. nicht da. ", "Z. T. fehlt es. ", "Ende"]),
+    ("Sono l'Ing. Mengozzi. È presente l'Avv. Cassioni?", ["Sono l'Ing. Mengozzi. ", "È presente l'Avv. Cassioni?"]),
+    ("Le parti (ad es. RAM, CPU) sono HW. Fine", ["Le parti (ad es. RAM, CPU) sono HW. ", "Fine"]),
+    ("Soy el Lic. Naser. Gracias", ["Soy el Lic. Naser. ", "Gracias"]),
+    ("Уважаемый проф. Семенов! Дом на ул. Ленина.", ["Уважаемый проф. Семенов! ", "Дом на ул. Ленина."]),
+    ("وقال د. ديفيد إنها مريضة. وليس معروفا", ["وقال د. ديفيد إنها مريضة. ", "وليس معروفا"]),
+    ("De holdt Skt. Hans i byen. Godt", ["De holdt Skt. Hans i byen. ", "Godt"]),
+    # abbreviations kept only before a number (data/before_numbers/); before a word they end the sentence
+    ("See No. 5 here. He said No. Then left.", ["See No. 5 here. ", "He said No. ", "Then left."]),
+    ("Das steht auf S. 225, Berliner Str. 5. Ende", ["Das steht auf S. 225, Berliner Str. 5. ", "Ende"]),
+    ("Fecha: Mar. 23 de Nov. de 2014. Gracias.", ["Fecha: Mar. 23 de Nov. de 2014. ", "Gracias."]),
+    ("Кв. 234 на ул. 1 Мая. Да", ["Кв. 234 на ул. 1 Мая. ", "Да"]),
+    ("Found at N°. 1026.253.553. That is it.", ["Found at N°. 1026.253.553. ", "That is it."]),
+    ("It cost 5. 3 people paid.", ["It cost 5. ", "3 people paid."]),
+    # initials in any script, and two initials in a row (spaced); `E.U.` is not read as initials
+    ("Д-р наук А. И. Семенов выступал. Потом", ["Д-р наук А. И. Семенов выступал. ", "Потом"]),
+    ("Кроме того, Л. Н. Толстой писал. Да", ["Кроме того, Л. Н. Толстой писал. ", "Да"]),
+    ("I live in the E.U. How about you?", ["I live in the E.U. ", "How about you?"]),
+    ("We make a good team, you and I. Did you?", ["We make a good team, you and I. ", "Did you?"]),
+    # German closing quotes `“` and `«` glued to a terminator close; a CJK terminator keeps `“` as an opener
+    ("„Und auch keine Lust.“ Wir haben Geld.", ["„Und auch keine Lust.“ ", "Wir haben Geld."]),
+    ("Er fragte „Wirklich?“ Ja.", ["Er fragte „Wirklich?“ ", "Ja."]),
+    ("Er fragte »Wirklich?« Ja.", ["Er fragte »Wirklich?« ", "Ja."]),
+    ("„Lass uns gehen!“, sagte sie.", ["„Lass uns gehen!“, sagte sie."]),
+    ("他说。“你好。”", ["他说。", "“你好。”"]),
+    # French spaced closing guillemet `. »`; a German `»` opening the next quotation stays with it
+    ("Il a dit « Vraiment ? » Oui.", ["Il a dit « Vraiment ? » ", "Oui."]),
+    ("Le texte « LL.AA.II.RR. » pour la suite.", ["Le texte « LL.AA.II.RR. » pour la suite."]),
+    ("Elle assure « aucun impact. » Fin", ["Elle assure « aucun impact. » ", "Fin"]),
+    ("Er ging. »Komm«, sagte sie.", ["Er ging. ", "»Komm«, sagte sie."]),
+    # bullets before numbers, glued bullets, a bullet inside a line, letter markers
+    ("• 9. The first item • 10. The second item", ["• 9. The first item ", "• 10. The second item"]),
+    ("⁃9. The first item ⁃10. The second item", ["⁃9. The first item ", "⁃10. The second item"]),
+    ("• 3. Seien Sie achtsam! \n• 4. Essen Sie Fisch! \n", ["• 3. Seien Sie achtsam! \n", "• 4. Essen Sie Fisch! \n"]),
+    ("Home •About • Contact", ["Home ", "•About ", "• Contact"]),
+    ("• 30 apples. • Pears.", ["• 30 apples. ", "• Pears."]),
+    ("a) one thing\nb) another", ["a) one thing\n", "b) another"]),
+    ("a. The first item.\nb. The second item.", ["a. The first item.\n", "b. The second item."]),
 ]
 
 
@@ -133,11 +173,14 @@ BLIND_SPOTS: list[tuple[str, list[str]]] = [
     ("It opens early (weekdays.) The café is closed.", ["It opens early (weekdays.) The café is closed."]),
     # `؟»` in scripts without capitals never ends the sentence
     ("قال «هل هو مفتوح؟» نعم مفتوح.", ["قال «هل هو مفتوح؟» نعم مفتوح."]),
-    # German „…?“ and »…?« quotes are not read as closing at all: two sentences are judged as one
-    ("Er fragte „Wirklich?“ Ja.", ["Er fragte „Wirklich?“ Ja."]),
-    ("Er fragte »Wirklich?« Ja.", ["Er fragte »Wirklich?« Ja."]),
     # an abbreviation missing from the list, before a capital, ends a "sentence" too early
     ("Capt. Smith arrived.", ["Capt. ", "Smith arrived."]),
+    # now that German quotes close, a German quoted question before any noun ends the sentence too early
+    ("Er fragte „Wirklich?“ Frau Meier nickte.", ["Er fragte „Wirklich?“ ", "Frau Meier nickte."]),
+    # an abbreviation that can end a sentence is not listed, so before a capital it always ends one
+    ("I work for the U.S. Government now.", ["I work for the U.S. ", "Government now."]),
+    # numbered items inside one line, without a terminator, are one sentence
+    ("1) The first item 2) The second item", ["1) The first item 2) The second item"]),
     # a quoted question followed by a name ends the sentence too early
     ('"Is it open?" Smith asked.', ['"Is it open?" ', "Smith asked."]),
     # single capital letters after a capitalised word read as initials: `Plan B. Then` is one sentence
@@ -260,6 +303,17 @@ ALPHABET = list(". . ! ? … ؟ ۔ 。 ！ ？ । ॥ ؛ , ， 、 \" ' ” “
     "x.com",
     "\u00a0",
     "\x00",
+    "⁃",
+    "„",
+    " »",
+    "\u202f»",
+    "No. 5",
+    "S. 2",
+    "А. И. Семенов",
+    "Ä",
+    "a)",
+    "b.",
+    "Capt.",
 ]
 
 
