@@ -34,6 +34,7 @@ LATIN_CLOSERS = CLOSERS + "“«"
 # French sets its closing guillemet off with a (no-break) space: `livraisons. »`.
 GUILLEMET_SPACES = " \u00a0\u202f"
 BULLETS = "•⁃"
+DASHES = "–—"
 COMMAS = ",，、"
 OPEN_QUOTES = "“「『《〈"  # quotations and title marks: a CJK terminator inside them does not end the sentence
 CLOSE_QUOTES = "”」』》〉"
@@ -371,6 +372,12 @@ class SentenceSplitter:
             return _BOUNDARY, m
         if c.islower():
             return _SKIP, j
+        if c in DASHES and newlines == 0:  # dialogue: `«Ты готов? – спросила мама.`: the author's words go on
+            e = m + 1 if m + 1 < n and buf[m + 1] != " " else m + 2
+            if e >= n:
+                return _NEED, 0
+            if buf[e].islower():
+                return _SKIP, j
         if newlines == 0 and buf[i:j] == ".":
             kept = self._period_kept(buf, i, m)
             if kept is not None:

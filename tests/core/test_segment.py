@@ -143,6 +143,10 @@ RULES: list[tuple[str, list[str]]] = [
     ("Le texte « LL.AA.II.RR. » pour la suite.", ["Le texte « LL.AA.II.RR. » pour la suite."]),
     ("Elle assure « aucun impact. » Fin", ["Elle assure « aucun impact. » ", "Fin"]),
     ("Er ging. »Komm«, sagte sie.", ["Er ging. ", "»Komm«, sagte sie."]),
+    # a dash and a lowercase word after a terminator: the author's words in dialogue continue the sentence
+    ("«К чему ты готовишься? – спросила мама. – Завтра выходной».", ["«К чему ты готовишься? – спросила мама. ", "– Завтра выходной»."]),
+    ("—¿Vienes? —preguntó él. Sí.", ["—¿Vienes? —preguntó él. ", "Sí."]),
+    ("Is it open? — he asked. — Yes.", ["Is it open? — he asked. ", "— Yes."]),
     # bullets before numbers, glued bullets, a bullet inside a line, letter markers
     ("• 9. The first item • 10. The second item", ["• 9. The first item ", "• 10. The second item"]),
     ("⁃9. The first item ⁃10. The second item", ["⁃9. The first item ", "⁃10. The second item"]),
@@ -314,6 +318,8 @@ ALPHABET = list(". . ! ? … ؟ ۔ 。 ！ ？ । ॥ ؛ , ， 、 \" ' ” “
     "a)",
     "b.",
     "Capt.",
+    "– ",
+    "—",
 ]
 
 
