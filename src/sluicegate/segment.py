@@ -105,8 +105,10 @@ class SentenceSplitter:
     to the sentence before; after `?»`/`."` only an uppercase letter or a newline ends the sentence, after `.)`
     only a newline or a marker; inside a quotation a CJK terminator ends the sentence where the quotation
     closes, and not at all when a comma follows. A list marker at the start of a sentence begins it; a line
-    break before a list marker and a blank line are boundaries too. Past `cap` characters without a boundary,
-    the sentence is cut at its last space (or at the cap).
+    break before a list marker, a bullet after a space and a blank line are boundaries too. Where the seed is
+    silent: German `“`/`«` and a French spaced `»` after a terminator close a quotation; listed abbreviations
+    in `data/before_numbers/` are kept before a digit; a dash and a lowercase word continue the sentence.
+    Past `cap` characters without a boundary, the sentence is cut at its last space (or at the cap).
     """
 
     def __init__(
