@@ -14,6 +14,7 @@ def word_list(relative: str) -> tuple[str, ...]:
     return tuple(s for s in (line.strip() for line in lines) if s and not s.startswith("#"))
 
 
+@lru_cache(maxsize=None)
 def list_names(folder: str) -> tuple[str, ...]:
     """The `.txt` lists in `data/<folder>`, by stem (for example the languages that have an abbreviation list)."""
     base = resources.files("sluicegate").joinpath("data", folder)

@@ -90,6 +90,7 @@ def _compiled(abbreviations: tuple[str, ...]) -> _Abbreviations:
     return _Abbreviations(abbreviations)
 
 
+@lru_cache(maxsize=None)
 def default_abbreviations(folder: str = "abbreviations") -> tuple[str, ...]:
     """The union of every shipped per-language list (`data/abbreviations/<lang>.txt`; `data/before_numbers/` holds
     the abbreviations that are kept only before a digit, like `No. 5`)."""
