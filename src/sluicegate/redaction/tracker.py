@@ -10,6 +10,7 @@ Two facts make it exact (the differential test in tests/redact/test_incremental.
 
 from __future__ import annotations
 
+from . import prefilter as _pf
 from .settle import Engine
 
 
@@ -21,6 +22,8 @@ class OpenTracker:
         assert engine.starters is not None
         self._starters = engine.starters
         self._search = tuple(d.probe.search for d in engine.detectors)
+        self._detectors = engine.detectors
+        self._prefilter = engine.prefilter
         self._open: dict[int, int] = {}  # detector index -> its leftmost open start in the view
         self._seen = 0  # the view up to here has been probed
 
@@ -31,6 +34,8 @@ class OpenTracker:
         best = n
         search = self._search
         still: dict[int, int] = {}
+        if self._prefilter is not None and n - seen >= _pf.MIN_RANGE:
+            return self._open_compiled(view, base, seen, mask)
         for i, at in self._open.items():
             mask &= ~(1 << i)  # searching from `at` covers its new starts too
             m = search[i](view, at if at > base else base, partial=True)
@@ -51,6 +56,36 @@ class OpenTracker:
                     still[i] = q
                     if q < best:
                         best = q
+        self._open = still
+        self._seen = n
+        return best
+
+    def _open_compiled(self, view: str, base: int, seen: int, mask: int) -> int:
+        """The same answer as the loop in `open_from`, with covered detectors asked only at candidates."""
+        assert self._prefilter is not None
+        n = len(view)
+        starts: dict[int, int] = {}
+        for i, at in self._open.items():
+            mask &= ~(1 << i)
+            starts[i] = at if at > base else base
+        while mask:
+            low = mask & -mask
+            mask ^= low
+            starts[low.bit_length() - 1] = seen
+        spans = self._prefilter.ranges(view, min(starts.values())) if starts else {}
+        best = n
+        still: dict[int, int] = {}
+        for i, start in starts.items():
+            own = spans.get(i)
+            if own is not None:
+                q = _pf.open_in(self._detectors[i], view, own, start)
+            else:
+                m = self._search[i](view, start, partial=True)
+                q = None if m is None else m.start()
+            if q is not None and q < n:
+                still[i] = q
+                if q < best:
+                    best = q
         self._open = still
         self._seen = n
         return best
