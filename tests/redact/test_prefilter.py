@@ -50,7 +50,7 @@ _BITS = list("ab@.-:/=(_ 0123456789+AKIAghp_sk-eyJxoxSGMNO13bc\n\u00a0\u200bï¼šï
     "order=", "QX", "12345678:", "SG.", "AC", "npm_", "AIza", "glpat-", "rk_live_", "bc1q", "1BvBMSEYstWetqTF",
     "https://hooks.slack.com/services/", "Mzk", "x" * 30, "0123456789" * 3, "+4 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1",
     "4-1-1-1-1-1-1-1-1-1-1-1-1-1-1-1", "GR1348941" + "a" * 20, "glrt-" + "a" * 20, "client_secret: abcdef",
-    "refresh-token=abcd", "pwd=abcd", "5 3 6 2 2 1 2 3 4", "x" * 63 + "@", "s" * 20 + "+x://u:p@h", "h" + "s" * 20 + "://u:p@h ",
+    "refresh-token=abcd", "pwd=abcd" + " " * 16, "4222222222222 ", "01234 56 78", "::1", "1.2", "5 3 6 2 2 1 2 3 4", "x" * 63 + "@", "s" * 20 + "+x://u:p@h", "h" + "s" * 20 + "://u:p@h ",
 ]
 _PIECE = st.one_of(st.sampled_from(_BITS), st.sampled_from(_VALUES), st.text(max_size=3))
 _TEXT = st.lists(_PIECE, max_size=40).map("".join)
@@ -115,7 +115,9 @@ def _inside(spans: list[tuple[int, int]], s: int) -> bool:
 def _assert_covered(text: str, lo: int) -> None:
     pf = Engine(BUILTIN).prefilter
     assert pf is not None
-    spans = pf.ranges(text, lo)
+    with mock.patch.object(prefilter, "HIT_BUDGET", 0):  # dense texts must be covered too, not handed back
+        spans = pf.ranges(text, lo)
+    assert spans is not None
     for i, d in enumerate(BUILTIN):
         for s in range(lo, len(text)):
             complete = d.compiled.match(text, s) is not None
@@ -169,6 +171,43 @@ def test_compiled_path_equals_pure_path_on_long_prose_with_values(size: int | No
     pieces = [text[i : i + size] for i in range(0, len(text), size)]
     _same(pieces, everywhere=everywhere)
     _same(pieces, everywhere=everywhere, max_hold=1000)
+
+
+@pytest.mark.parametrize("size", [600, None])
+def test_over_budget_scans_fall_back_to_the_pure_path(size: int | None) -> None:
+    # A budget of 64 hits per scan: the long prose exceeds it in most slices, which then take the pure path.
+    text = _prose_with_values()
+    size = size or len(text)
+    pieces = [text[i : i + size] for i in range(0, len(text), size)]
+    pf = Engine(BUILTIN).prefilter
+    assert pf is not None
+    with mock.patch.object(prefilter, "HIT_BUDGET", 10**9):
+        assert pf.ranges(text, 0) is None
+        _same(pieces, everywhere=True)
+
+
+def test_a_failing_scan_falls_back_to_the_pure_path() -> None:
+    import hyperscan
+
+    class Busy:
+        def scan(self, *_args: object, **_kwargs: object) -> None:
+            raise hyperscan.ScratchInUseError("in use")
+
+    pf = Engine(BUILTIN).prefilter
+    assert pf is not None
+    with mock.patch.object(pf, "_db", Busy()):
+        assert pf.ranges(ENGLISH + "a@b.co", 0) is None
+        _same([_prose_with_values()], everywhere=True)
+
+
+def test_concurrent_streams_share_the_prefilter_safely() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    text = _prose_with_values()
+    want = _steps(PureRedactor, [text])
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(lambda _: _steps(Redactor, [text]), range(8)))
+    assert all(g == want for g in got)
 
 
 def test_without_hyperscan_the_pure_path_runs() -> None:

@@ -31,6 +31,8 @@ except ImportError:  # pragma: no cover - exercised when the extra is absent
 # string is handled in `max_hold` slices, while a streamed piece of a few characters is cheaper with one regex
 # call per detector than with a hyperscan call and candidate loops. Tests set it to 0 to use it everywhere.
 MIN_RANGE = 512
+# More trigger hits than one per this many characters: the prefilter would cost more than it saves (0: no limit).
+HIT_BUDGET = 16
 
 # Non-ASCII characters that `regex` matches case-insensitively to an ASCII letter (checked over all code
 # points in tests/redact/test_prefilter.py): folded before the ASCII encoding so `(?i:...)` triggers see them.
@@ -85,7 +87,7 @@ def available() -> bool:
 
 def encode(text: str) -> bytes:
     """One byte per character: ASCII as is, the case-fold look-alikes as their letter, anything else '?'."""
-    if not text.isascii() and not _FOLDABLE.isdisjoint(text):
+    if not text.isascii() and any(c in text for c in _FOLDABLE):
         text = text.translate(FOLD)
     return text.encode("ascii", "replace")
 
@@ -113,24 +115,32 @@ class Prefilter:
         self._db: Optional[object] = None
         if exprs:
             db = _hs.Database(mode=_hs.HS_MODE_BLOCK)
-            db.compile(expressions=exprs, ids=ids, elements=len(exprs))
+            db.compile(expressions=exprs, ids=ids, elements=len(exprs), flags=[_hs.HS_FLAG_SOM_LEFTMOST] * len(exprs))
             self._db = db
 
-    def ranges(self, view: str, lo: int) -> dict[int, list[tuple[int, int]]]:
+    def ranges(self, view: str, lo: int) -> Optional[dict[int, list[tuple[int, int]]]]:
         """For each covered detector: sorted, merged closed ranges [a, b] of candidate starts >= lo, built from
-        trigger hits in view[lo:] and the last `reach` characters (a path still open at the end)."""
+        trigger hits in view[lo:] and the last `reach` characters (a path still open at the end).
+
+        None when the prefilter would not pay (more than one hit per `HIT_BUDGET` characters: dense digits,
+        base64) or the scan failed (e.g. the shared scratch is in use by another thread): the caller then takes
+        the pure path, which gives the same answer."""
         n = len(view)
         raw: dict[int, list[tuple[int, int]]] = {i: [] for i in self.covered}
         if self._db is not None and n > lo:
             meta = self._meta
+            budget = [64 + (n - lo) // HIT_BUDGET if HIT_BUDGET else float("inf")]
 
-            def on(expr: int, _from: int, to: int, _flags: int, _ctx: object) -> int:
-                i, k, mn, mx = meta[expr]
-                e = lo + to
-                raw[i].append((e - mx - k, e - mn))
-                return 0
+            def on(expr: int, start: int, to: int, _flags: int, _ctx: object) -> bool:
+                i, k, mn, _ = meta[expr]  # the occurrence starts at or after `start`, and ends at `to`
+                raw[i].append((lo + start - k, lo + to - mn))
+                budget[0] -= 1
+                return budget[0] < 0  # True stops the scan
 
-            self._db.scan(encode(view[lo:]), match_event_handler=on)  # type: ignore[attr-defined]
+            try:
+                self._db.scan(encode(view[lo:]), match_event_handler=on)  # type: ignore[attr-defined]
+            except _hs.error:  # type: ignore[union-attr]  # ScanTerminated (over budget), ScratchInUseError, ...
+                return None
         out: dict[int, list[tuple[int, int]]] = {}
         for i, spans in raw.items():
             spans.append((n - self.covered[i], n - 1))
@@ -150,7 +160,7 @@ class Prefilter:
 
 # A merged candidate range at least this long (dense digits, base64) is searched by the engine in one call
 # rather than asked position by position from Python: never slower than the pure path there.
-LONG_SPAN = 64
+LONG_SPAN = 256
 
 
 def matches_in(d: Detector, view: str, spans: list[tuple[int, int]], first: int, point: int) -> list:

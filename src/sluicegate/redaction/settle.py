@@ -112,7 +112,12 @@ class Engine:
         n = len(view)
         if point <= pos:
             return point, []
-        if self.starters is None:
+        # With the compiled prefilter, covered detectors are asked only at their candidates, which also makes
+        # the starters table unnecessary. None: no prefilter, a short range, or it declined (over budget).
+        cands = None
+        if self.prefilter is not None and point - pos > _pf.MIN_RANGE:
+            cands = self.prefilter.ranges(view, pos)
+        if self.starters is None or cands is not None:
             detectors: Sequence[Detector] = self.detectors
         else:  # a match starting in [pos, point) starts with one of its detector's starters
             detectors = self._pick(self.starters.mask(view[pos:point]))
@@ -125,12 +130,9 @@ class Engine:
         else:  # a long range (whole text, a long held block) nearly always has findings: scan once, not twice
             first = pos
         per: list[tuple[Detector, list[regex.Match[str]]]] = []
-        spans = None  # with the compiled prefilter, covered detectors are asked only at their candidates
-        if self.prefilter is not None and point - first > _pf.MIN_RANGE:
-            spans = self.prefilter.ranges(view, first)
         for d in detectors:
-            if spans is not None:
-                own = spans.get(self._index[id(d)])
+            if cands is not None:
+                own = cands.get(self._index[id(d)])
                 if own is not None:
                     found = _pf.matches_in(d, view, own, first, point)
                     if found:

@@ -10,6 +10,8 @@ Two facts make it exact (the differential test in tests/redact/test_incremental.
 
 from __future__ import annotations
 
+from typing import Optional
+
 from . import prefilter as _pf
 from .settle import Engine
 
@@ -30,12 +32,14 @@ class OpenTracker:
     def open_from(self, view: str, base: int) -> int:
         n = len(view)
         seen = self._seen if self._seen > base else base
+        if self._prefilter is not None and n - seen >= _pf.MIN_RANGE:
+            got = self._open_compiled(view, base, seen)
+            if got is not None:
+                return got
         mask = self._starters.mask(view[seen:]) if n > seen else 0
         best = n
         search = self._search
         still: dict[int, int] = {}
-        if self._prefilter is not None and n - seen >= _pf.MIN_RANGE:
-            return self._open_compiled(view, base, seen, mask)
         for i, at in self._open.items():
             mask &= ~(1 << i)  # searching from `at` covers its new starts too
             m = search[i](view, at if at > base else base, partial=True)
@@ -60,19 +64,19 @@ class OpenTracker:
         self._seen = n
         return best
 
-    def _open_compiled(self, view: str, base: int, seen: int, mask: int) -> int:
-        """The same answer as the loop in `open_from`, with covered detectors asked only at candidates."""
+    def _open_compiled(self, view: str, base: int, seen: int) -> Optional[int]:
+        """The same answer as the loop in `open_from`, with covered detectors asked only at candidates. Every
+        detector that is not open is asked from `seen` (no starters table: the prefilter knows where it can
+        start, and one that cannot start in the new text gets no candidate there). None: the prefilter declined
+        (over budget, or the scan failed), so the caller takes the pure path."""
         assert self._prefilter is not None
         n = len(view)
-        starts: dict[int, int] = {}
+        starts = dict.fromkeys(range(len(self._detectors)), seen)
         for i, at in self._open.items():
-            mask &= ~(1 << i)
             starts[i] = at if at > base else base
-        while mask:
-            low = mask & -mask
-            mask ^= low
-            starts[low.bit_length() - 1] = seen
-        spans = self._prefilter.ranges(view, min(starts.values())) if starts else {}
+        spans = self._prefilter.ranges(view, min(starts.values()))
+        if spans is None:
+            return None
         best = n
         still: dict[int, int] = {}
         for i, start in starts.items():
