@@ -111,7 +111,8 @@ def main() -> None:
             assert output(text, size, Redactor) == output(text, size, PureRedactor), f"paths differ at {size}"
     print(f"Corpus: {len(text):,} characters ({mb:.2f} MB UTF-8), English/Persian/Chinese with "
           f"{len(PLANTED)} kinds of planted values; medians of {args.repeats} repeats"
-          + ("; both paths gave identical output whole, at 4096- and 4-char pieces.\n" if len(paths) > 1 else ".\n"))
+          + ("; both paths gave identical output whole, at 4096- and 4-char pieces.\n"
+             if len(paths) > 1 else ".\n"))
     names = [n for n, _ in paths]
     print("| measure | " + " | ".join(names) + (" | ratio |" if len(paths) > 1 else " |"))
     print("|---|" + "---|" * (len(paths) + (len(paths) > 1)))

@@ -50,7 +50,8 @@ _BITS = list("ab@.-:/=(_ 0123456789+AKIAghp_sk-eyJxoxSGMNO13bc\n\u00a0\u200b：�
     "order=", "QX", "12345678:", "SG.", "AC", "npm_", "AIza", "glpat-", "rk_live_", "bc1q", "1BvBMSEYstWetqTF",
     "https://hooks.slack.com/services/", "Mzk", "x" * 30, "0123456789" * 3, "+4 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1",
     "4-1-1-1-1-1-1-1-1-1-1-1-1-1-1-1", "GR1348941" + "a" * 20, "glrt-" + "a" * 20, "client_secret: abcdef",
-    "refresh-token=abcd", "pwd=abcd" + " " * 16, "4222222222222 ", "01234 56 78", "::1", "1.2", "5 3 6 2 2 1 2 3 4", "x" * 63 + "@", "s" * 20 + "+x://u:p@h", "h" + "s" * 20 + "://u:p@h ",
+    "refresh-token=abcd", "pwd=abcd" + " " * 16, "4222222222222 ", "01234 56 78", "::1", "1.2",
+    "5 3 6 2 2 1 2 3 4", "x" * 63 + "@", "s" * 20 + "+x://u:p@h", "h" + "s" * 20 + "://u:p@h ",
 ]
 _PIECE = st.one_of(st.sampled_from(_BITS), st.sampled_from(_VALUES), st.text(max_size=3))
 _TEXT = st.lists(_PIECE, max_size=40).map("".join)
@@ -158,7 +159,8 @@ def _prose_with_values() -> str:
     for i, v in enumerate(_VALUES * 3):
         prose = (ENGLISH, CHINESE, JAPANESE, PERSIAN)[i % 4]
         cut = (i * 37) % len(prose)
-        parts.append(prose[:cut] + (" ", "", "：", ":")[i % 4] + v + (" ", "。", "", ", ")[i % 3] + prose[cut : cut + 40])
+        glue, end = (" ", "", "：", ":")[i % 4], (" ", "。", "", ", ")[i % 3]
+        parts.append(prose[:cut] + glue + v + end + prose[cut : cut + 40])
     return "\n".join(parts) + "\n" + JWT_2K + " and -----BEGIN RSA PRIVATE KEY-----\nMIIE"
 
 

@@ -3,9 +3,10 @@ detector could start, so the `regex` detectors are asked only there.
 
 Each built-in detector has triggers: (hyperscan regex over ASCII, K, minlen, maxlen) with the property that
 every complete match starting at q, and every path of its probe starting at q that reads `reach = K + maxlen`
-characters, contains an occurrence [u, u+len) of a trigger with q <= u <= q + K. So a match (or an open path)
-can only start in [e - maxlen - K, e - minlen] for a trigger hit ending at e, or, for a path still open at the
-end of the buffer, in the last `reach` characters. Everything else is skipped. Triggers are matched on the
+characters, contains an occurrence [u, u+len) of a trigger with q <= u <= q + K. Hyperscan reports each hit
+with its leftmost start f <= u (HS_FLAG_SOM_LEFTMOST) and its end e >= u + minlen, so a match (or an open
+path) can only start in [f - K, e - minlen] for some hit, or, for a path still open at the end of the buffer
+before its trigger is complete, in the last `reach` characters. Everything else is skipped. Triggers are matched on the
 view encoded as ASCII with every other character as '?', which no trigger contains, so offsets are characters;
 the three non-ASCII characters that the `regex` engine matches case-insensitively to an ASCII letter (the labels
 are `(?i:...)`) are folded to that letter first.
@@ -115,7 +116,8 @@ class Prefilter:
         self._db: Optional[object] = None
         if exprs:
             db = _hs.Database(mode=_hs.HS_MODE_BLOCK)
-            db.compile(expressions=exprs, ids=ids, elements=len(exprs), flags=[_hs.HS_FLAG_SOM_LEFTMOST] * len(exprs))
+            flags = [_hs.HS_FLAG_SOM_LEFTMOST] * len(exprs)
+            db.compile(expressions=exprs, ids=ids, elements=len(exprs), flags=flags)
             self._db = db
 
     def ranges(self, view: str, lo: int) -> Optional[dict[int, list[tuple[int, int]]]]:
