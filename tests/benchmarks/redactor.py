@@ -6,7 +6,9 @@
 Measures throughput for whole-string, 4-char and 1-char pieces on a generated corpus of English, Persian and
 Chinese prose with planted values; the held tail (p50/p99 over feeds); the cost of one feed (p50/p99); and,
 for pathological inputs, the time ratio when the input doubles (linear ~2x; the target is <= 2.5x).
-Figures are medians of repeats from one run.
+Figures are medians of repeats from one run. With the optional `[fast]` extra (hyperscan) installed, every figure
+is measured for both detection paths side by side (pure `regex`, and with the compiled prefilter), after
+checking that both give the same output.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT / "src"), str(ROOT)]
 
-from sluicegate.redaction import Redactor  # noqa: E402
+from sluicegate.redaction import Redactor, prefilter  # noqa: E402
 from tests.redact.corpus import CHINESE, ENGLISH, PERSIAN, POSITIVES  # noqa: E402
 
 PLANTED = [v for entity, values in POSITIVES.items() if entity != "PRIVATE_KEY" for v in values]
@@ -45,8 +47,16 @@ def pieces(text: str, size: int) -> list[str]:
     return [text[i : i + size] for i in range(0, len(text), size)]
 
 
-def run(chunks: list[str], *, record: bool = False) -> tuple[float, list[int], list[float]]:
-    r = Redactor()
+class PureRedactor(Redactor):
+    """The pure-`regex` path, also when the `[fast]` extra is installed."""
+
+    _COMPILED = False
+
+
+def run(
+    chunks: list[str], *, record: bool = False, make: type[Redactor] = Redactor
+) -> tuple[float, list[int], list[float]]:
+    r = make()
     held: list[int] = []
     costs: list[float] = []
     clock = time.perf_counter
@@ -68,8 +78,13 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def timed(text: str, size: int, repeats: int) -> float:
-    return statistics.median(run(pieces(text, size))[0] for _ in range(repeats))
+def timed(text: str, size: int, repeats: int, make: type[Redactor] = Redactor) -> float:
+    return statistics.median(run(pieces(text, size), make=make)[0] for _ in range(repeats))
+
+
+def output(text: str, size: int, make: type[Redactor]) -> str:
+    r = make()
+    return "".join(r.feed(p).text for p in pieces(text, size)) + r.flush().text
 
 
 PATHOLOGICAL = {
@@ -89,24 +104,41 @@ def main() -> None:
 
     text = corpus(args.size)
     mb = len(text.encode("utf-8")) / 1e6
+    paths: list[tuple[str, type[Redactor]]] = [("pure regex", PureRedactor)]
+    if Redactor()._engine.prefilter is not None:
+        paths.append(("hyperscan prefilter", Redactor))
+        for size in (len(text), 4096, 4):
+            assert output(text, size, Redactor) == output(text, size, PureRedactor), f"paths differ at {size}"
     print(f"Corpus: {len(text):,} characters ({mb:.2f} MB UTF-8), English/Persian/Chinese with "
-          f"{len(PLANTED)} kinds of planted values; medians of {args.repeats} repeats.\n")
-    print("| measure | value |")
-    print("|---|---|")
-    for label, size in (("whole string", len(text)), ("4-char pieces", 4), ("1-char pieces", 1)):
-        seconds = timed(text, size, args.repeats)
-        print(f"| throughput, {label} | {len(text) / seconds / 1e3:,.0f} k chars/s ({mb / seconds:.2f} MB/s) |")
-    _, held, costs = run(pieces(text, 4), record=True)
-    print(f"| held tail after a feed (4-char pieces), p50 / p99 / max | {pct(held, .5)} / {pct(held, .99)} / {max(held)} chars |")
-    print(f"| cost of one feed (4-char pieces), p50 / p99 | {pct(costs, .5) * 1e6:.1f} / {pct(costs, .99) * 1e6:.1f} µs |")
-    for name, make in PATHOLOGICAL.items():
-        small, large = make(args.patho), make(2 * args.patho)
-        for size_label, size in (("whole", None), ("64-char pieces", 64)):
-            a = timed(small, size or len(small), args.repeats)
-            b = timed(large, size or len(large), args.repeats)
-            print(f"| pathological `{name}`, {size_label}: {len(small):,} -> {len(large):,} chars | "
-                  f"{a * 1e3:.1f} ms -> {b * 1e3:.1f} ms, ratio {b / a:.2f}x |")
+          f"{len(PLANTED)} kinds of planted values; medians of {args.repeats} repeats"
+          + ("; both paths gave identical output whole, at 4096- and 4-char pieces.\n"
+             if len(paths) > 1 else ".\n"))
+    names = [n for n, _ in paths]
+    print("| measure | " + " | ".join(names) + (" | ratio |" if len(paths) > 1 else " |"))
+    print("|---|" + "---|" * (len(paths) + (len(paths) > 1)))
 
+    def row(label: str, cells: list[str], ratio: str = "") -> None:
+        print(f"| {label} | " + " | ".join(cells) + (f" | {ratio} |" if len(paths) > 1 else " |"))
+
+    for label, size in (("whole string", len(text)), ("4-char pieces", 4), ("1-char pieces", 1)):
+        secs = [timed(text, size, args.repeats, make) for _, make in paths]
+        row(f"throughput, {label}", [f"{mb / t:.2f} MB/s" for t in secs], f"{secs[0] / secs[-1]:.2f}x")
+    held_cells, cost_cells = [], []
+    for _, make in paths:
+        _, held, costs = run(pieces(text, 4), record=True, make=make)
+        held_cells.append(f"{pct(held, .5)} / {pct(held, .99)} / {max(held)} chars")
+        cost_cells.append(f"{pct(costs, .5) * 1e6:.1f} / {pct(costs, .99) * 1e6:.1f} µs")
+    row("held tail after a feed (4-char pieces), p50 / p99 / max", held_cells)
+    row("cost of one feed (4-char pieces), p50 / p99", cost_cells)
+    for name, build in PATHOLOGICAL.items():
+        small, large = build(args.patho), build(2 * args.patho)
+        for size_label, size in (("whole", None), ("64-char pieces", 64)):
+            cells = []
+            for _, make in paths:
+                a = timed(small, size or len(small), args.repeats, make)
+                b = timed(large, size or len(large), args.repeats, make)
+                cells.append(f"{a * 1e3:.1f} -> {b * 1e3:.1f} ms, {b / a:.2f}x")
+            row(f"pathological `{name}`, {size_label}: {len(small):,} -> {len(large):,} chars", cells)
 
 if __name__ == "__main__":
     main()

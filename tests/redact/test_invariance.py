@@ -1,9 +1,14 @@
 """The contract: any chunking gives the whole-string text, stop flag and events (sluicegate.testing at every
-two-part split, fixed sizes, random chunkings, and Hypothesis-generated chunkings)."""
+two-part split, fixed sizes, random chunkings, and Hypothesis-generated chunkings).
+
+Every test here runs twice: on the pure-`regex` path, and with the compiled prefilter (the `[fast]` extra)
+asked on every check, whatever the length of the range (skipped when hyperscan is not installed)."""
 
 from __future__ import annotations
 
 import functools
+from typing import Iterator
+from unittest import mock
 
 import pytest
 from hypothesis import given, settings
@@ -13,7 +18,25 @@ from sluicegate import Pipeline
 from sluicegate.redaction import Hash, Redactor, redact
 from sluicegate.testing import assert_chunk_invariant, run_filter
 
+from sluicegate.redaction import prefilter
+
 from .corpus import CHINESE, CLEAN, JAPANESE, JWT_2K, LABELED, PEM, PERSIAN, POSITIVES, URL_WITH_CREDENTIALS
+
+
+
+@pytest.fixture(autouse=True, scope="module", params=["regex", "hyperscan"])
+def detection_path(request: pytest.FixtureRequest) -> Iterator[str]:
+    """Module-scoped (Hypothesis tests must not depend on function-scoped fixtures); restores on exit."""
+    if request.param == "regex":
+        patch = mock.patch.object(Redactor, "_COMPILED", False)
+    else:
+        if not prefilter.available():
+            pytest.skip("the optional [fast] extra (hyperscan) is not installed")
+        patch = mock.patch.object(prefilter, "MIN_RANGE", 0)
+    with patch:
+        assert (Redactor()._engine.prefilter is not None) == (request.param == "hyperscan")
+        yield request.param
+
 
 _VALUES = [v for values in POSITIVES.values() for v in values] + [t for t, _, _ in LABELED] + [URL_WITH_CREDENTIALS[0]]
 
@@ -88,8 +111,13 @@ def chunked(draw: st.DrawFn) -> tuple[str, list[str]]:
 
 
 @functools.lru_cache(maxsize=None)
-def _whole(text: str):
+def _whole_on(text: str, path: tuple[bool, int]):
     return run_filter(Redactor, [text])
+
+
+def _whole(text: str):
+    """Cached per detection path, so each path's chunkings are compared with its own whole run."""
+    return _whole_on(text, (Redactor._COMPILED, prefilter.MIN_RANGE))
 
 
 @given(chunked())

@@ -41,6 +41,8 @@ class Redactor:
 
     # False: ask every detector on every check (the straightforward path the differential test compares with).
     _FAST = True
+    # False: never use the compiled prefilter (prefilter.py), even with the `[fast]` extra installed.
+    _COMPILED = True
 
     def __init__(
         self,
@@ -59,7 +61,7 @@ class Redactor:
         detectors: tuple[Detector, ...] = select(entities) + tuple(custom_detector(c) for c in custom)
         if not detectors:
             raise ValueError("no detectors selected")
-        self._engine = Engine(detectors, fast=self._FAST)
+        self._engine = Engine(detectors, fast=self._FAST, compiled=self._COMPILED)
         self._tracker = OpenTracker(self._engine) if self._FAST else None
         self._operator = resolve_operator(operator)
         self._max_hold = max_hold

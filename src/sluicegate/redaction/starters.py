@@ -51,7 +51,8 @@ class Starters:
         return mask
 
 
-_BUILTIN_IDS = frozenset(id(d) for d in BUILTIN)
+BUILTIN_IDS = frozenset(id(d) for d in BUILTIN)
+_BUILTIN_IDS = BUILTIN_IDS
 
 
 def starters_for(detectors: Sequence[Detector]) -> Starters:

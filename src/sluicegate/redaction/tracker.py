@@ -10,6 +10,9 @@ Two facts make it exact (the differential test in tests/redact/test_incremental.
 
 from __future__ import annotations
 
+from typing import Optional
+
+from . import prefilter as _pf
 from .settle import Engine
 
 
@@ -21,12 +24,18 @@ class OpenTracker:
         assert engine.starters is not None
         self._starters = engine.starters
         self._search = tuple(d.probe.search for d in engine.detectors)
+        self._detectors = engine.detectors
+        self._prefilter = engine.prefilter
         self._open: dict[int, int] = {}  # detector index -> its leftmost open start in the view
         self._seen = 0  # the view up to here has been probed
 
     def open_from(self, view: str, base: int) -> int:
         n = len(view)
         seen = self._seen if self._seen > base else base
+        if self._prefilter is not None and n - seen >= _pf.MIN_RANGE:
+            got = self._open_compiled(view, base, seen)
+            if got is not None:
+                return got
         mask = self._starters.mask(view[seen:]) if n > seen else 0
         best = n
         search = self._search
@@ -51,6 +60,36 @@ class OpenTracker:
                     still[i] = q
                     if q < best:
                         best = q
+        self._open = still
+        self._seen = n
+        return best
+
+    def _open_compiled(self, view: str, base: int, seen: int) -> Optional[int]:
+        """The same answer as the loop in `open_from`, with covered detectors asked only at candidates. Every
+        detector that is not open is asked from `seen` (no starters table: the prefilter knows where it can
+        start, and one that cannot start in the new text gets no candidate there). None: the prefilter declined
+        (over budget, or the scan failed), so the caller takes the pure path."""
+        assert self._prefilter is not None
+        n = len(view)
+        starts = dict.fromkeys(range(len(self._detectors)), seen)
+        for i, at in self._open.items():
+            starts[i] = at if at > base else base
+        spans = self._prefilter.ranges(view, min(starts.values()))
+        if spans is None:
+            return None
+        best = n
+        still: dict[int, int] = {}
+        for i, start in starts.items():
+            own = spans.get(i)
+            if own is not None:
+                q = _pf.open_in(self._detectors[i], view, own, start)
+            else:
+                m = self._search[i](view, start, partial=True)
+                q = None if m is None else m.start()
+            if q is not None and q < n:
+                still[i] = q
+                if q < best:
+                    best = q
         self._open = still
         self._seen = n
         return best
