@@ -112,3 +112,10 @@ PERSIAN = (
     "کمیته روز سه‌شنبه برای بررسی پیشنهاد تشکیل جلسه داد. پس از بحثی طولانی درباره بودجه، اعضا توافق کردند "
     "که جدول زمانی واقع‌بینانه است، هرچند چند نفر جزئیات بیشتری درباره نیروی انسانی می‌خواستند."
 )
+
+
+# Shared by the differential tests (incremental open point, compiled prefilter): custom detectors with a
+# positive lookbehind and a word boundary, and every planted value a fuzzed text can be built from.
+CUSTOM_DETECTORS = [("ORDER_ID", r"(?<=order=)[0-9]{4,}"), ("WORD_CODE", r"\bQX[0-9]{3}\b")]
+FUZZ_VALUES = [v for e, vs in POSITIVES.items() if e != "PRIVATE_KEY" for v in vs]
+FUZZ_VALUES += [t for t, _, _ in LABELED] + [URL_WITH_CREDENTIALS[0], PEM, JWT_SHORT, "order=12345", "QX123"]

@@ -16,17 +16,15 @@ from sluicegate.redaction import Redactor
 from sluicegate.redaction.registry import BUILTIN
 from sluicegate.redaction.starters import starters_for
 
-from .corpus import CHINESE, ENGLISH, JAPANESE, JWT_SHORT, LABELED, PEM, PERSIAN, POSITIVES, URL_WITH_CREDENTIALS
+from .corpus import CHINESE, ENGLISH, JAPANESE, PERSIAN, CUSTOM_DETECTORS, FUZZ_VALUES
 
 
 class StraightRedactor(Redactor):
     _FAST = False
 
 
-CUSTOM = [("ORDER_ID", r"(?<=order=)[0-9]{4,}"), ("WORD_CODE", r"\bQX[0-9]{3}\b")]
-
-_VALUES = [v for e, vs in POSITIVES.items() if e != "PRIVATE_KEY" for v in vs]
-_VALUES += [t for t, _, _ in LABELED] + [URL_WITH_CREDENTIALS[0], PEM, JWT_SHORT, "order=12345", "QX123"]
+CUSTOM = CUSTOM_DETECTORS
+_VALUES = FUZZ_VALUES
 _BITS = list("ab@.-:/=(_ 0123456789+AKIAghp_sk-eyJxoxSGMNO\n\u00a0\u200b：＠谢ſKé") + [
     "-----BEGIN ", "-----END ", "PRIVATE KEY-----", "sk-ant-", "ghp_", "AKIA", "eyJ", "xoxb-", "password: ",
     "API_KEY=", "https://", "user:pw@", "fe80::", "00:1A:", "4111 ", "+1 ", "DE89 ", "order=", "QX",

@@ -29,18 +29,15 @@ from sluicegate.redaction import prefilter  # noqa: E402
 from sluicegate.redaction.registry import BUILTIN  # noqa: E402
 from sluicegate.redaction.settle import Engine  # noqa: E402
 
-from .corpus import CHINESE, ENGLISH, JAPANESE, JWT_2K, JWT_SHORT, LABELED, PEM, PERSIAN, POSITIVES  # noqa: E402
-from .corpus import URL_WITH_CREDENTIALS  # noqa: E402
+from .corpus import CHINESE, ENGLISH, JAPANESE, JWT_2K, PERSIAN, CUSTOM_DETECTORS, FUZZ_VALUES  # noqa: E402
 
 
 class PureRedactor(Redactor):
     _COMPILED = False
 
 
-CUSTOM = [("ORDER_ID", r"(?<=order=)[0-9]{4,}"), ("WORD_CODE", r"\bQX[0-9]{3}\b")]
-
-_VALUES = [v for e, vs in POSITIVES.items() if e != "PRIVATE_KEY" for v in vs]
-_VALUES += [t for t, _, _ in LABELED] + [URL_WITH_CREDENTIALS[0], PEM, JWT_SHORT, "order=12345", "QX123"]
+CUSTOM = CUSTOM_DETECTORS
+_VALUES = FUZZ_VALUES
 # Near-values: pieces of every trigger, separators, look-alikes that case-fold to ASCII (ſ, K, İ), and
 # characters the view normalizes (NBSP, zero-width space, fullwidth colon and at sign).
 _BITS = list("ab@.-:/=(_ 0123456789+AKIAghp_sk-eyJxoxSGMNO13bc\n\u00a0\u200b：＠谢ſKİé?") + [
