@@ -33,6 +33,10 @@ class RunUsage:
 class UsageCallbackHandler(BaseCallbackHandler):
     """Records `RunUsage` for every chat model / LLM run it sees. Thread-safe; reuse one per request or app."""
 
+    # Called in the event loop's own thread under async: LangChain otherwise hands a sync handler to an
+    # executor, and a stopped run's record could land after the consumer's stream has already ended.
+    run_inline = True
+
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._meters: dict[UUID, UsageMeter] = {}
