@@ -119,3 +119,16 @@ PERSIAN = (
 CUSTOM_DETECTORS = [("ORDER_ID", r"(?<=order=)[0-9]{4,}"), ("WORD_CODE", r"\bQX[0-9]{3}\b")]
 FUZZ_VALUES = [v for e, vs in POSITIVES.items() if e != "PRIVATE_KEY" for v in vs]
 FUZZ_VALUES += [t for t, _, _ in LABELED] + [URL_WITH_CREDENTIALS[0], PEM, JWT_SHORT, "order=12345", "QX123"]
+
+
+def feed_steps(make, pieces: list[str]) -> list[tuple[str, bool, tuple, int]]:
+    """Every step of a fresh filter fed `pieces` then flushed, with `held` after each: what the differential
+    tests compare between two implementations, feed by feed."""
+    r = make()
+    out = []
+    for p in pieces:
+        s = r.feed(p)
+        out.append((s.text, s.stopped, tuple(s.events), r.held))
+    s = r.flush()
+    out.append((s.text, s.stopped, tuple(s.events), r.held))
+    return out

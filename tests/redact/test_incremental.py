@@ -16,7 +16,7 @@ from sluicegate.redaction import Redactor
 from sluicegate.redaction.registry import BUILTIN
 from sluicegate.redaction.starters import starters_for
 
-from .corpus import CHINESE, ENGLISH, JAPANESE, PERSIAN, CUSTOM_DETECTORS, FUZZ_VALUES
+from .corpus import CHINESE, ENGLISH, JAPANESE, PERSIAN, CUSTOM_DETECTORS, FUZZ_VALUES, feed_steps as _steps
 
 
 class StraightRedactor(Redactor):
@@ -30,17 +30,6 @@ _BITS = list("ab@.-:/=(_ 0123456789+AKIAghp_sk-eyJxoxSGMNO\n\u00a0\u200b：＠�
     "API_KEY=", "https://", "user:pw@", "fe80::", "00:1A:", "4111 ", "+1 ", "DE89 ", "order=", "QX",
 ]
 _PIECE = st.one_of(st.sampled_from(_BITS), st.sampled_from(_VALUES), st.text(max_size=3))
-
-
-def _steps(make, pieces: list[str]) -> list[tuple[str, bool, tuple, int]]:
-    r = make()
-    out = []
-    for p in pieces:
-        s = r.feed(p)
-        out.append((s.text, s.stopped, tuple(s.events), r.held))
-    s = r.flush()
-    out.append((s.text, s.stopped, tuple(s.events), r.held))
-    return out
 
 
 def _same(pieces: list[str], **opts: object) -> None:

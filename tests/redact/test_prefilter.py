@@ -29,7 +29,7 @@ from sluicegate.redaction import prefilter  # noqa: E402
 from sluicegate.redaction.registry import BUILTIN  # noqa: E402
 from sluicegate.redaction.settle import Engine  # noqa: E402
 
-from .corpus import CHINESE, ENGLISH, JAPANESE, JWT_2K, PERSIAN, CUSTOM_DETECTORS, FUZZ_VALUES  # noqa: E402
+from .corpus import CHINESE, ENGLISH, JAPANESE, JWT_2K, PERSIAN, CUSTOM_DETECTORS, FUZZ_VALUES, feed_steps as _steps  # noqa: E402
 
 
 class PureRedactor(Redactor):
@@ -52,17 +52,6 @@ _BITS = list("ab@.-:/=(_ 0123456789+AKIAghp_sk-eyJxoxSGMNO13bc\n\u00a0\u200bï¼šï
 ]
 _PIECE = st.one_of(st.sampled_from(_BITS), st.sampled_from(_VALUES), st.text(max_size=3))
 _TEXT = st.lists(_PIECE, max_size=40).map("".join)
-
-
-def _steps(make, pieces: list[str]) -> list[tuple[str, bool, tuple, int]]:
-    r = make()
-    out = []
-    for p in pieces:
-        s = r.feed(p)
-        out.append((s.text, s.stopped, tuple(s.events), r.held))
-    s = r.flush()
-    out.append((s.text, s.stopped, tuple(s.events), r.held))
-    return out
 
 
 def _same(pieces: list[str], *, everywhere: bool, **opts: object) -> None:
