@@ -9,7 +9,7 @@ from .decode import InvalidUtf8Error, Utf8Decoder
 from .driver import Outcome, adrive, adrive_text, drive, drive_text
 from .gate import SentenceGate, Violation
 from .redaction import Redactor, redact
-from .segment import SentenceSplitter  # noqa: F401
+from .gate import SentenceSplitter
 from .stream import Done, Event, Guard, Pipeline, Step, StreamFilter
 from .usage import Usage, UsageMeter
 

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 import regex
 
 from sluicegate import Done, SentenceGate
-from sluicegate.markers import MARKER_RE
+from sluicegate.gate.markers import MARKER_RE
 from sluicegate.testing import assert_chunk_invariant, run_filter
 
 from .fixtures import ALL, GROUNDED, SOURCES, VIOLATING

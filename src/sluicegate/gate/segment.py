@@ -21,8 +21,8 @@ from typing import Iterable
 
 import regex
 
-from ._data import list_names, word_list
-from .stream import check_piece
+from .._data import list_names, word_list
+from ..stream import check_piece
 
 TERMINATORS = ".!?…؟۔。！？।॥"
 CJK_TERMINATORS = "。！？"

@@ -16,7 +16,7 @@ from typing import Iterable
 
 import regex
 
-from ._data import word_list
+from .._data import word_list
 from .normalize import normalize
 
 SUPPORTED_LANGUAGES: tuple[str, ...] = ("en", "fa", "ar", "ru", "hi", "zh", "de", "fr", "es", "pt")

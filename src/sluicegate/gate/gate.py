@@ -14,10 +14,10 @@ import regex
 
 from .checks import Checker, Violation
 from .markers import strip_markers
-from .notices import notice as fixed_text
+from ..notices import notice as fixed_text
 from .person import SUPPORTED_LANGUAGES, checker_for
 from .segment import CLOSERS, TERMINATORS, SentenceSplitter
-from .stream import EMPTY_STEP, STOPPED_STEP, Done, Event, Guard, Step, check_piece
+from ..stream import EMPTY_STEP, STOPPED_STEP, Done, Event, Guard, Step, check_piece
 from .values import Values, index_source
 
 __all__ = ["SentenceGate", "Violation", "SUPPORTED_LANGUAGES"]

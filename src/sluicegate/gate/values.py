@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import regex
 
-from ._data import word_list
+from .._data import word_list
 from .normalize import normalize
 
 _SEPARATOR = regex.compile(r"[.,]")
