@@ -74,8 +74,9 @@ def stream(answer: str, size: int = 6, make: Callable[[], StreamFilter] = lambda
 
 def main() -> None:
     # The server log records only the blocked sentence's length, never its text.
-    logging.basicConfig(level=logging.WARNING, format="  server log: %(name)s %(levelname)s %(message)s",
-                        stream=sys.stdout)
+    logging.basicConfig(
+        level=logging.WARNING, format="  server log: %(name)s %(levelname)s %(message)s", stream=sys.stdout
+    )
     print("Sources:")
     for k, source in enumerate(SOURCES, 1):
         print(f"  [S{k}] {source}")

@@ -30,6 +30,7 @@ from sluicegate.sources import format_sources, gate_from  # noqa: E402
 
 from _show import GROUNDED, PLANTED, QUESTION, SOURCES, pieces  # noqa: E402
 
+
 def model(*, messages=None, answer="", **kwargs):
     """A stand-in model: streams a fixed answer in 5-character pieces (guardrails requires **kwargs)."""
     yield from pieces(answer, 5)

@@ -39,10 +39,14 @@ class ScriptedChatModel(BaseChatModel):
     def _llm_type(self) -> str:
         return "scripted"
 
-    def _generate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kw: Any) -> ChatResult:
+    def _generate(
+        self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kw: Any
+    ) -> ChatResult:
         return ChatResult(generations=[ChatGeneration(message=AIMessage(content=ANSWER))])
 
-    def _stream(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kw: Any) -> Iterator[ChatGenerationChunk]:
+    def _stream(
+        self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kw: Any
+    ) -> Iterator[ChatGenerationChunk]:
         for piece in pieces(ANSWER, 5):
             self.produced += 1
             yield ChatGenerationChunk(message=AIMessageChunk(content=piece))
@@ -59,9 +63,9 @@ prompt = ChatPromptTemplate.from_messages(
     ]
 )
 model = ScriptedChatModel()
-rag = RunnablePassthrough.assign(sources=RunnableLambda(lambda x: retrieve(x["question"]))) | RunnablePassthrough.assign(
-    answer=SourceGate(prompt | model)
-)
+rag = RunnablePassthrough.assign(
+    sources=RunnableLambda(lambda x: retrieve(x["question"]))
+) | RunnablePassthrough.assign(answer=SourceGate(prompt | model))
 
 if __name__ == "__main__":
     usage = UsageCallbackHandler()

@@ -23,6 +23,7 @@ from sluicegate.sources import format_sources, gate_from  # noqa: E402
 
 from _show import GROUNDED, PLANTED, QUESTION, SOURCES, pieces  # noqa: E402
 
+
 class ScriptedModel:
     """A stand-in NeMo LLMModel that streams a fixed answer in 4-character pieces (the prompt is ignored)."""
 

@@ -105,6 +105,7 @@ def make_stop_filter(context: object = None) -> SentenceStopFilter:
     """Factory in the shape the NeMo/Guardrails adapters take (they pass a context; ignored here)."""
     return SentenceStopFilter()
 
+
 GOOD = "The report is ready. It covers the year 2018 only. Bye now."
 BAD = "The report is ready. It covers the year 2019 only. Bye now."
 BAD_RELEASED = "The report is ready. "  # what the whole-string filter releases for BAD
@@ -143,7 +144,9 @@ async def wait_closed(record: object, ticks: int = 300) -> int:
         if getattr(record, "closed"):
             return ticks
         await asyncio.sleep(0.01)
-    raise AssertionError(f"model generator not closed after {ticks} loop ticks (produced {getattr(record, 'produced')})")
+    raise AssertionError(
+        f"model generator not closed after {ticks} loop ticks (produced {getattr(record, 'produced')})"
+    )
 
 
 @dataclass

@@ -40,10 +40,7 @@ class SluicegateValidator(Validator):
             # noop would show the unfiltered text, exception would raise on every rewrite, the others drop
             # or re-ask text in ways that break the stream's byte-exactness.
             got = getattr(self.on_fail_descriptor, "value", self.on_fail_descriptor)
-            raise ValueError(
-                f"{self.rail_alias} needs on_fail=\"fix\" (got {got!r}): "
-                "the fix is the filtered text"
-            )
+            raise ValueError(f'{self.rail_alias} needs on_fail="fix" (got {got!r}): the fix is the filtered text')
 
     def make_filter(self, metadata: Mapping[str, Any]) -> StreamFilter:
         raise NotImplementedError

@@ -139,7 +139,13 @@ class _Gating:
 
     def _options(self, outcome: Outcome, on_guard: Callable[[Outcome], Any]) -> dict[str, Any]:
         """The driver settings both directions share: how to read LangChain chunks, the notice, the callbacks."""
-        return {"text_of": text_of, "usage_of": usage_of, "outcome": outcome, "notice": self.notice, "on_guard": on_guard}
+        return {
+            "text_of": text_of,
+            "usage_of": usage_of,
+            "outcome": outcome,
+            "notice": self.notice,
+            "on_guard": on_guard,
+        }
 
     def _run(self, upstream: Iterator[Any], filt: StreamFilter, config: RunnableConfig) -> Iterator[str]:
         outcome = Outcome()
@@ -231,9 +237,7 @@ class SourceGate(_Gating, Runnable[Mapping[str, Any], str]):
         """Streams the model underneath, so a stop cancels the generation even here."""
         return "".join(self.stream(input, config, **kwargs))
 
-    def stream(
-        self, input: Mapping[str, Any], config: RunnableConfig | None = None, **kwargs: Any
-    ) -> Iterator[str]:
+    def stream(self, input: Mapping[str, Any], config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[str]:
         yield from self._transform_stream_with_config(iter([input]), self._gate, config, **kwargs)
 
     def _gate(self, inputs: Iterator[Mapping[str, Any]], run_manager: Any, config: RunnableConfig) -> Iterator[str]:

@@ -201,7 +201,9 @@ class GatedSynthesizer(BaseSynthesizer):
                 "'simple_summarize', fewer nodes (similarity_top_k) or smaller chunks."
             )
 
-    def _prepare(self, query_str: str, text_chunks: Sequence[str], kwargs: dict[str, Any]) -> tuple[list[str], Any, Outcome]:
+    def _prepare(
+        self, query_str: str, text_chunks: Sequence[str], kwargs: dict[str, Any]
+    ) -> tuple[list[str], Any, Outcome]:
         outcome = kwargs.pop(_OUTCOME_KEY, None) or Outcome()
         labelled = self._label(text_chunks)
         self._check_single_call(query_str, labelled)
@@ -240,7 +242,9 @@ class GatedSynthesizer(BaseSynthesizer):
         **response_kwargs: Any,
     ) -> RESPONSE_TYPE:
         outcome = Outcome()
-        response = super().synthesize(query, nodes, additional_source_nodes, **{_OUTCOME_KEY: outcome}, **response_kwargs)
+        response = super().synthesize(
+            query, nodes, additional_source_nodes, **{_OUTCOME_KEY: outcome}, **response_kwargs
+        )
         response = self._refusal(response, outcome) if not nodes else _closing_response(response)
         response.guard = outcome  # type: ignore[union-attr]  # filled in as the answer streams
         return response

@@ -50,7 +50,7 @@ def check_streaming(config: RailsConfig) -> None:
     if config.colang_version != "1.0":
         raise UnsafeStreamingConfig(
             f"colang_version is {config.colang_version!r}: NeMo's chunked streaming output rails work with "
-            "Colang 1.0 only; set colang_version: \"1.0\""
+            'Colang 1.0 only; set colang_version: "1.0"'
         )
     if FLOW_NAME not in config.rails.output.flows:
         raise UnsafeStreamingConfig(f"rails.output.flows must list {FLOW_NAME!r} (sluicegate_config() adds it)")

@@ -119,7 +119,9 @@ def _describe(label: str, chunks: list[str], whole: Run, got: Run) -> str:
     if got.text != whole.text:
         at = next((i for i, (a, b) in enumerate(zip(got.text, whole.text)) if a != b), None)
         at = at if at is not None else min(len(got.text), len(whole.text))
-        lines.append(f"  text differs at {at}: streamed {got.text[at:at + 40]!r} vs whole {whole.text[at:at + 40]!r}")
+        lines.append(
+            f"  text differs at {at}: streamed {got.text[at : at + 40]!r} vs whole {whole.text[at : at + 40]!r}"
+        )
     if got.stopped != whole.stopped:
         lines.append(f"  stopped: streamed {got.stopped} vs whole {whole.stopped}")
     if got.events != whole.events:

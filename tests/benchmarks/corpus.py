@@ -104,9 +104,9 @@ def make_value(kind: str, rng: random.Random) -> str:
             return "AKIA" + _alnum(rng, 16, string.ascii_uppercase + string.digits)
         return "ghp_" + _alnum(rng, 36)
     if kind == "phone":
-        return rng.choice(["+1 415 392 {:04d}", "+44 20 7946 {:04d}", "+49 30 9018 {:04d}", "+33 1 42 68 {:04d}"]).format(
-            rng.randint(0, 9999)
-        )
+        return rng.choice(
+            ["+1 415 392 {:04d}", "+44 20 7946 {:04d}", "+49 30 9018 {:04d}", "+33 1 42 68 {:04d}"]
+        ).format(rng.randint(0, 9999))
     if kind == "ip":
         return f"{rng.choice([81, 203, 198, 62])}.{rng.randint(1, 254)}.{rng.randint(1, 254)}.{rng.randint(1, 254)}"
     raise ValueError(kind)

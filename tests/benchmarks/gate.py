@@ -138,8 +138,10 @@ def main() -> None:
     text = answer(args.kb)
     feed_all(SentenceGate(SOURCES), [answer(2)])  # warm up: word lists load on first use
     nbytes = len(text.encode())
-    print(f"machine: {platform.machine()} python {platform.python_version()}; answer {nbytes / 1e3:.0f} KB, "
-          f"{len(text)} chars; medians of {args.repeats}\n")
+    print(
+        f"machine: {platform.machine()} python {platform.python_version()}; answer {nbytes / 1e3:.0f} KB, "
+        f"{len(text)} chars; medians of {args.repeats}\n"
+    )
 
     print("| pieces | MB/s | µs per char |")
     print("|---|---|---|")
@@ -153,8 +155,10 @@ def main() -> None:
     costs = per_piece(text, 4)
     print("| feed() in 4-char pieces | p50 µs | p99 µs | max µs |")
     print("|---|---|---|---|")
-    print(f"| {len(costs)} pieces | {quantile(costs, 0.5) * 1e6:.1f} | {quantile(costs, 0.99) * 1e6:.1f} "
-          f"| {max(costs) * 1e6:.1f} |\n")
+    print(
+        f"| {len(costs)} pieces | {quantile(costs, 0.5) * 1e6:.1f} | {quantile(costs, 0.99) * 1e6:.1f} "
+        f"| {max(costs) * 1e6:.1f} |\n"
+    )
 
     grounded = "It opens at nine [S1]. Late fees were 20 euros until 2021 [S1]. " * max(1, int(args.kb * 5))
     small = [SOURCES[0]]

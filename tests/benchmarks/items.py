@@ -154,13 +154,23 @@ def item1(cfg: Config) -> tuple[str, dict[str, float]]:
                 note,
             ]
         )
-    headers = ["filter", "whole MB/s", "4-char MB/s", "1-char MB/s", "planted values leaked", "streamed == whole", "note"]
+    headers = [
+        "filter",
+        "whole MB/s",
+        "4-char MB/s",
+        "1-char MB/s",
+        "planted values leaked",
+        "streamed == whole",
+        "note",
+    ]
     kinds = sorted({k for k, _ in corpus.planted})
     intro = (
         f"Corpus: {corpus.size / 1e6:.2f} MB of English/Persian/Chinese prose with {len(corpus.planted)} planted "
         f"values ({', '.join(kinds)}). MB/s = UTF-8 MB per second, median (min–max) of {cfg.repeats} runs."
     )
-    ratios = _ratios(medians, "sluicegate Redactor (defaults)", "safestream-redactor 0.4.0 (defaults)", ("whole", "4-char", "1-char"))
+    ratios = _ratios(
+        medians, "sluicegate Redactor (defaults)", "safestream-redactor 0.4.0 (defaults)", ("whole", "4-char", "1-char")
+    )
     return "\n\n".join(x for x in [intro, table(headers, rows), ratios] if x), medians
 
 
@@ -196,7 +206,9 @@ def item2(cfg: Config) -> tuple[str, dict[str, int]]:
             rows.append([sub.name, NA, NA, NA, sub.reason])
             continue
         if not sub.streaming:
-            rows.append([sub.name, "whole text", "whole text", f"{len(prose)}", f"the whole input ({len(prose)}): batch only"])
+            rows.append(
+                [sub.name, "whole text", "whole text", f"{len(prose)}", f"the whole input ({len(prose)}): batch only"]
+            )
             continue
         pieces = _pieces(prose, 4)
         n = fit_prefix(lambda k: sub.trace(pieces[: k // 4]), len(prose), cfg.budget)  # noqa: B023
@@ -355,7 +367,14 @@ def item5(cfg: Config) -> tuple[str, list]:  # type: ignore[type-arg]
         f"(no real sleeping; NeMo runs for real). {ttft.answer_facts()}."
     )
     ours = rows_data[0]
-    nemo_off = next((r for r in rows_data if r.config.startswith("NeMo") and "chunk_size 200" in r.config and "stream_first False" in r.config), None)
+    nemo_off = next(
+        (
+            r
+            for r in rows_data
+            if r.config.startswith("NeMo") and "chunk_size 200" in r.config and "stream_first False" in r.config
+        ),
+        None,
+    )
     extra = ""
     if ours.first_tokens and nemo_off:
         extra = f"\n\nFirst visible text, NeMo stream_first false / ours: {nemo_off.first_tokens / ours.first_tokens:.1f}x sooner."
@@ -375,8 +394,16 @@ def _nemo_if_importable() -> list:  # type: ignore[type-arg]
 # --- item 6 ---------------------------------------------------------------------------------------------------------
 
 
-def _answers_run(make: Callable[[list[str]], S.Subject], answers: list[C.Grounded], piece: int | None, ours: bool) -> Callable[[], list[bool]]:
-    texts = [(a.sources, _pieces(a.answer_s if ours else a.answer_n, piece) if piece else [a.answer_s if ours else a.answer_n]) for a in answers]
+def _answers_run(
+    make: Callable[[list[str]], S.Subject], answers: list[C.Grounded], piece: int | None, ours: bool
+) -> Callable[[], list[bool]]:
+    texts = [
+        (
+            a.sources,
+            _pieces(a.answer_s if ours else a.answer_n, piece) if piece else [a.answer_s if ours else a.answer_n],
+        )
+        for a in answers
+    ]
 
     def run() -> list[bool]:
         stops = []
@@ -393,7 +420,10 @@ def item6(cfg: Config) -> tuple[str, dict[str, float]]:
     answers = C.grounded(cfg.answers, seed=13)
     rows = []
     medians: dict[str, float] = {}
-    nbytes = {True: sum(len(a.answer_s.encode()) for a in answers), False: sum(len(a.answer_n.encode()) for a in answers)}
+    nbytes = {
+        True: sum(len(a.answer_s.encode()) for a in answers),
+        False: sum(len(a.answer_n.encode()) for a in answers),
+    }
     for make in _gate_makers(cfg):
         probe = make(answers[0].sources)
         if probe.reason:

@@ -49,14 +49,23 @@ def main() -> int:
         else:
             text = C.planted(args.kb * 1024).text
             pieces = [text[i : i + args.piece] for i in range(0, len(text), args.piece)]
-            print(profile(f"Redactor, {args.kb} KiB planted corpus, {args.piece}-char pieces", lambda: sub.stream(pieces), args.top))
+            print(
+                profile(
+                    f"Redactor, {args.kb} KiB planted corpus, {args.piece}-char pieces",
+                    lambda: sub.stream(pieces),
+                    args.top,
+                )
+            )
     if args.what in ("gate", "both"):
         answers = C.grounded(max(1, args.kb * 1024 // 400))
         probe = S.our_gate(answers[0].sources)
         if probe.reason:
             print(probe.reason)
         else:
-            jobs = [(a.sources, [a.answer_s[i : i + args.piece] for i in range(0, len(a.answer_s), args.piece)]) for a in answers]
+            jobs = [
+                (a.sources, [a.answer_s[i : i + args.piece] for i in range(0, len(a.answer_s), args.piece)])
+                for a in answers
+            ]
 
             def run() -> None:
                 for sources, pieces in jobs:

@@ -91,7 +91,9 @@ PATHOLOGICAL = {
     "x*n + '@' + 'a-'*m + '!'": lambda n: "x" * (n * 4 // 10) + "@" + "a-" * (n * 3 // 10) + "!",
     "spaced digits": lambda n: ("1 2 3 4 5 6 7 8 9 0 " * (n // 20 + 1))[:n],
     "digit-group runs": lambda n: ("1234 5678 9012 3456 7890 1234 5678 9012 34, " * (n // 44 + 1))[:n],
-    "base64": lambda n: "".join(random.Random(n).choice("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/") for _ in range(n)),
+    "base64": lambda n: "".join(
+        random.Random(n).choice("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/") for _ in range(n)
+    ),
 }
 
 
@@ -109,10 +111,11 @@ def main() -> None:
         paths.append(("hyperscan prefilter", Redactor))
         for size in (len(text), 4096, 4):
             assert output(text, size, Redactor) == output(text, size, PureRedactor), f"paths differ at {size}"
-    print(f"Corpus: {len(text):,} characters ({mb:.2f} MB UTF-8), English/Persian/Chinese with "
-          f"{len(PLANTED)} kinds of planted values; medians of {args.repeats} repeats"
-          + ("; both paths gave identical output whole, at 4096- and 4-char pieces.\n"
-             if len(paths) > 1 else ".\n"))
+    print(
+        f"Corpus: {len(text):,} characters ({mb:.2f} MB UTF-8), English/Persian/Chinese with "
+        f"{len(PLANTED)} kinds of planted values; medians of {args.repeats} repeats"
+        + ("; both paths gave identical output whole, at 4096- and 4-char pieces.\n" if len(paths) > 1 else ".\n")
+    )
     names = [n for n, _ in paths]
     print("| measure | " + " | ".join(names) + (" | ratio |" if len(paths) > 1 else " |"))
     print("|---|" + "---|" * (len(paths) + (len(paths) > 1)))
@@ -126,8 +129,8 @@ def main() -> None:
     held_cells, cost_cells = [], []
     for _, make in paths:
         _, held, costs = run(pieces(text, 4), record=True, make=make)
-        held_cells.append(f"{pct(held, .5)} / {pct(held, .99)} / {max(held)} chars")
-        cost_cells.append(f"{pct(costs, .5) * 1e6:.1f} / {pct(costs, .99) * 1e6:.1f} µs")
+        held_cells.append(f"{pct(held, 0.5)} / {pct(held, 0.99)} / {max(held)} chars")
+        cost_cells.append(f"{pct(costs, 0.5) * 1e6:.1f} / {pct(costs, 0.99) * 1e6:.1f} µs")
     row("held tail after a feed (4-char pieces), p50 / p99 / max", held_cells)
     row("cost of one feed (4-char pieces), p50 / p99", cost_cells)
     for name, build in PATHOLOGICAL.items():
@@ -139,6 +142,7 @@ def main() -> None:
                 b = timed(large, size or len(large), args.repeats, make)
                 cells.append(f"{a * 1e3:.1f} -> {b * 1e3:.1f} ms, {b / a:.2f}x")
             row(f"pathological `{name}`, {size_label}: {len(small):,} -> {len(large):,} chars", cells)
+
 
 if __name__ == "__main__":
     main()

@@ -46,7 +46,9 @@ def _ensure_venv(venv: Path) -> tuple[Path | None, str]:
         if not py.exists():
             print(f"creating peers venv {venv} ...", file=sys.stderr)
             subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-        probe = subprocess.run([str(py), "-c", "import " + ", ".join(PEER_MODULES) + ", sluicegate"], capture_output=True)
+        probe = subprocess.run(
+            [str(py), "-c", "import " + ", ".join(PEER_MODULES) + ", sluicegate"], capture_output=True
+        )
         if probe.returncode != 0:
             print("installing peers (requirements-bench.txt) ...", file=sys.stderr)
             pip = [str(py), "-m", "pip", "install", "-q"]
@@ -61,7 +63,15 @@ def _versions() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
     out = []
-    for dist in ("sluicegate", "safestream-redactor", "llm-stream-guards", "presidio-analyzer", "spacy", "nemoguardrails", "regex"):
+    for dist in (
+        "sluicegate",
+        "safestream-redactor",
+        "llm-stream-guards",
+        "presidio-analyzer",
+        "spacy",
+        "nemoguardrails",
+        "regex",
+    ):
         try:
             out.append(f"{dist} {version(dist)}")
         except PackageNotFoundError:
@@ -84,9 +94,16 @@ def _target(ok: bool | None) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="tiny sizes and 3 repeats: a smoke run of a few seconds")
-    ap.add_argument("--size", type=float, default=None, help="planted corpus in MB (default 1; item 4 uses size and 8x size)")
+    ap.add_argument(
+        "--size", type=float, default=None, help="planted corpus in MB (default 1; item 4 uses size and 8x size)"
+    )
     ap.add_argument("--repeats", type=int, default=None, help="timed repeats per figure (default 5)")
-    ap.add_argument("--budget", type=float, default=None, help="seconds one timed run may take before a slow peer is measured on a prefix")
+    ap.add_argument(
+        "--budget",
+        type=float,
+        default=None,
+        help="seconds one timed run may take before a slow peer is measured on a prefix",
+    )
     ap.add_argument("--items", default="1,2,3,4,5,6", help="comma-separated item numbers to run")
     ap.add_argument("--no-peers", action="store_true", help="ours only, in this interpreter; no venv, no installs")
     ap.add_argument("--venv", default=os.environ.get("BENCH_VENV", str(ROOT / ".venv-bench")), help="peers venv path")
@@ -107,7 +124,16 @@ def main(argv: list[str] | None = None) -> int:
 
     cfg = Config(peers=not args.no_peers)
     if args.quick:
-        cfg = Config(size=16_384, scale_factor=8, prose=8_192, per_piece=8_192, answers=10, repeats=3, budget=1.0, peers=cfg.peers)
+        cfg = Config(
+            size=16_384,
+            scale_factor=8,
+            prose=8_192,
+            per_piece=8_192,
+            answers=10,
+            repeats=3,
+            budget=1.0,
+            peers=cfg.peers,
+        )
     if args.size is not None:
         cfg.size = int(args.size * 1_000_000)
     if args.repeats is not None:
@@ -161,24 +187,59 @@ def targets(facts: dict[str, object]) -> str:
     for mode, need in (("whole", 10.0), ("4-char", 3.0)):
         a, b = m1.get(f"{ours_r}|{mode}"), m1.get(f"{peer_r}|{mode}")  # type: ignore[union-attr]
         ratio = a / b if a and b else None
-        rows.append([f"redactor vs safestream-redactor, {mode}", f">= {need:g}x", f"{ratio:.1f}x" if ratio else "n/a", _target(None if ratio is None else ratio >= need)])
+        rows.append(
+            [
+                f"redactor vs safestream-redactor, {mode}",
+                f">= {need:g}x",
+                f"{ratio:.1f}x" if ratio else "n/a",
+                _target(None if ratio is None else ratio >= need),
+            ]
+        )
     held = (facts.get("2") or {}).get(ours_r)  # type: ignore[union-attr]
-    rows.append(["redactor held on prose (max)", "<= 64 chars", "n/a" if held is None else str(held), _target(None if held is None else held <= 64)])
+    rows.append(
+        [
+            "redactor held on prose (max)",
+            "<= 64 chars",
+            "n/a" if held is None else str(held),
+            _target(None if held is None else held <= 64),
+        ]
+    )
     for name, ratio in (facts.get("4") or {}).items():  # type: ignore[union-attr]
         if name.startswith("sluicegate"):
             rows.append([f"{name}: per-byte 8x size / size", "<= 1.2", f"{ratio:.2f}", _target(ratio <= 1.2)])
     p99 = (facts.get("3") or {}).get("sluicegate SentenceGate")  # type: ignore[union-attr]
-    rows.append(["gate per-piece p99 (4-char)", "<= 50 µs", "n/a" if p99 is None else f"{p99:.1f} µs", _target(None if p99 is None else p99 <= 50)])
+    rows.append(
+        [
+            "gate per-piece p99 (4-char)",
+            "<= 50 µs",
+            "n/a" if p99 is None else f"{p99:.1f} µs",
+            _target(None if p99 is None else p99 <= 50),
+        ]
+    )
     ttft_rows = facts.get("5") or []
     ours = next((r for r in ttft_rows if r.config.startswith("sluicegate")), None)  # type: ignore[attr-defined]
-    off = next((r for r in ttft_rows if r.config.startswith("NeMo") and "chunk_size 200" in r.config and "stream_first False" in r.config), None)  # type: ignore[attr-defined]
+    off = next(
+        (
+            r
+            for r in ttft_rows
+            if r.config.startswith("NeMo") and "chunk_size 200" in r.config and "stream_first False" in r.config
+        ),
+        None,
+    )  # type: ignore[attr-defined]
     if ours is not None and ours.first_tokens and off is not None and off.first_tokens:
         x = off.first_tokens / ours.first_tokens
         rows.append(["first visible text vs NeMo stream_first false", ">= 5x sooner", f"{x:.1f}x", _target(x >= 5)])
     else:
         rows.append(["first visible text vs NeMo stream_first false", ">= 5x sooner", "n/a", _target(None)])
     shown = None if ours is None else ours.blocked_shown
-    rows.append(["blocked-sentence characters shown (ours)", "0", "n/a" if shown is None else str(shown), _target(None if shown is None else shown == 0)])
+    rows.append(
+        [
+            "blocked-sentence characters shown (ours)",
+            "0",
+            "n/a" if shown is None else str(shown),
+            _target(None if shown is None else shown == 0),
+        ]
+    )
     from items import table
 
     return table(["target", "goal", "measured", "status"], rows)

@@ -69,15 +69,19 @@ def main() -> None:
     args = ap.parse_args()
     text = corpus(args.mb)
     nbytes = len(text.encode())
-    print(f"machine: {platform.machine()} {platform.processor() or ''} python {platform.python_version()}; "
-          f"corpus {nbytes / 1e6:.2f} MB, {len(text)} chars; median of {args.repeats} (min-max)\n")
+    print(
+        f"machine: {platform.machine()} {platform.processor() or ''} python {platform.python_version()}; "
+        f"corpus {nbytes / 1e6:.2f} MB, {len(text)} chars; median of {args.repeats} (min-max)\n"
+    )
     print("| pieces | MB/s | µs per char |")
     print("|---|---|---|")
     for label, size in (("whole", 0), ("4 chars", 4), ("1 char", 1)):
         times = [run(text, size) for _ in range(args.repeats)]
         med, lo, hi = median_spread(times)
-        print(f"| {label} | {nbytes / 1e6 / med:.2f} ({nbytes / 1e6 / hi:.2f}-{nbytes / 1e6 / lo:.2f}) "
-              f"| {med / len(text) * 1e6:.3f} |")
+        print(
+            f"| {label} | {nbytes / 1e6 / med:.2f} ({nbytes / 1e6 / hi:.2f}-{nbytes / 1e6 / lo:.2f}) "
+            f"| {med / len(text) * 1e6:.3f} |"
+        )
     big = corpus(args.mb * 4, seed=8)
     small_cost = [run(text, 1) / len(text) for _ in range(args.repeats)]
     big_cost = [run(big, 1) / len(big) for _ in range(max(1, args.repeats // 2))]
@@ -87,8 +91,12 @@ def main() -> None:
     print("|---|---|")
     n = 40_000
     base = statistics.median(run_prefixed("x", ("word " * n)[:n]) for _ in range(args.repeats))
-    for label, head, body in (("spaces after a period", "Done.", " " * n), ("a spaced ellipsis", "x", (" ." * n)[:n]),
-                              ("' \\n' runs", "x", (" \n" * n)[:n]), ("markers after a period", "Done.", ("[S1]" * n)[:n])):
+    for label, head, body in (
+        ("spaces after a period", "Done.", " " * n),
+        ("a spaced ellipsis", "x", (" ." * n)[:n]),
+        ("' \\n' runs", "x", (" \n" * n)[:n]),
+        ("markers after a period", "Done.", ("[S1]" * n)[:n]),
+    ):
         t = statistics.median(run_prefixed(head, body) for _ in range(args.repeats))
         print(f"| {label} | {t / base:.2f} |")
 

@@ -64,7 +64,9 @@ class Subject:
 class PushSubject(Subject):
     """Wraps a filter with feed/finish; `_open()` returns (feed, finish, held_or_None) for a fresh instance."""
 
-    def _open(self) -> tuple[Callable[[str], tuple[str, bool]], Callable[[], tuple[str, bool]], Callable[[], int] | None]:
+    def _open(
+        self,
+    ) -> tuple[Callable[[str], tuple[str, bool]], Callable[[], tuple[str, bool]], Callable[[], int] | None]:
         raise NotImplementedError
 
     def whole(self, text: str) -> str:

@@ -55,7 +55,13 @@ def ours() -> Ttft:
     try:
         from sluicegate import SentenceGate  # type: ignore[attr-defined]
     except ImportError:
-        return Ttft("sluicegate SentenceGate", None, None, None, "not available: sluicegate.SentenceGate is not on this branch yet")
+        return Ttft(
+            "sluicegate SentenceGate",
+            None,
+            None,
+            None,
+            "not available: sluicegate.SentenceGate is not on this branch yet",
+        )
 
     def run(text: str) -> tuple[int | None, str]:
         gate = SentenceGate(SCRIPT_SOURCES)
@@ -81,7 +87,9 @@ def ours() -> Ttft:
     first, _ = run(clean)
     bfirst, client = run(bad)
     assert span is not None
-    return Ttft("sluicegate SentenceGate (1 token per feed)", first, _shown_of_blocked(client, bad[span[0] : span[1]]), bfirst)
+    return Ttft(
+        "sluicegate SentenceGate (1 token per feed)", first, _shown_of_blocked(client, bad[span[0] : span[1]]), bfirst
+    )
 
 
 def ours_via_nemo(make_filter=None) -> Ttft:  # type: ignore[no-untyped-def]
@@ -204,7 +212,11 @@ def nemo(stream_first: bool, *, chunk_size: int = 200, context_size: int = 50) -
     note = "" if client_clean == clean else "client text differs from the answer"
     bfirst, client = asyncio.run(run(bad))
     # NeMo shows upstream items verbatim, so what reached the client is a prefix of the answer: count by position.
-    shown = max(0, min(len(client), span[1]) - span[0]) if bad.startswith(client) else _shown_of_blocked(client, bad[span[0] : span[1]])
+    shown = (
+        max(0, min(len(client), span[1]) - span[0])
+        if bad.startswith(client)
+        else _shown_of_blocked(client, bad[span[0] : span[1]])
+    )
     return Ttft(label, first, shown, bfirst, note)
 
 

@@ -113,7 +113,10 @@ RULES: list[tuple[str, list[str]]] = [
     ("  \nHello there. Bye", ["  \nHello there. ", "Bye"]),
     # more abbreviations per language (data/abbreviations/): titles and words that almost never end a sentence
     ("Wir trafen Dr. med. Meyer. Ende", ["Wir trafen Dr. med. Meyer. ", "Ende"]),
-    ("Frau Prof. Schulze ist z. Z. nicht da. Z. T. fehlt es. Ende", ["Frau Prof. Schulze ist z. Z. nicht da. ", "Z. T. fehlt es. ", "Ende"]),
+    (
+        "Frau Prof. Schulze ist z. Z. nicht da. Z. T. fehlt es. Ende",
+        ["Frau Prof. Schulze ist z. Z. nicht da. ", "Z. T. fehlt es. ", "Ende"],
+    ),
     ("Sono l'Ing. Mengozzi. È presente l'Avv. Cassioni?", ["Sono l'Ing. Mengozzi. ", "È presente l'Avv. Cassioni?"]),
     ("Le parti (ad es. RAM, CPU) sono HW. Fine", ["Le parti (ad es. RAM, CPU) sono HW. ", "Fine"]),
     ("Soy el Lic. Naser. Gracias", ["Soy el Lic. Naser. ", "Gracias"]),
@@ -144,7 +147,10 @@ RULES: list[tuple[str, list[str]]] = [
     ("Elle assure « aucun impact. » Fin", ["Elle assure « aucun impact. » ", "Fin"]),
     ("Er ging. »Komm«, sagte sie.", ["Er ging. ", "»Komm«, sagte sie."]),
     # a dash and a lowercase word after a terminator: the author's words in dialogue continue the sentence
-    ("«К чему ты готовишься? – спросила мама. – Завтра выходной».", ["«К чему ты готовишься? – спросила мама. ", "– Завтра выходной»."]),
+    (
+        "«К чему ты готовишься? – спросила мама. – Завтра выходной».",
+        ["«К чему ты готовишься? – спросила мама. ", "– Завтра выходной»."],
+    ),
     ("—¿Vienes? —preguntó él. Sí.", ["—¿Vienes? —preguntó él. ", "Sí."]),
     ("Is it open? — he asked. — Yes.", ["Is it open? — he asked. ", "— Yes."]),
     # bullets before numbers, glued bullets, a bullet inside a line, letter markers

@@ -158,8 +158,23 @@ def test_gate_and_redactor_pipelines_are_chunk_invariant(order: str) -> None:
         stages = [Redactor(max_hold=24), SentenceGate(sources)]
         return Pipeline(*(stages if order == "redactor first" else stages[::-1]))
 
-    atoms = ["NO_ANSWER", " ", ". ", "It opens at 9 [S1]", "[S2]", "2019", "jane@exa", "mple.com", "-----BEGIN ",
-             "PRIVATE KEY-----", "sk-ant-", "aaaa", "\n\n", "We", "!"]
+    atoms = [
+        "NO_ANSWER",
+        " ",
+        ". ",
+        "It opens at 9 [S1]",
+        "[S2]",
+        "2019",
+        "jane@exa",
+        "mple.com",
+        "-----BEGIN ",
+        "PRIVATE KEY-----",
+        "sk-ant-",
+        "aaaa",
+        "\n\n",
+        "We",
+        "!",
+    ]
 
     @settings(max_examples=150, deadline=None)
     @given(st.lists(st.sampled_from(atoms), max_size=14), st.data())

@@ -12,7 +12,11 @@ SOURCES = [
 # (name, language, answer)
 GROUNDED = [
     ("en", "en", "It opens at nine [S1]. Late fees were 20.00 euros [S1].\n\nWrite to desk@example.org [S1]. Yes."),
-    ("de", "de", "Die Bibliothek hat 1.234,50 Bücher pro Regal [S2]. Es gibt 12 Lesesäle [S2][S1]. Siehe https://example.org/hours [S2]."),
+    (
+        "de",
+        "de",
+        "Die Bibliothek hat 1.234,50 Bücher pro Regal [S2]. Es gibt 12 Lesesäle [S2][S1]. Siehe https://example.org/hours [S2].",
+    ),
     ("fa", "fa", "کتابخانه ساعت 9 باز می‌شود [S3]. ارتفاع آن 3.14 متر است [S3]؟ بله."),
     ("zh", "zh", "图书馆有３个阅览室[S4]。是的。好。"),
     ("ru", "ru", "Библиотека открыта с 9 до 21 [S4]. Да.\n1. Лесесаал [S2].\n2. Ещё."),

@@ -118,8 +118,11 @@ def test_urls_and_emails_must_be_in_a_cited_source() -> None:
 def test_native_digits_are_compared_with_the_sources(language: str, sentence: str) -> None:
     sources = ["Opens at 9. Late fees were 20 euros until 2019."]
     assert codes(sentence, language=language, sources=sources) == []
-    assert codes(sentence.replace("۲۰", "۲۵").replace("٢٠ ", "٢٥ ").replace("२०", "२५").replace("２０", "２５"),
-                 language=language, sources=sources) == ["unsupported_value"]
+    assert codes(
+        sentence.replace("۲۰", "۲۵").replace("٢٠ ", "٢٥ ").replace("२०", "२५").replace("２０", "２５"),
+        language=language,
+        sources=sources,
+    ) == ["unsupported_value"]
 
 
 # 4. first person

@@ -55,7 +55,9 @@ def test_hypothesis_chunkings_match_the_whole_string(case: tuple[str, str, list[
 
 
 TOKEN = regex.compile(r"(?<!\w)NO_ANSWER(?!\w)")
-_ALPHABET = st.sampled_from(list("ab I9 20.,\n[S1]?!。我NO_ANSWER") + ["[S1]", "[S9]", " 2019", "NO_ANSWER", ". ", "\n\n"])
+_ALPHABET = st.sampled_from(
+    list("ab I9 20.,\n[S1]?!。我NO_ANSWER") + ["[S1]", "[S9]", " 2019", "NO_ANSWER", ". ", "\n\n"]
+)
 
 
 @given(st.lists(_ALPHABET, max_size=30).map("".join), st.data())

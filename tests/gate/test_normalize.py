@@ -44,15 +44,17 @@ def test_normalization_is_idempotent() -> None:
     assert normalize(normalize(text)) == normalize(text)
 
 
-@pytest.mark.parametrize("hidden", ["\u200d", "\u200e", "\u200f", "\u2060", "\u061c", "\u202a", "\u2066", "\u034f",
-                                    "\ufe0f", "\U000e0041"])
+@pytest.mark.parametrize(
+    "hidden", ["\u200d", "\u200e", "\u200f", "\u2060", "\u061c", "\u202a", "\u2066", "\u034f", "\ufe0f", "\U000e0041"]
+)
 def test_invisible_characters_cannot_hide_a_word_or_a_value(hidden: str) -> None:
     """Review finding: a bidi mark or joiner inside "We" or "2019" got both past the gate."""
     assert normalize(f"W{hidden}e 20{hidden}19") == "We 2019"
     person = run_filter(lambda: SentenceGate(["The library opens at 9 am."]), [f"W{hidden}e open at 9 [S1]."])
     assert person.stopped and "open" not in person.text
-    value = run_filter(lambda: SentenceGate(["The fund had 20 staff in 19 towns."]),
-                       [f"It was founded in 20{hidden}19 [S1]."])
+    value = run_filter(
+        lambda: SentenceGate(["The fund had 20 staff in 19 towns."]), [f"It was founded in 20{hidden}19 [S1]."]
+    )
     assert value.stopped and "founded" not in value.text
 
 

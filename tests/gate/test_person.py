@@ -143,15 +143,45 @@ from sluicegate.gate.person import FirstPersonChecker as _Checker  # noqa: E402
 from sluicegate.gate.person import load_list as _load_list  # noqa: E402
 
 _VOCAB = sorted(
-    {e for lang in ("en", "fa", "ar", "ru", "hi", "zh", "fr", "de") for e in (
-        *_load_list(lang).words, *_load_list(lang).exact, *_load_list(lang).prefixes, *_load_list(lang).han,
-        *(" ".join(p) for p in _load_list(lang).phrases), *_load_list(lang).masks)}
-) + ["WE", "We", "I", "i.e.", "Ma", "et", "al.", "annex", "I", "ai", "'", "’", "-", "x", "time", "some", "自我修正", "1"]
+    {
+        e
+        for lang in ("en", "fa", "ar", "ru", "hi", "zh", "fr", "de")
+        for e in (
+            *_load_list(lang).words,
+            *_load_list(lang).exact,
+            *_load_list(lang).prefixes,
+            *_load_list(lang).han,
+            *(" ".join(p) for p in _load_list(lang).phrases),
+            *_load_list(lang).masks,
+        )
+    }
+) + [
+    "WE",
+    "We",
+    "I",
+    "i.e.",
+    "Ma",
+    "et",
+    "al.",
+    "annex",
+    "I",
+    "ai",
+    "'",
+    "’",
+    "-",
+    "x",
+    "time",
+    "some",
+    "自我修正",
+    "1",
+]
 
 
 @given(
     st.sampled_from(["en", "fa", "ar", "fr", "de", "zh"]),
-    st.lists(st.tuples(st.sampled_from(_VOCAB), st.sampled_from([" ", "", "'", ". ", "\u200c", "-", ","])), max_size=12),
+    st.lists(
+        st.tuples(st.sampled_from(_VOCAB), st.sampled_from([" ", "", "'", ". ", "\u200c", "-", ","])), max_size=12
+    ),
 )
 def test_prefilter_never_hides_a_hit(language: str, parts: list[tuple[str, str]]) -> None:
     checker = _Checker(language)

@@ -88,7 +88,9 @@ def _pieces(text: str, cuts: list[int]) -> list[str]:
 
 
 @given(text=st.sampled_from([GOOD, BAD]), cuts=st.lists(st.integers(min_value=0, max_value=200), max_size=15))
-def test_hypothesis_chunkings_through_both_runners(guard: Guard, aguard: AsyncGuard, text: str, cuts: list[int]) -> None:
+def test_hypothesis_chunkings_through_both_runners(
+    guard: Guard, aguard: AsyncGuard, text: str, cuts: list[int]
+) -> None:
     pieces = _pieces(text, cuts)
     expected = run_filter(make_stop_filter, [text])
     got_sync, s1 = run_sync(guard, pieces)
@@ -156,4 +158,4 @@ def test_a_second_validator_on_the_output_is_refused() -> None:
 
 
 def test_import_without_the_extra_names_it() -> None:
-    assert 'pip install "sluicegate[guardrails]"' in import_error_without('guardrails', 'sluicegate_guardrails')
+    assert 'pip install "sluicegate[guardrails]"' in import_error_without("guardrails", "sluicegate_guardrails")

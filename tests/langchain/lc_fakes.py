@@ -46,15 +46,21 @@ class ScriptedChatModel(BaseChatModel):
     def _final(self) -> ChatGenerationChunk | None:
         if self.usage != "final":
             return None
-        return ChatGenerationChunk(message=AIMessageChunk(content="", usage_metadata=_usage(len(self.pieces), INPUT_TOKENS)))
+        return ChatGenerationChunk(
+            message=AIMessageChunk(content="", usage_metadata=_usage(len(self.pieces), INPUT_TOKENS))
+        )
 
-    def _generate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kw: Any) -> ChatResult:
+    def _generate(
+        self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kw: Any
+    ) -> ChatResult:
         self._remember(messages)
         self.record.produced = len(self.pieces)
         self.record.texts = list(self.pieces)
         self.record.exhausted = self.record.closed = True
         meta = _usage(len(self.pieces), INPUT_TOKENS) if self.usage != "none" else None
-        return ChatResult(generations=[ChatGeneration(message=AIMessage(content="".join(self.pieces), usage_metadata=meta))])
+        return ChatResult(
+            generations=[ChatGeneration(message=AIMessage(content="".join(self.pieces), usage_metadata=meta))]
+        )
 
     def _items(self) -> Iterator[tuple[str | None, ChatGenerationChunk]]:
         for i, piece in enumerate(self.pieces):
@@ -64,7 +70,11 @@ class ScriptedChatModel(BaseChatModel):
             yield None, final
 
     def _stream(
-        self, messages: list[BaseMessage], stop: Any = None, run_manager: CallbackManagerForLLMRun | None = None, **kw: Any
+        self,
+        messages: list[BaseMessage],
+        stop: Any = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kw: Any,
     ) -> Iterator[ChatGenerationChunk]:
         self._remember(messages)
         yield from self.record.stream(self._items())

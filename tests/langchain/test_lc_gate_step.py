@@ -25,7 +25,10 @@ def chain(model: ScriptedChatModel, sources: list[str] | None = SOURCES):
 
 def test_clean_answer_sentence_by_sentence() -> None:
     model = ScriptedChatModel(pieces=pieces_of(GOOD, 4))
-    assert list(chain(model).stream({"question": "q"})) == ["Revenue was 5 million in 2018 [S1]. ", "Headcount was 42 [S2]."]
+    assert list(chain(model).stream({"question": "q"})) == [
+        "Revenue was 5 million in 2018 [S1]. ",
+        "Headcount was 42 [S2].",
+    ]
     assert model.record.exhausted
 
 
@@ -77,7 +80,9 @@ def test_guard_event_reaches_callbacks_through_the_chain() -> None:
 def test_after_str_output_parser_still_gates_but_cannot_cancel_sync() -> None:
     # Documented limitation: the parser's wrapper drains the model after our stop. Output is still gated.
     model = ScriptedChatModel(pieces=pieces_of(BAD, 3))
-    out = list((PROMPT | model | StrOutputParser() | GateStep(SOURCES, filter_factory=toy_factory)).stream({"question": "q"}))
+    out = list(
+        (PROMPT | model | StrOutputParser() | GateStep(SOURCES, filter_factory=toy_factory)).stream({"question": "q"})
+    )
     assert out == ["Revenue was 5 million in 2018 [S1]. ", NOTICE]
     assert model.record.exhausted  # drained: the reason GateStep must sit directly after the model
 
@@ -89,4 +94,4 @@ def test_piece_sizes_give_identical_text(size: int) -> None:
 
 
 def test_import_without_the_extra_names_it() -> None:
-    assert 'pip install "sluicegate[langchain]"' in import_error_without('langchain_core', 'sluicegate_langchain')
+    assert 'pip install "sluicegate[langchain]"' in import_error_without("langchain_core", "sluicegate_langchain")

@@ -192,7 +192,9 @@ def test_usage_handler_counts_plain_invoke() -> None:
 async def test_stopped_astream_usage() -> None:
     model = ScriptedChatModel(pieces=pieces_of(BAD, 3), usage="final")
     handler = UsageCallbackHandler()
-    _ = [c async for c in SourceGate(PROMPT | model, filter_factory=toy_factory).astream(INPUT, {"callbacks": [handler]})]
+    _ = [
+        c async for c in SourceGate(PROMPT | model, filter_factory=toy_factory).astream(INPUT, {"callbacks": [handler]})
+    ]
     await wait_closed(model.record)
     for _ in range(500):  # the model run's on_llm_error lands when its generator is finalized (eventually)
         if handler.runs:

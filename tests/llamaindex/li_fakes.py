@@ -10,7 +10,12 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from llama_index.core import VectorStoreIndex
-from llama_index.core.base.llms.types import CompletionResponse, CompletionResponseAsyncGen, CompletionResponseGen, LLMMetadata
+from llama_index.core.base.llms.types import (
+    CompletionResponse,
+    CompletionResponseAsyncGen,
+    CompletionResponseGen,
+    LLMMetadata,
+)
 from llama_index.core.embeddings import MockEmbedding
 from llama_index.core.llms.callbacks import llm_completion_callback
 from llama_index.core.llms.custom import CustomLLM
@@ -56,7 +61,9 @@ class ScriptedLLM(CustomLLM):
         self.record.produced = len(self.pieces)
         self.record.texts = list(self.pieces)
         self.record.exhausted = self.record.closed = True
-        return CompletionResponse(text="".join(self.pieces), raw=self._raw(len(self.pieces)) if self.usage != "none" else None)
+        return CompletionResponse(
+            text="".join(self.pieces), raw=self._raw(len(self.pieces)) if self.usage != "none" else None
+        )
 
     @llm_completion_callback()
     def stream_complete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> CompletionResponseGen:

@@ -20,8 +20,12 @@ BOUND = -(-(2 * len(SENTENCE) + 24) // 3) + 1  # the first sentence read, and at
 
 
 def engine(llm: ScriptedLLM):
-    inner = get_response_synthesizer(llm=llm, streaming=True, response_mode="compact", text_qa_template=GATED_QA_TEMPLATE)
-    return INDEX.as_query_engine(llm=llm, similarity_top_k=2, response_synthesizer=GatedSynthesizer(inner, filter_factory=toy_factory))
+    inner = get_response_synthesizer(
+        llm=llm, streaming=True, response_mode="compact", text_qa_template=GATED_QA_TEMPLATE
+    )
+    return INDEX.as_query_engine(
+        llm=llm, similarity_top_k=2, response_synthesizer=GatedSynthesizer(inner, filter_factory=toy_factory)
+    )
 
 
 def _check(llm: ScriptedLLM, response) -> None:  # type: ignore[no-untyped-def]

@@ -18,7 +18,9 @@ BAD = "Revenue was 5 million in 2018 [S1]. It fell to 3 million in 2019 [S1]. He
 
 
 def engine(llm: ScriptedLLM):
-    inner = get_response_synthesizer(llm=llm, streaming=True, response_mode="compact", text_qa_template=GATED_QA_TEMPLATE)
+    inner = get_response_synthesizer(
+        llm=llm, streaming=True, response_mode="compact", text_qa_template=GATED_QA_TEMPLATE
+    )
     return INDEX.as_query_engine(llm=llm, similarity_top_k=2, response_synthesizer=GatedSynthesizer(inner))
 
 

@@ -40,7 +40,9 @@ def synth(llm: ScriptedLLM, *, streaming: bool = True, mode: str = "compact") ->
 
 def engine(llm: ScriptedLLM, *, via: str = "as_query_engine", **kw: object):
     if via == "retriever":
-        return RetrieverQueryEngine(retriever=INDEX.as_retriever(similarity_top_k=2), response_synthesizer=synth(llm, **kw))
+        return RetrieverQueryEngine(
+            retriever=INDEX.as_retriever(similarity_top_k=2), response_synthesizer=synth(llm, **kw)
+        )
     return INDEX.as_query_engine(llm=llm, similarity_top_k=2, response_synthesizer=synth(llm, **kw))
 
 
@@ -108,7 +110,10 @@ async def test_stop_async_withholds_planted_value_and_closes_llm(size: int) -> N
 async def test_async_clean_answer() -> None:
     llm = ScriptedLLM(pieces=pieces_of(GOOD, 4))
     response = await engine(llm).aquery(QUESTION)
-    assert [c async for c in response.async_response_gen()] == ["Revenue was 5 million in 2018 [S1]. ", "Headcount was 42 [S2]."]
+    assert [c async for c in response.async_response_gen()] == [
+        "Revenue was 5 million in 2018 [S1]. ",
+        "Headcount was 42 [S2].",
+    ]
     assert response.guard.reason == "complete"
 
 
@@ -220,4 +225,4 @@ def test_hypothesis_chunkings_give_identical_reader_text(data: st.DataObject, te
 
 
 def test_import_without_the_extra_names_it() -> None:
-    assert 'pip install "sluicegate[llamaindex]"' in import_error_without('llama_index.core', 'sluicegate_llamaindex')
+    assert 'pip install "sluicegate[llamaindex]"' in import_error_without("llama_index.core", "sluicegate_llamaindex")

@@ -72,4 +72,3 @@ async def test_app_stream_aclose_stops_the_generator(app_rails: LLMRails) -> Non
         break
     await asyncio.wait_for(s.aclose(), timeout=5)
     assert len(pulled) <= BOUND and s.outcome.reason == "cancelled"
-

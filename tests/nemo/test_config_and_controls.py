@@ -15,7 +15,10 @@ from sluicegate.testing import pieces_of
 
 
 def _yaml(
-    stream_first: str = "false", chunk_size: int = 1, context_size: int = 0, filter: str = "tests.support.make_stop_filter"
+    stream_first: str = "false",
+    chunk_size: int = 1,
+    context_size: int = 0,
+    filter: str = "tests.support.make_stop_filter",
 ) -> str:
     return f"""
 import_paths:
@@ -41,7 +44,11 @@ def _config_dir(tmp_path: Path, yaml: str) -> Path:
 
 @pytest.mark.parametrize(
     ("setting", "kwargs"),
-    [("stream_first", {"stream_first": "true"}), ("chunk_size", {"chunk_size": 200}), ("context_size", {"context_size": 50})],
+    [
+        ("stream_first", {"stream_first": "true"}),
+        ("chunk_size", {"chunk_size": 200}),
+        ("context_size", {"context_size": 50}),
+    ],
 )
 def test_loading_an_unsafe_config_fails_naming_the_setting(tmp_path: Path, setting: str, kwargs: dict) -> None:
     config = RailsConfig.from_path(str(_config_dir(tmp_path, _yaml(**kwargs))))
@@ -59,7 +66,12 @@ def test_sluicegate_config_amends_a_user_config_and_forces_the_settings() -> Non
     )
     merged = sn.sluicegate_config(user)
     streaming = merged.rails.output.streaming
-    assert (streaming.enabled, streaming.chunk_size, streaming.context_size, streaming.stream_first) == (True, 1, 0, False)
+    assert (streaming.enabled, streaming.chunk_size, streaming.context_size, streaming.stream_first) == (
+        True,
+        1,
+        0,
+        False,
+    )
     assert sn.FLOW_NAME in merged.rails.output.flows
 
 
@@ -102,6 +114,7 @@ async def test_generate_async_without_a_filter_fails_closed() -> None:
 
 # --- controls: the same scenario through designs we rejected. They are expected to leak. ---------------------
 
+
 async def _control(rails: LLMRails, pieces: list[str]) -> list[str]:
     return [c async for c in rails.stream_async(messages=USER, generator=agen(pieces))]
 
@@ -119,4 +132,4 @@ async def test_control_stream_first_true_leaks_the_bad_sentence(rail_only_stream
 
 
 def test_import_without_the_extra_names_it() -> None:
-    assert 'pip install "sluicegate[nemo]"' in import_error_without('nemoguardrails', 'sluicegate_nemo')
+    assert 'pip install "sluicegate[nemo]"' in import_error_without("nemoguardrails", "sluicegate_nemo")

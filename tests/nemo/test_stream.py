@@ -144,5 +144,7 @@ async def test_provider_failure_releases_validated_text_then_surfaces(app_rails:
     with pytest.raises(ConnectionError):
         async for c in s:
             seen.append(c)
-    assert "".join(seen) == "The report is ready. It cov"  # validated sentence + the truncated tail, as flush(truncated=True) releases it
+    assert (
+        "".join(seen) == "The report is ready. It cov"
+    )  # validated sentence + the truncated tail, as flush(truncated=True) releases it
     assert s.outcome.reason == "truncated"

@@ -25,7 +25,9 @@ def make_jwt(payload_size: int = 40) -> str:
 
 
 def make_pem(kind: str = "RSA ", lines: int = 6) -> str:
-    body = "\n".join(alnum(64, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/") for _ in range(lines))
+    body = "\n".join(
+        alnum(64, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/") for _ in range(lines)
+    )
     return f"-----BEGIN {kind}PRIVATE KEY-----\n{body}\n-----END {kind}PRIVATE KEY-----"
 
 
@@ -36,13 +38,22 @@ PEM = make_pem()
 # entity -> values that must be replaced, as a reader would see them.
 POSITIVES: dict[str, list[str]] = {
     "EMAIL_ADDRESS": ["user@example.com", "jane.doe+news@mail.example.co.uk", "josé@exämple.org"],
-    "CREDIT_CARD": ["4111 1111 1111 1111", "4111-1111-1111-1111", "5555555555554444", "4111\u00a01111\u20091111\u202f1111"],
+    "CREDIT_CARD": [
+        "4111 1111 1111 1111",
+        "4111-1111-1111-1111",
+        "5555555555554444",
+        "4111\u00a01111\u20091111\u202f1111",
+    ],
     "IBAN_CODE": ["DE89 3704 0044 0532 0130 00", "GB82WEST12345698765432", "FR14 2004 1010 0505 0001 3M02 606"],
     "IP_ADDRESS": ["192.168.1.10", "2001:db8::8a2e:370:7334", "::ffff:192.0.2.1"],
     "PHONE_NUMBER": ["+1 415 555 2671", "(415) 555-2671", "+44 20 7946 0958", "020 7946 0958", "+49 30 901820"],
     "US_SSN": ["536-22-1234", "536 22 1234"],
     "MAC_ADDRESS": ["00:1A:2B:3C:4D:5E", "00-1a-2b-3c-4d-5e", "001a.2b3c.4d5e"],
-    "CRYPTO": ["1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNa", "3J98t1WpEZ73CNmQviecrnyiWrnqRhWNLy", "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4"],
+    "CRYPTO": [
+        "1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNa",
+        "3J98t1WpEZ73CNmQviecrnyiWrnqRhWNLy",
+        "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4",
+    ],
     "AWS_ACCESS_KEY": ["AKIAIOSFODNN7EXAMPLE"],
     "GITHUB_TOKEN": ["ghp_" + alnum(36), "github_pat_" + alnum(40)],
     "GITLAB_TOKEN": ["glpat-" + alnum(20)],
@@ -59,7 +70,13 @@ POSITIVES: dict[str, list[str]] = {
     "TELEGRAM_BOT_TOKEN": ["123456789:" + alnum(35)],
     "DISCORD_BOT_TOKEN": ["M" + alnum(23) + "." + alnum(6) + "." + alnum(27)],
     "JWT": [JWT_SHORT],
-    "PRIVATE_KEY": [PEM, make_pem("EC "), make_pem(""), make_pem("OPENSSH "), make_pem("PGP ").replace("KEY-----", "KEY BLOCK-----")],
+    "PRIVATE_KEY": [
+        PEM,
+        make_pem("EC "),
+        make_pem(""),
+        make_pem("OPENSSH "),
+        make_pem("PGP ").replace("KEY-----", "KEY BLOCK-----"),
+    ],
 }
 
 # Labelled secrets: (text, the value that must disappear, its entity).
@@ -67,7 +84,11 @@ LABELED = [
     ("password: hunter2!", "hunter2!", "LABELED_SECRET"),
     ("DATABASE_PASSWORD=s3cr3t-value", "s3cr3t-value", "LABELED_SECRET"),
     ('{"api_key": "k-12345-abcdef"}', "k-12345-abcdef", "LABELED_SECRET"),
-    ("aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "AWS_SECRET_KEY"),
+    (
+        "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+        "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+        "AWS_SECRET_KEY",
+    ),
 ]
 URL_WITH_CREDENTIALS = ("postgres://admin:Pa55word@db.internal:5432/app", "admin:Pa55word", "URL_CREDENTIALS")
 

@@ -26,8 +26,25 @@ class StraightRedactor(Redactor):
 CUSTOM = CUSTOM_DETECTORS
 _VALUES = FUZZ_VALUES
 _BITS = list("ab@.-:/=(_ 0123456789+AKIAghp_sk-eyJxoxSGMNO\n\u00a0\u200b：＠谢ſKé") + [
-    "-----BEGIN ", "-----END ", "PRIVATE KEY-----", "sk-ant-", "ghp_", "AKIA", "eyJ", "xoxb-", "password: ",
-    "API_KEY=", "https://", "user:pw@", "fe80::", "00:1A:", "4111 ", "+1 ", "DE89 ", "order=", "QX",
+    "-----BEGIN ",
+    "-----END ",
+    "PRIVATE KEY-----",
+    "sk-ant-",
+    "ghp_",
+    "AKIA",
+    "eyJ",
+    "xoxb-",
+    "password: ",
+    "API_KEY=",
+    "https://",
+    "user:pw@",
+    "fe80::",
+    "00:1A:",
+    "4111 ",
+    "+1 ",
+    "DE89 ",
+    "order=",
+    "QX",
 ]
 _PIECE = st.one_of(st.sampled_from(_BITS), st.sampled_from(_VALUES), st.text(max_size=3))
 
@@ -55,7 +72,9 @@ def test_fast_path_equals_straightforward_path_on_prose_with_values(size: int) -
     for i, v in enumerate(_VALUES):
         prose = (ENGLISH, CHINESE, JAPANESE, PERSIAN)[i % 4]
         cut = (i * 37) % len(prose)
-        parts.append(prose[:cut] + (" ", "", "：", ":")[i % 4] + v + (" ", "。", "", ", ")[i % 3] + prose[cut : cut + 40])
+        parts.append(
+            prose[:cut] + (" ", "", "：", ":")[i % 4] + v + (" ", "。", "", ", ")[i % 3] + prose[cut : cut + 40]
+        )
     text = "\n".join(parts)
     _same([text[i : i + size] for i in range(0, len(text), size)])
 

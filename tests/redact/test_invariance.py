@@ -23,7 +23,6 @@ from sluicegate.redaction import prefilter
 from .corpus import CHINESE, CLEAN, JAPANESE, JWT_2K, LABELED, PEM, PERSIAN, POSITIVES, URL_WITH_CREDENTIALS
 
 
-
 @pytest.fixture(autouse=True, scope="module", params=["regex", "hyperscan"])
 def detection_path(request: pytest.FixtureRequest) -> Iterator[str]:
     """Module-scoped (Hypothesis tests must not depend on function-scoped fixtures); restores on exit."""
@@ -45,7 +44,8 @@ FIXTURES = {
     "english-mix": "Reach me at user@exa" + "mple.com or +1 415 555 2671; card 4111 1111 1111 1111, "
     "IBAN DE89 3704 0044 0532 0130 00, ip 192.168.1.10 / 2001:db8::8a2e:370:7334.",
     "chinese-glued": "请联系user@example.com谢谢，卡号4111111111111111，电话+44 20 7946 0958。" + CHINESE[:40],
-    "japanese-glued": JAPANESE[:30] + "メールはjane.doe@mail.example.co.ukです。SSN 536-22-1234、MAC 00:1A:2B:3C:4D:5E。",
+    "japanese-glued": JAPANESE[:30]
+    + "メールはjane.doe@mail.example.co.ukです。SSN 536-22-1234、MAC 00:1A:2B:3C:4D:5E。",
     "persian-glued": PERSIAN[:40] + " ایمیل user@example.com و کارت ۴۱۱۱ ۱۱۱۱ ۱۱۱۱ ۱۱۱۱ است.",
     "secrets-env": "\n".join(
         f"KEY_{i}={v}" for i, v in enumerate(vs[0] for e, vs in POSITIVES.items() if e not in ("PRIVATE_KEY",))
@@ -54,7 +54,8 @@ FIXTURES = {
     "adjacent": "a@b.com,c@d.org;192.168.0.1 4111111111111111\n536-22-1234",
     "pem": "key:\n" + PEM + "\nthat was it.",
     "jwt-2k": "token " + JWT_2K + " expires soon.",
-    "disguised": "card 4111\u00a01111\u200b1111\u20091111, ｕｓｅｒ＠ｅｘａｍｐｌｅ．ｃｏｍ, \u200bsk-ant-api03-" + "x" * 30,
+    "disguised": "card 4111\u00a01111\u200b1111\u20091111, ｕｓｅｒ＠ｅｘａｍｐｌｅ．ｃｏｍ, \u200bsk-ant-api03-"
+    + "x" * 30,
     "clean": " ".join(CLEAN[:6]),
     "near-misses": "user@exa mple.com 4111 1111 1111 111 DE89 3704 ---- -----BEGIN CERT eyJhbGci.",
     "digit-groups": "Card: 4111 1111 1111 1111 12/27; cards 4111111111111111 5555555555554444; Step 2 "
@@ -128,7 +129,9 @@ def test_hypothesis_chunkings_of_the_corpus(case: tuple[str, list[str]]) -> None
     assert (got.text, got.stopped, got.events) == (want.text, want.stopped, want.events)
 
 
-_ALPHABET = st.sampled_from(list("ab@.-: 0123456789\u00a0\u200b\u200f\u2066\U000e0041﹫xyzKEY=-----BEGIN PRIVATEND\n谢") + _VALUES[:12])
+_ALPHABET = st.sampled_from(
+    list("ab@.-: 0123456789\u00a0\u200b\u200f\u2066\U000e0041﹫xyzKEY=-----BEGIN PRIVATEND\n谢") + _VALUES[:12]
+)
 
 
 @settings(max_examples=60)

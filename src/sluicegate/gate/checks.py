@@ -91,7 +91,9 @@ class Checker:
         outside = sorted({k for k in cited if not 1 <= k <= n})
         if outside:
             found.append(
-                Violation(CITATION_OUT_OF_RANGE, f"cites {', '.join(f'[S{k}]' for k in outside)}; sources are [S1]..[S{n}]")
+                Violation(
+                    CITATION_OUT_OF_RANGE, f"cites {', '.join(f'[S{k}]' for k in outside)}; sources are [S1]..[S{n}]"
+                )
             )
         text = self._list_numbers.strip(prose(normalize(sentence)))
         values = extract(text, normalized=True)

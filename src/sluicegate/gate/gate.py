@@ -31,7 +31,7 @@ _BARE_LIST_MARKER = regex.compile(r"\s*(?:[0-9]{1,3}[.)]|[-*•])\Z")
 
 
 def _language(language: object) -> str:
-    """"fr", "FR" and "fr-CA" all mean French; anything else unknown is an error naming what is supported."""
+    """ "fr", "FR" and "fr-CA" all mean French; anything else unknown is an error naming what is supported."""
     if not isinstance(language, str):
         raise TypeError(f"language must be a str such as 'en', got {type(language).__name__}")
     code = language.strip().replace("_", "-").split("-", 1)[0].casefold()

@@ -9,9 +9,7 @@ _V4 = r"(?:[0-9]{1,3}\.){3}[0-9]{1,3}"
 # A compact superset of IPv6 shapes (groups of up to 4 hex digits, '::', an IPv4 tail); `ipaddress` decides.
 # It starts with a group or with '::', never with a lone ':' (a label's colon, `ip:2001:db8::1`, is not part of it).
 _V6 = (
-    r"(?:[0-9A-Fa-f]{1,4}:(?:[0-9A-Fa-f]{0,4}:){1,6}+|::(?:[0-9A-Fa-f]{0,4}:){0,5}+)(?:"
-    + _V4
-    + r"|[0-9A-Fa-f]{1,4})?"
+    r"(?:[0-9A-Fa-f]{1,4}:(?:[0-9A-Fa-f]{0,4}:){1,6}+|::(?:[0-9A-Fa-f]{0,4}:){0,5}+)(?:" + _V4 + r"|[0-9A-Fa-f]{1,4})?"
 )
 
 # Start guards keep a long run of groups from being tried at every group (linear time) without refusing a

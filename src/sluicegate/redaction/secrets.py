@@ -20,7 +20,9 @@ AWS_SECRET_KEY = Detector(
     r"(?<![0-9A-Za-z])(?i:aws)[0-9A-Za-z_\-]{0,20}+\s{0,3}[\"']?\s{0,3}(?::|=|=>)\s{0,3}[\"']?"
     r"(?P<v>[0-9A-Za-z/+]{40})(?![0-9A-Za-z/+=])",
 )
-GITHUB_TOKEN = Detector("GITHUB_TOKEN", _B + r"(?:gh[pousr]_[0-9A-Za-z]{36,255}+|github_pat_[0-9A-Za-z_]{22,255}+)" + _E)
+GITHUB_TOKEN = Detector(
+    "GITHUB_TOKEN", _B + r"(?:gh[pousr]_[0-9A-Za-z]{36,255}+|github_pat_[0-9A-Za-z_]{22,255}+)" + _E
+)
 GITLAB_TOKEN = Detector(
     "GITLAB_TOKEN",
     _B + r"(?:gl(?:pat|dt|rt|ptt|ft|soat|cbt|imt|oas)-[0-9A-Za-z_\-]{20,}+|GR1348941[0-9A-Za-z_\-]{20,}+)" + _E,
@@ -42,9 +44,7 @@ DISCORD_BOT_TOKEN = Detector(
     "DISCORD_BOT_TOKEN", _B + r"[MNO][0-9A-Za-z_\-]{23,25}\.[0-9A-Za-z_\-]{6}\.[0-9A-Za-z_\-]{27,}+" + _E
 )
 # Three base64url parts; the header must decode to a JSON object. The signature may be empty (alg "none").
-JWT = Detector(
-    "JWT", _B + r"eyJ[0-9A-Za-z_\-]{5,}+\.[0-9A-Za-z_\-]{2,}+\.[0-9A-Za-z_\-]*+" + _E, validators.jwt
-)
+JWT = Detector("JWT", _B + r"eyJ[0-9A-Za-z_\-]{5,}+\.[0-9A-Za-z_\-]{2,}+\.[0-9A-Za-z_\-]*+" + _E, validators.jwt)
 
 # Private-key blocks of every kind, from the BEGIN line to the first END line. The body is a tempered
 # run (any text that is not the start of '-----END '), possessive so it can never reach past that END.

@@ -57,9 +57,7 @@ class Engine:
         self.starters: Optional[Starters] = starters_for(self.detectors) if fast else None
         self._picked: dict[int, tuple[Detector, ...]] = {}
         # `compiled`: use the hyperscan prefilter (prefilter.py) on long ranges when the extra is installed.
-        self.prefilter: Optional[_pf.Prefilter] = (
-            _pf.shared(self.detectors) if fast and compiled else None
-        )
+        self.prefilter: Optional[_pf.Prefilter] = _pf.shared(self.detectors) if fast and compiled else None
         self._index = {id(d): i for i, d in enumerate(self.detectors)}
 
     def _pick(self, mask: int) -> tuple[Detector, ...]:
