@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from typing import Callable  # noqa: E402
+from collections.abc import Callable  # noqa: E402
 
 from sluicegate import Guard, Redactor, SentenceGate, StreamFilter  # noqa: E402
 

@@ -23,12 +23,11 @@ with open(os.path.join(_home, ".guardrailsrc"), "w", encoding="utf-8") as rc:
 os.makedirs(os.path.join(_home, "nltk_data", "tokenizers", "punkt"))
 os.environ.update(HOME=_home, NLTK_DATA=os.path.join(_home, "nltk_data"), LITELLM_LOCAL_MODEL_COST_MAP="True")
 
+from _show import GROUNDED, PLANTED, QUESTION, SOURCES, pieces  # noqa: E402
 from guardrails import Guard  # noqa: E402
 
 import sluicegate_guardrails as sg  # noqa: E402
 from sluicegate.sources import format_sources, gate_from  # noqa: E402
-
-from _show import GROUNDED, PLANTED, QUESTION, SOURCES, pieces  # noqa: E402
 
 
 def model(*, messages=None, answer="", **kwargs):

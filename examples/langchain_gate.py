@@ -11,11 +11,13 @@ the reader sees, chunk by chunk, then how far the model got before the gate canc
 from __future__ import annotations
 
 import os
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 os.environ.setdefault("LANGCHAIN_TRACING_V2", "false")
 os.environ.setdefault("LANGSMITH_TRACING", "false")
 
+from _show import PLANTED, QUESTION, SOURCES, pieces  # noqa: E402
 from langchain_core.documents import Document  # noqa: E402
 from langchain_core.language_models import BaseChatModel  # noqa: E402
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage  # noqa: E402
@@ -24,8 +26,6 @@ from langchain_core.prompts import ChatPromptTemplate  # noqa: E402
 from langchain_core.runnables import RunnableLambda, RunnablePassthrough  # noqa: E402
 
 from sluicegate_langchain import SourceGate, UsageCallbackHandler  # noqa: E402
-
-from _show import PLANTED, QUESTION, SOURCES, pieces  # noqa: E402
 
 ANSWER = PLANTED  # its third sentence cites [S1] for a figure in no source
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from _show import PLANTED, QUESTION, SOURCES, pieces
 from llama_index.core import VectorStoreIndex, get_response_synthesizer
 from llama_index.core.base.llms.types import CompletionResponse, CompletionResponseGen, LLMMetadata
 from llama_index.core.embeddings import MockEmbedding
@@ -21,8 +22,6 @@ from llama_index.core.llms.custom import CustomLLM
 from llama_index.core.schema import TextNode
 
 from sluicegate_llamaindex import GATED_QA_TEMPLATE, GatedSynthesizer, UsageEventHandler
-
-from _show import PLANTED, QUESTION, SOURCES, pieces
 
 ANSWER = PLANTED  # its third sentence cites [S1] for a figure in no source
 
@@ -52,7 +51,7 @@ class ScriptedLLM(CustomLLM):
         return gen()
 
 
-nodes = [TextNode(id_=key, text=text) for key, text in zip(("a-hours", "b-fees", "c-desk"), SOURCES)]
+nodes = [TextNode(id_=key, text=text) for key, text in zip(("a-hours", "b-fees", "c-desk"), SOURCES, strict=True)]
 index = VectorStoreIndex(nodes=nodes, embed_model=MockEmbedding(embed_dim=8))  # fixed ids: stable order
 llm = ScriptedLLM()
 inner = get_response_synthesizer(llm=llm, streaming=True, response_mode="compact", text_qa_template=GATED_QA_TEMPLATE)

@@ -15,13 +15,12 @@ import os
 
 os.environ.setdefault("NEMO_GUARDRAILS_NO_USAGE_STATS", "1")  # NeMo's usage telemetry off
 
+from _show import GROUNDED, PLANTED, QUESTION, SOURCES, pieces  # noqa: E402
 from nemoguardrails import LLMRails  # noqa: E402
 from nemoguardrails.types import LLMResponse, LLMResponseChunk  # noqa: E402
 
 import sluicegate_nemo as sn  # noqa: E402
 from sluicegate.sources import format_sources, gate_from  # noqa: E402
-
-from _show import GROUNDED, PLANTED, QUESTION, SOURCES, pieces  # noqa: E402
 
 
 class ScriptedModel:

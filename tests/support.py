@@ -13,9 +13,11 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 from pathlib import Path
-from typing import Any, AsyncIterator, Iterable, Iterator, Sequence, TypeVar
+from typing import Any, TypeVar
 
 from sluicegate.stream import EMPTY_STEP, STOPPED_STEP, Done, Guard, Step, check_piece
 
@@ -137,16 +139,14 @@ async def wait_closed(record: object, ticks: int = 300) -> int:
     waiting up to about five seconds before failing.
     """
     for tick in range(ticks):
-        if getattr(record, "closed"):
+        if record.closed:
             return tick
         await asyncio.sleep(0)
     for _ in range(500):
-        if getattr(record, "closed"):
+        if record.closed:
             return ticks
         await asyncio.sleep(0.01)
-    raise AssertionError(
-        f"model generator not closed after {ticks} loop ticks (produced {getattr(record, 'produced')})"
-    )
+    raise AssertionError(f"model generator not closed after {ticks} loop ticks (produced {record.produced})")
 
 
 @dataclass
@@ -229,4 +229,4 @@ def drawn_pieces(data: Any, text: str, max_cuts: int = 20) -> list[str]:
 
     cuts = sorted(data.draw(st.lists(st.integers(0, len(text)), max_size=max_cuts)))
     bounds = [0, *cuts, len(text)]
-    return [text[a:b] for a, b in zip(bounds, bounds[1:])]
+    return [text[a:b] for a, b in pairwise(bounds)]

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import inspect
-from typing import Any, AsyncIterator, Callable, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from typing import Any
 
 from sluicegate import Outcome, adrive, drive
 

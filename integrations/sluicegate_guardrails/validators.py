@@ -11,7 +11,8 @@ be "fix", and `validation_passed` says nothing about a stop: read the adapter's 
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Mapping, Optional, Union
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from guardrails.types import OnFailAction
 from guardrails.validator_base import Validator, register_validator
@@ -45,7 +46,7 @@ class SluicegateValidator(Validator):
     def make_filter(self, metadata: Mapping[str, Any]) -> StreamFilter:
         raise NotImplementedError
 
-    def _validate(self, value: Any, metadata: Dict[str, Any]) -> ValidationResult:
+    def _validate(self, value: Any, metadata: dict[str, Any]) -> ValidationResult:
         self.require_fix()
         if not isinstance(value, str):
             return FailResult(error_message=f"sluicegate validates strings, got {type(value).__name__}", fix_value="")
@@ -62,8 +63,8 @@ class SluicegateValidator(Validator):
         return PassResult()
 
     def validate_stream(  # type: ignore[override]
-        self, chunk: Any, metadata: Dict[str, Any], **kwargs: Any
-    ) -> Optional[ValidationResult]:
+        self, chunk: Any, metadata: dict[str, Any], **kwargs: Any
+    ) -> ValidationResult | None:
         state = metadata.get(STATE_KEY) if isinstance(metadata, dict) else None
         if not isinstance(state, StreamState):
             return FailResult(
@@ -88,7 +89,7 @@ class SluicegateValidator(Validator):
 class StreamGate(SluicegateValidator):
     """Any sluicegate filter: `filter` is a factory (called with the call's metadata) or its dotted path."""
 
-    def __init__(self, filter: Union[str, FilterFactory], on_fail: Any = "fix", **kwargs: Any) -> None:
+    def __init__(self, filter: str | FilterFactory, on_fail: Any = "fix", **kwargs: Any) -> None:
         super().__init__(on_fail, filter=filter, **kwargs)
         self._factory = load_factory(filter)
 

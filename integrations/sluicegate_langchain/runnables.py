@@ -9,15 +9,16 @@ chat model (after a `StrOutputParser`, a sync stop can no longer cancel the mode
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from contextlib import aclosing
-from typing import Any, AsyncIterator, Callable, Iterator, Mapping, Sequence
+from typing import Any
 from uuid import UUID
 
 from langchain_core.callbacks import BaseCallbackHandler, adispatch_custom_event, dispatch_custom_event
 from langchain_core.language_models import BaseLanguageModel
 from langchain_core.runnables import Runnable, RunnableBinding, RunnableConfig, RunnableSequence
-from langchain_core.runnables.fallbacks import RunnableWithFallbacks
 from langchain_core.runnables.config import ensure_config, patch_config
+from langchain_core.runnables.fallbacks import RunnableWithFallbacks
 
 from sluicegate import Outcome, StreamFilter, adrive_text, drive_text
 from sluicegate.sources import FilterFactory, format_sources, gate_factory, source_texts

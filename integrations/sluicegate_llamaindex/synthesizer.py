@@ -8,7 +8,8 @@ async generator (async), closing the LLM stream on a stop. `source_nodes` stay t
 
 from __future__ import annotations
 
-from typing import Any, AsyncIterator, Iterator, List, Optional, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
+from typing import Any
 
 from llama_index.core.base.response.schema import RESPONSE_TYPE, AsyncStreamingResponse, Response, StreamingResponse
 from llama_index.core.instrumentation import get_dispatcher
@@ -20,8 +21,8 @@ from llama_index.core.schema import NodeWithScore
 from llama_index.core.types import RESPONSE_TEXT_TYPE
 
 from sluicegate import Outcome, UsageMeter, adrive_text, drive_text
-from sluicegate.stream import Done
 from sluicegate.sources import FilterFactory, gate_factory, marker, refusal_text
+from sluicegate.stream import Done
 
 from .usage import Metered, install_provider_figures
 
@@ -46,8 +47,8 @@ class MultiCallModeError(ValueError):
 class GuardEvent(BaseEvent):
     """Dispatched when the gate stops a stream: reason codes and the fixed notice, never the withheld text."""
 
-    reasons: List[str]
-    notice: Optional[str] = None
+    reasons: list[str]
+    notice: str | None = None
 
     @classmethod
     def class_name(cls) -> str:
@@ -237,8 +238,8 @@ class GatedSynthesizer(BaseSynthesizer):
     def synthesize(
         self,
         query: QueryTextType,
-        nodes: List[NodeWithScore],
-        additional_source_nodes: Optional[Sequence[NodeWithScore]] = None,
+        nodes: list[NodeWithScore],
+        additional_source_nodes: Sequence[NodeWithScore] | None = None,
         **response_kwargs: Any,
     ) -> RESPONSE_TYPE:
         outcome = Outcome()
@@ -252,8 +253,8 @@ class GatedSynthesizer(BaseSynthesizer):
     async def asynthesize(
         self,
         query: QueryTextType,
-        nodes: List[NodeWithScore],
-        additional_source_nodes: Optional[Sequence[NodeWithScore]] = None,
+        nodes: list[NodeWithScore],
+        additional_source_nodes: Sequence[NodeWithScore] | None = None,
         **response_kwargs: Any,
     ) -> RESPONSE_TYPE:
         outcome = Outcome()

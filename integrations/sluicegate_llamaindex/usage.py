@@ -11,9 +11,10 @@ are also reported to that stream's own meter (so `response.guard.usage` has them
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
 from llama_index.core.bridge.pydantic import Field, PrivateAttr
 from llama_index.core.instrumentation import get_dispatcher

@@ -15,8 +15,15 @@ from sluicegate.plugin import require_extra
 require_extra("nemoguardrails", adapter="sluicegate_nemo", framework="NeMo Guardrails", extra="nemo")
 
 from .llm import GatedLLM, GateStopped, UngatedStream, gate_llm  # noqa: E402
-from .rail_config import FLOW_NAME, RAIL_PATH, SluicegateRail, UnsafeStreamingConfig  # noqa: E402
-from .rail_config import check_streaming, install, sluicegate_config  # noqa: E402
+from .rail_config import (  # noqa: E402  # noqa: E402
+    FLOW_NAME,
+    RAIL_PATH,
+    SluicegateRail,
+    UnsafeStreamingConfig,
+    check_streaming,
+    install,
+    sluicegate_config,
+)
 from .session import CONTEXT_KEY, SessionMissing, StreamSession, current_session, use_session  # noqa: E402
 from .stream import GuardedStream, gated, guarded_stream, is_block_frame, parse_error_frame  # noqa: E402
 

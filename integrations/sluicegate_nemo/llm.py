@@ -8,7 +8,8 @@ whole-string action judges the complete answer.
 
 from __future__ import annotations
 
-from typing import Any, AsyncIterator, Optional
+from collections.abc import AsyncIterator
+from typing import Any
 
 from nemoguardrails.types import LLMModel, LLMResponse, LLMResponseChunk
 
@@ -47,18 +48,18 @@ class GatedLLM:
         return self.inner.model_name
 
     @property
-    def provider_name(self) -> Optional[str]:
+    def provider_name(self) -> str | None:
         return self.inner.provider_name
 
     @property
-    def provider_url(self) -> Optional[str]:
+    def provider_url(self) -> str | None:
         return self.inner.provider_url
 
-    async def generate_async(self, prompt: Any, *, stop: Optional[list[str]] = None, **kwargs: Any) -> LLMResponse:
+    async def generate_async(self, prompt: Any, *, stop: list[str] | None = None, **kwargs: Any) -> LLMResponse:
         return await self.inner.generate_async(prompt, stop=stop, **kwargs)
 
     async def stream_async(
-        self, prompt: Any, *, stop: Optional[list[str]] = None, **kwargs: Any
+        self, prompt: Any, *, stop: list[str] | None = None, **kwargs: Any
     ) -> AsyncIterator[LLMResponseChunk]:
         session = current_session()
         if session is None:

@@ -11,8 +11,9 @@ from __future__ import annotations
 import json
 import logging
 import weakref
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from nemoguardrails import LLMRails, RailsConfig
 from nemoguardrails.actions.rail_outcome import RailOutcome, TransformTarget
@@ -31,7 +32,7 @@ RAIL_PATH = str(Path(__file__).with_name("rail"))
 REQUIRED_STREAMING: dict[str, Any] = {"enabled": True, "chunk_size": 1, "context_size": 0, "stream_first": False}
 
 FilterFactory = Callable[[Mapping[str, Any]], StreamFilter]
-_INSTALLED: "weakref.WeakKeyDictionary[LLMRails, SluicegateRail]" = weakref.WeakKeyDictionary()
+_INSTALLED: weakref.WeakKeyDictionary[LLMRails, SluicegateRail] = weakref.WeakKeyDictionary()
 
 
 class UnsafeStreamingConfig(ValueError):

@@ -12,17 +12,18 @@ from __future__ import annotations
 import contextlib
 import uuid
 import weakref
+from collections.abc import Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Mapping
+from typing import Any
 
 from sluicegate.sessions import Session
 
 CONTEXT_KEY = "sluicegate_session"
 
-_CURRENT: ContextVar["StreamSession | None"] = ContextVar("sluicegate_nemo_session", default=None)
+_CURRENT: ContextVar[StreamSession | None] = ContextVar("sluicegate_nemo_session", default=None)
 # Weak: a session lives as long as the stream that owns it; a forgotten one cannot pile up here.
-_REGISTRY: "weakref.WeakValueDictionary[str, StreamSession]" = weakref.WeakValueDictionary()
+_REGISTRY: weakref.WeakValueDictionary[str, StreamSession] = weakref.WeakValueDictionary()
 
 
 class SessionMissing(RuntimeError):

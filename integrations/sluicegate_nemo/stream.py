@@ -10,7 +10,8 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import json
-from typing import Any, AsyncIterable, AsyncIterator, Mapping
+from collections.abc import AsyncIterable, AsyncIterator, Mapping
+from typing import Any
 
 from nemoguardrails import LLMRails
 
@@ -87,7 +88,7 @@ class GuardedStream:
         if generator is not None:
             generator = gated(generator, session)
         self._gated = generator
-        self._pending: "asyncio.Future[str] | None" = None
+        self._pending: asyncio.Future[str] | None = None
         # Bind the session in a copied context: stream_async() starts NeMo's generation task from it (so a
         # GatedLLM sees the session), and nothing has to be reset across yields in the caller's task.
         ctx = contextvars.copy_context()

@@ -7,9 +7,8 @@ to filtering the whole string at once.
 
 from .decode import InvalidUtf8Error, Utf8Decoder
 from .driver import Outcome, adrive, adrive_text, drive, drive_text
-from .gate import SentenceGate, Violation
+from .gate import SentenceGate, SentenceSplitter, Violation
 from .redaction import Redactor, redact
-from .gate import SentenceSplitter
 from .stream import Done, Event, Guard, Pipeline, Step, StreamFilter
 from .usage import Usage, UsageMeter
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 
 
-@lru_cache(maxsize=None)
+@cache
 def word_list(relative: str) -> tuple[str, ...]:
     """Entries of `data/<relative>`: stripped, non-empty, not comments; in file order."""
     path = resources.files("sluicegate").joinpath("data", *relative.split("/"))
@@ -14,7 +14,7 @@ def word_list(relative: str) -> tuple[str, ...]:
     return tuple(s for s in (line.strip() for line in lines) if s and not s.startswith("#"))
 
 
-@lru_cache(maxsize=None)
+@cache
 def list_names(folder: str) -> tuple[str, ...]:
     """The `.txt` lists in `data/<folder>`, by stem (for example the languages that have an abbreviation list)."""
     base = resources.files("sluicegate").joinpath("data", folder)

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Iterator, Union
+from typing import Any
 
 from .stream import Done, Event, Guard, Step, StreamFilter, check_piece
 from .usage import Usage, UsageMeter
@@ -24,7 +25,7 @@ from .usage import Usage, UsageMeter
 TextOf = Callable[[Any], str]
 UsageOf = Callable[[Any, UsageMeter], None]
 OnGuard = Callable[["Outcome"], None]
-AsyncOnGuard = Callable[["Outcome"], Union[None, Awaitable[None]]]
+AsyncOnGuard = Callable[["Outcome"], None | Awaitable[None]]
 
 # Shown when a filter stops without a `Guard` event of its own: a stop must never end silently mid-sentence.
 FALLBACK_NOTICE = "[answer withheld]"

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 
 def require_extra(module: str, *, adapter: str, framework: str, extra: str) -> None:

@@ -6,7 +6,8 @@ gate from the same list in the same order: `[Si]` in the answer then means `sour
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 from .stream import StreamFilter
 

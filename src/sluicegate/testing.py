@@ -8,8 +8,8 @@ split, every fixed piece size 1..N and random chunkings, and reports liveness (t
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Iterable, Sequence
 
 from .stream import Event, StreamFilter
 
@@ -117,7 +117,7 @@ def assert_chunk_invariant(
 def _describe(label: str, chunks: list[str], whole: Run, got: Run) -> str:
     lines = [f"chunk invariance broken ({label}); chunks={chunks!r}"]
     if got.text != whole.text:
-        at = next((i for i, (a, b) in enumerate(zip(got.text, whole.text)) if a != b), None)
+        at = next((i for i, (a, b) in enumerate(zip(got.text, whole.text, strict=False)) if a != b), None)
         at = at if at is not None else min(len(got.text), len(whole.text))
         lines.append(
             f"  text differs at {at}: streamed {got.text[at : at + 40]!r} vs whole {whole.text[at : at + 40]!r}"

@@ -3,8 +3,8 @@ reason when its filter or peer is missing, so the harness runs on any branch and
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 import corpus as C
 import subjects as S

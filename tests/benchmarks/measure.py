@@ -11,8 +11,8 @@ import gc
 import math
 import statistics
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 
 @dataclass(frozen=True)

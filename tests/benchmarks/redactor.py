@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT / "src"), str(ROOT)]
 
-from sluicegate.redaction import Redactor, prefilter  # noqa: E402
+from sluicegate.redaction import Redactor  # noqa: E402
 from tests.redact.corpus import CHINESE, ENGLISH, PERSIAN, POSITIVES  # noqa: E402
 
 PLANTED = [v for entity, values in POSITIVES.items() if entity != "PRIVATE_KEY" for v in values]

@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Iterable, Sequence
 
 # Offline: tldextract (used by Presidio's e-mail recognizer) would otherwise fetch the public suffix list.
 os.environ.setdefault("TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS", "")

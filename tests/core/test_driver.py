@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+from itertools import pairwise
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from tests.support import NOTICE, HoldUntilPeriod
 
 from sluicegate import Done, Guard, Pipeline, UsageMeter, adrive, drive
 from sluicegate.driver import FALLBACK_NOTICE, Outcome, adrive_text, drive_text
 from sluicegate.stream import Step
 from sluicegate.testing import assert_chunk_invariant, chunkings, pieces_of
+from tests.support import NOTICE, HoldUntilPeriod
 
 CLEAN = "Revenue grew in 2018. Costs fell. Done."
 BAD = ["Revenue grew", " in 2018", ". It", " fell in", " 2019", " sharply", ". Done", "."]
@@ -209,7 +210,7 @@ def test_drive_text_is_chunk_invariant_hypothesis(data: st.DataObject) -> None:
     text = "".join(BAD) + " tail. more"
     cuts = sorted(data.draw(st.lists(st.integers(0, len(text)), max_size=20)))
     bounds = [0, *cuts, len(text)]
-    chunks = [text[a:b] for a, b in zip(bounds, bounds[1:])]
+    chunks = [text[a:b] for a, b in pairwise(bounds)]
     assert _reader_text(chunks) == _reader_text([text])
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -334,7 +336,7 @@ def text_and_chunks(draw: st.DrawFn) -> tuple[str, list[str]]:
     text = "".join(draw(st.lists(st.sampled_from(ALPHABET), max_size=80)))
     cuts = sorted(draw(st.lists(st.integers(0, len(text)), max_size=12)))
     bounds = [0, *cuts, len(text)]
-    return text, [text[a:b] for a, b in zip(bounds, bounds[1:])]
+    return text, [text[a:b] for a, b in pairwise(bounds)]
 
 
 @given(text_and_chunks())

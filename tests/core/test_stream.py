@@ -181,7 +181,7 @@ def test_gate_and_redactor_pipelines_are_chunk_invariant(order: str) -> None:
     def check(parts: list[str], data: st.DataObject) -> None:
         text = "".join(parts)
         cuts = sorted(data.draw(st.lists(st.integers(0, len(text)), max_size=8)))
-        chunks = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)])]
+        chunks = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
         whole = run_filter(make, [text])
         got = run_filter(make, chunks)
         assert (got.text, got.stopped, got.events) == (whole.text, whole.stopped, whole.events)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -58,7 +60,7 @@ def test_estimate_does_not_depend_on_chunking(text: str, cuts: list[int]) -> Non
     bounds = sorted({0, len(text), *(c for c in cuts if c <= len(text))})
     whole, parts = UsageMeter(), UsageMeter()
     whole.observe(text)
-    for a, b in zip(bounds, bounds[1:]):
+    for a, b in pairwise(bounds):
         parts.observe(text[a:b])
     assert parts.usage.output_tokens == whole.usage.output_tokens
     assert parts.usage.output_tokens >= len(text)  # never under one token per character either

@@ -6,8 +6,8 @@ import pytest
 
 import sluicegate
 from sluicegate import Done, Guard, SentenceGate, Violation
-from sluicegate.notices import languages, notice
 from sluicegate.gate.person import SUPPORTED_LANGUAGES
+from sluicegate.notices import languages, notice
 from sluicegate.testing import pieces_of, run_filter
 
 SOURCES = ["The library opens at nine.", "Late fees were 20 euros until 2021."]

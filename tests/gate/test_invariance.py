@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import pytest
+import regex
 from hypothesis import given
 from hypothesis import strategies as st
-
-import regex
 
 from sluicegate import Done, SentenceGate
 from sluicegate.gate.markers import MARKER_RE
@@ -43,7 +44,7 @@ def chunked(draw: st.DrawFn) -> tuple[str, str, list[str]]:
     _, language, answer = draw(st.sampled_from(ALL))
     cuts = sorted(draw(st.lists(st.integers(0, len(answer)), max_size=12)))
     bounds = [0, *cuts, len(answer)]
-    return language, answer, [answer[a:b] for a, b in zip(bounds, bounds[1:])]
+    return language, answer, [answer[a:b] for a, b in pairwise(bounds)]
 
 
 @given(chunked(), st.booleans())
@@ -64,7 +65,7 @@ _ALPHABET = st.sampled_from(
 def test_hypothesis_generated_answers_are_chunk_invariant(answer: str, data: st.DataObject) -> None:
     cuts = sorted(data.draw(st.lists(st.integers(0, len(answer)), max_size=8)))
     bounds = [0, *cuts, len(answer)]
-    chunks = [answer[a:b] for a, b in zip(bounds, bounds[1:])]
+    chunks = [answer[a:b] for a, b in pairwise(bounds)]
     whole = run_filter(factory("en"), [answer])
     got = run_filter(factory("en"), chunks)
     assert (got.text, got.stopped, got.events) == (whole.text, whole.stopped, whole.events)

@@ -11,7 +11,6 @@ from sluicegate.sources import gate_from
 from sluicegate.testing import pieces_of, run_filter
 from tests.guardrails.test_validators import MESSAGES, scripted_llm
 
-
 SOURCES = ["The library opens at nine on weekdays.", "Late fees were abolished in 2021."]
 GATE_OK = "The library opens at nine [S1]. Late fees ended in 2021 [S2]. "
 GATE_BAD = "The library opens at nine [S1]. Late fees ended in 2019 [S2]. Ask the desk [S1]."

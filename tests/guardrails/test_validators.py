@@ -6,7 +6,8 @@ import asyncio
 
 import pytest
 from guardrails import AsyncGuard, Guard
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 import sluicegate_guardrails as sg
 from sluicegate.testing import pieces_of, run_filter
@@ -84,7 +85,7 @@ async def test_async_guard_matches_the_whole_string_filter(aguard: AsyncGuard, s
 
 def _pieces(text: str, cuts: list[int]) -> list[str]:
     points = sorted({c % (len(text) + 1) for c in cuts})
-    return [text[a:b] for a, b in zip([0, *points], [*points, len(text)])]
+    return [text[a:b] for a, b in zip([0, *points], [*points, len(text)], strict=True)]
 
 
 @given(text=st.sampled_from([GOOD, BAD]), cuts=st.lists(st.integers(min_value=0, max_value=200), max_size=15))

@@ -3,8 +3,9 @@ produced, the prompts it got, whether its generator ran to the end and whether i
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator, Iterator
 from contextlib import aclosing
-from typing import Any, AsyncIterator, Iterator, Literal
+from typing import Any, Literal
 
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 from langchain_core.prompts import ChatPromptTemplate
 from lc_fakes import INPUT_TOKENS, ScriptedChatModel
-from tests.support import toy_factory
 
 from sluicegate.testing import pieces_of
 from sluicegate_langchain import SourceGate, UsageCallbackHandler
+from tests.support import toy_factory
 
 PROMPT = ChatPromptTemplate.from_messages([("system", "Sources:\n{context}"), ("human", "{question}")])
 SOURCES = ["Revenue was 5 million in 2018.", "Headcount was 42 in 2018."]

@@ -8,10 +8,10 @@ from langchain_core.output_parsers import StrOutputParser
 from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.runnables import RunnableLambda
 from lc_fakes import ScriptedChatModel
-from tests.support import toy_factory
 
 from sluicegate.testing import pieces_of
 from sluicegate_langchain import SourceGate
+from tests.support import toy_factory
 
 PROMPT = ChatPromptTemplate.from_messages([("system", "Sources:\n{context}"), ("human", "{question}")])
 SOURCES = ["Revenue was 5 million in 2018.", "Headcount was 42 in 2018."]

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-
 import pytest
 from langchain_core.output_parsers import StrOutputParser
 from langchain_core.prompts import ChatPromptTemplate
 from lc_fakes import ScriptedChatModel
-from tests.support import NOTICE, import_error_without, toy_factory, wait_closed
 
 from sluicegate.testing import pieces_of
 from sluicegate_langchain import GateStep
+from tests.support import NOTICE, import_error_without, toy_factory, wait_closed
 
 PROMPT = ChatPromptTemplate.from_messages([("human", "{question}")])
 SOURCES = ["Revenue was 5 million in 2018.", "Headcount was 42 in 2018."]

@@ -12,12 +12,12 @@ from langchain_core.documents import Document
 from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.runnables import RunnablePassthrough
 from lc_fakes import ScriptedChatModel
-from tests.support import drawn_pieces, pieces_to_cover, wait_closed
 
 from sluicegate import Outcome
 from sluicegate.sources import gate_factory
 from sluicegate.testing import pieces_of
 from sluicegate_langchain import SourceGate
+from tests.support import drawn_pieces, pieces_to_cover, wait_closed
 
 PROMPT = ChatPromptTemplate.from_messages([("system", "{context}"), ("human", "{question}")])
 SOURCES = [Document(page_content="Revenue was 5 million in 2018."), "Headcount was 42 in 2018."]

@@ -15,10 +15,10 @@ from langchain_core.output_parsers.transform import BaseTransformOutputParser
 from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.runnables import RunnableGenerator, RunnableLambda, RunnablePassthrough
 from lc_fakes import INPUT_TOKENS, Record, ScriptedChatModel
-from tests.support import NOTICE, drawn_pieces, pieces_to_cover, toy_factory, wait_closed
 
 from sluicegate.testing import pieces_of
 from sluicegate_langchain import SourceGate, UsageCallbackHandler
+from tests.support import NOTICE, drawn_pieces, pieces_to_cover, toy_factory, wait_closed
 
 PROMPT = ChatPromptTemplate.from_messages(
     [("system", "Answer only from the numbered sources; cite them as [S1].\n\n{context}"), ("human", "{question}")]

@@ -7,10 +7,10 @@ import gc
 from li_fakes import ScriptedLLM, make_index
 from llama_index.core import get_response_synthesizer
 from llama_index.core.base.response.schema import AsyncStreamingResponse, StreamingResponse
-from tests.support import toy_factory, wait_closed
 
 from sluicegate.testing import pieces_of
 from sluicegate_llamaindex import GATED_QA_TEMPLATE, GatedSynthesizer
+from tests.support import toy_factory, wait_closed
 
 INDEX = make_index()
 SENTENCE = "Revenue was 5 million in 2018 [S1]. "

@@ -6,11 +6,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from li_fakes import ScriptedLLM, make_index
-from tests.support import drawn_pieces, wait_closed
 from llama_index.core import get_response_synthesizer
 
 from sluicegate.testing import pieces_of
 from sluicegate_llamaindex import GATED_QA_TEMPLATE, GatedSynthesizer
+from tests.support import drawn_pieces, wait_closed
 
 INDEX = make_index()  # n1 = revenue (S1), n2 = headcount (S2)
 GOOD = "Revenue was 5 million in 2018 [S1]. Headcount was 42 [S2]."

@@ -6,7 +6,6 @@ none of the numbered sources); test_li_sentence_gate.py runs the same engine ove
 
 from __future__ import annotations
 
-
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -17,11 +16,11 @@ from llama_index.core.instrumentation import get_dispatcher
 from llama_index.core.instrumentation.event_handlers import BaseEventHandler
 from llama_index.core.query_engine import RetrieverQueryEngine
 from llama_index.core.schema import NodeWithScore, TextNode
-from tests.support import NOTICE, drawn_pieces, import_error_without, pieces_to_cover, toy_factory, wait_closed
 
 from sluicegate.testing import pieces_of
 from sluicegate_llamaindex import GATED_QA_TEMPLATE, GatedSynthesizer, MultiCallModeError, UsageEventHandler
 from sluicegate_llamaindex.synthesizer import GuardEvent
+from tests.support import NOTICE, drawn_pieces, import_error_without, pieces_to_cover, toy_factory, wait_closed
 
 INDEX = make_index()
 GOOD = "Revenue was 5 million in 2018 [S1]. Headcount was 42 [S2]."

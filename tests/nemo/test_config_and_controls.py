@@ -8,10 +8,10 @@ import pytest
 from nemoguardrails import LLMRails, RailsConfig
 
 import sluicegate_nemo as sn
+from sluicegate.testing import pieces_of
 from tests.nemo.scripted import ScriptedModel, agen
 from tests.nemo.test_stream import USER, stream_app, visible
 from tests.support import BAD, BAD_RELEASED, GOOD, import_error_without
-from sluicegate.testing import pieces_of
 
 
 def _yaml(

@@ -12,7 +12,6 @@ from sluicegate.testing import pieces_of, run_filter
 from tests.nemo.scripted import ScriptedModel, agen
 from tests.nemo.test_stream import USER, visible
 
-
 SOURCES = ["The library opens at nine on weekdays.", "Late fees were abolished in 2021."]
 GATE_OK = "The library opens at nine [S1]. Late fees ended in 2021 [S2]. "
 GATE_BAD = "The library opens at nine [S1]. Late fees ended in 2019 [S2]. Ask the desk [S1]."

@@ -9,7 +9,8 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 from nemoguardrails import LLMRails
 
 import sluicegate_nemo as sn
@@ -74,7 +75,7 @@ async def test_gated_llm_violation_ends_with_block_frame(
 
 def _pieces(text: str, cuts: list[int]) -> list[str]:
     points = sorted({c % (len(text) + 1) for c in cuts})
-    return [text[a:b] for a, b in zip([0, *points], [*points, len(text)])]
+    return [text[a:b] for a, b in zip([0, *points], [*points, len(text)], strict=True)]
 
 
 @given(text=st.sampled_from([GOOD, BAD]), cuts=st.lists(st.integers(min_value=0, max_value=200), max_size=15))

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sluicegate.redaction import ENTITIES, Detector, Redactor, redact
-from sluicegate.redaction import validators
+from sluicegate.redaction import ENTITIES, Detector, Redactor, redact, validators
 
 from .corpus import LABELED, POSITIVES, URL_WITH_CREDENTIALS
 

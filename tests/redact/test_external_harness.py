@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 import chunk_invariance
 import pytest
 from chunk_invariance import ChunkInvarianceError, assert_chunk_invariant
-from hypothesis import given
 from chunk_invariance.strategies import splits_of
+from hypothesis import given
 
 from sluicegate.redaction import Redactor, redact
 

@@ -7,6 +7,7 @@ rich in near-values and on the corpus, for random chunkings; plus the fact the s
 from __future__ import annotations
 
 import functools
+from itertools import pairwise
 
 import pytest
 from hypothesis import given, settings
@@ -16,7 +17,8 @@ from sluicegate.redaction import Redactor
 from sluicegate.redaction.registry import BUILTIN
 from sluicegate.redaction.starters import starters_for
 
-from .corpus import CHINESE, ENGLISH, JAPANESE, PERSIAN, CUSTOM_DETECTORS, FUZZ_VALUES, feed_steps as _steps
+from .corpus import CHINESE, CUSTOM_DETECTORS, ENGLISH, FUZZ_VALUES, JAPANESE, PERSIAN
+from .corpus import feed_steps as _steps
 
 
 class StraightRedactor(Redactor):
@@ -60,7 +62,7 @@ def _same(pieces: list[str], **opts: object) -> None:
 def test_fast_path_equals_straightforward_path_feed_by_feed(text: str, data: st.DataObject, max_hold: int) -> None:
     cuts = sorted(data.draw(st.lists(st.integers(0, len(text)), max_size=20)))
     bounds = [0, *cuts, len(text)]
-    pieces = [text[a:b] for a, b in zip(bounds, bounds[1:])]
+    pieces = [text[a:b] for a, b in pairwise(bounds)]
     _same(pieces, max_hold=max_hold)
     _same(pieces, max_hold=max_hold, custom=CUSTOM)
     _same(list(text), max_hold=max_hold)

@@ -7,7 +7,8 @@ asked on every check, whatever the length of the range (skipped when hyperscan i
 from __future__ import annotations
 
 import functools
-from typing import Iterator
+from collections.abc import Iterator
+from itertools import pairwise
 from unittest import mock
 
 import pytest
@@ -15,10 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sluicegate import Pipeline
-from sluicegate.redaction import Hash, Redactor, redact
+from sluicegate.redaction import Hash, Redactor, prefilter, redact
 from sluicegate.testing import assert_chunk_invariant, run_filter
-
-from sluicegate.redaction import prefilter
 
 from .corpus import CHINESE, CLEAN, JAPANESE, JWT_2K, LABELED, PEM, PERSIAN, POSITIVES, URL_WITH_CREDENTIALS
 
@@ -108,10 +107,10 @@ def chunked(draw: st.DrawFn) -> tuple[str, list[str]]:
     text = draw(st.sampled_from(sorted(FIXTURES.values())))
     cuts = sorted(draw(st.lists(st.integers(0, len(text)), max_size=40)))
     bounds = [0, *cuts, len(text)]
-    return text, [text[a:b] for a, b in zip(bounds, bounds[1:])]
+    return text, [text[a:b] for a, b in pairwise(bounds)]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _whole_on(text: str, path: tuple[bool, int]):
     return run_filter(Redactor, [text])
 
@@ -139,7 +138,7 @@ _ALPHABET = st.sampled_from(
 def test_hypothesis_generated_text_and_chunking(text: str, data: st.DataObject) -> None:
     cuts = sorted(data.draw(st.lists(st.integers(0, len(text)), max_size=12)))
     bounds = [0, *cuts, len(text)]
-    pieces = [text[a:b] for a, b in zip(bounds, bounds[1:])]
+    pieces = [text[a:b] for a, b in pairwise(bounds)]
     make = functools.partial(Redactor, max_hold=48)
     got = run_filter(make, pieces)
     want = run_filter(make, [text])

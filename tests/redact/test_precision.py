@@ -7,7 +7,7 @@ import pytest
 from sluicegate.redaction import Redactor, redact
 from sluicegate.testing import run_filter
 
-from .corpus import CLEAN, ENGLISH, JAPANESE, CHINESE, PERSIAN
+from .corpus import CHINESE, CLEAN, ENGLISH, JAPANESE, PERSIAN
 
 
 @pytest.mark.parametrize("text", CLEAN + [ENGLISH, CHINESE, JAPANESE, PERSIAN])

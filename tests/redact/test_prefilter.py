@@ -14,6 +14,7 @@ the rest of the suite).
 from __future__ import annotations
 
 import functools
+from itertools import pairwise
 from unittest import mock
 
 import pytest
@@ -24,12 +25,15 @@ pytest.importorskip("hyperscan", reason="the optional [fast] extra (hyperscan) i
 
 import regex  # noqa: E402
 
-from sluicegate.redaction import Redactor  # noqa: E402
-from sluicegate.redaction import prefilter  # noqa: E402
+from sluicegate.redaction import (
+    Redactor,  # noqa: E402
+    prefilter,  # noqa: E402
+)
 from sluicegate.redaction.registry import BUILTIN  # noqa: E402
 from sluicegate.redaction.settle import Engine  # noqa: E402
 
-from .corpus import CHINESE, ENGLISH, JAPANESE, JWT_2K, PERSIAN, CUSTOM_DETECTORS, FUZZ_VALUES, feed_steps as _steps  # noqa: E402
+from .corpus import CHINESE, CUSTOM_DETECTORS, ENGLISH, FUZZ_VALUES, JAPANESE, JWT_2K, PERSIAN  # noqa: E402
+from .corpus import feed_steps as _steps
 
 
 class PureRedactor(Redactor):
@@ -121,7 +125,7 @@ def _same(pieces: list[str], *, everywhere: bool, **opts: object) -> None:
 
 def _cut(text: str, cuts: list[int]) -> list[str]:
     bounds = [0, *sorted(cuts), len(text)]
-    return [text[a:b] for a, b in zip(bounds, bounds[1:])]
+    return [text[a:b] for a, b in pairwise(bounds)]
 
 
 def test_every_builtin_detector_is_covered() -> None:

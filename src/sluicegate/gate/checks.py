@@ -7,8 +7,8 @@ Why string checks: they are cheap, deterministic and the same for every chunking
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import regex
 

@@ -8,16 +8,16 @@ cannot be taken back. The reader waits about one sentence; in exchange a blocked
 from __future__ import annotations
 
 import logging
-from typing import Iterable
+from collections.abc import Iterable
 
 import regex
 
+from ..notices import notice as fixed_text
+from ..stream import EMPTY_STEP, STOPPED_STEP, Done, Event, Guard, Step, check_piece
 from .checks import Checker, Violation
 from .markers import strip_markers
-from ..notices import notice as fixed_text
 from .person import SUPPORTED_LANGUAGES, checker_for
 from .segment import CLOSERS, TERMINATORS, SentenceSplitter
-from ..stream import EMPTY_STEP, STOPPED_STEP, Done, Event, Guard, Step, check_piece
 from .values import Values, index_source
 
 __all__ = ["SentenceGate", "Violation", "SUPPORTED_LANGUAGES"]

@@ -10,9 +10,9 @@ answer requested in Arabic is not checked against the Persian list.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import Iterable
+from functools import cache
 
 import regex
 
@@ -41,7 +41,7 @@ class WordList:
     masks: tuple[str, ...]  # masked before the Han search
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_list(language: str) -> WordList:
     """Read `data/first_person/<language>.txt` once, normalized like the answers it is compared with."""
     words: set[str] = set()
@@ -69,7 +69,7 @@ def load_list(language: str) -> WordList:
     return WordList(frozenset(words), frozenset(exact), frozenset(prefixes), tuple(phrases), tuple(han), tuple(masks))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _roman_context() -> frozenset[str]:
     return frozenset(w.casefold() for w in word_list("roman_context.txt"))
 
@@ -162,9 +162,12 @@ class FirstPersonChecker:
             if aside[i]:
                 continue
             word = folded[i]
-            if tok in self._exact or word in self._words:
-                found.append(tok)
-            elif "'" in word and any(word.startswith(p) for p in self._prefixes):
+            if (
+                tok in self._exact
+                or word in self._words
+                or "'" in word
+                and any(word.startswith(p) for p in self._prefixes)
+            ):
                 found.append(tok)
             elif self._phrases:
                 for n in range(2, self._longest + 1):
@@ -174,7 +177,7 @@ class FirstPersonChecker:
         return found
 
 
-@lru_cache(maxsize=None)
+@cache
 def checker_for(language: str) -> FirstPersonChecker:
     """One checker per language, shared by every gate (it holds no per-stream state)."""
     return FirstPersonChecker(language)

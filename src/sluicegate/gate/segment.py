@@ -16,8 +16,8 @@ ellipsis dots fed piece by piece is not rescanned from its start.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
-from typing import Iterable
+from collections.abc import Iterable
+from functools import cache, lru_cache
 
 import regex
 
@@ -90,7 +90,7 @@ def _compiled(abbreviations: tuple[str, ...]) -> _Abbreviations:
     return _Abbreviations(abbreviations)
 
 
-@lru_cache(maxsize=None)
+@cache
 def default_abbreviations(folder: str = "abbreviations") -> tuple[str, ...]:
     """The union of every shipped per-language list (`data/abbreviations/<lang>.txt`; `data/before_numbers/` holds
     the abbreviations that are kept only before a digit, like `No. 5`)."""

@@ -13,9 +13,9 @@ detectors should too):
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Callable, Optional, Sequence
 
 import regex
 
@@ -31,16 +31,16 @@ class Detector:
 
     entity: str
     pattern: str
-    validate: Optional[Validator] = None
-    opener: Optional[str] = None
-    locate: Optional[Locator] = None
+    validate: Validator | None = None
+    opener: str | None = None
+    locate: Locator | None = None
     # A character class every match starts with (e.g. "[+0-9]"): prefixed as a lookahead, it lets the `regex`
     # engine skip ahead at C speed instead of trying the pattern's lookbehinds at every position (10x on prose).
     # It must be implied by the pattern (tests/redact/test_incremental.py checks the built-ins over the BMP).
-    first: Optional[str] = None
-    compiled: "regex.Pattern[str]" = field(init=False, repr=False, compare=False)
-    probe: "regex.Pattern[str]" = field(init=False, repr=False, compare=False)
-    opener_rx: "Optional[regex.Pattern[str]]" = field(init=False, repr=False, compare=False)
+    first: str | None = None
+    compiled: regex.Pattern[str] = field(init=False, repr=False, compare=False)
+    probe: regex.Pattern[str] = field(init=False, repr=False, compare=False)
+    opener_rx: regex.Pattern[str] | None = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not self.entity or not isinstance(self.entity, str):

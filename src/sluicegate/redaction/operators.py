@@ -12,8 +12,9 @@ from __future__ import annotations
 import hashlib
 import hmac
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable, Protocol, Union
+from typing import Protocol, Union
 
 
 class Operator(Protocol):
@@ -47,7 +48,7 @@ class Hash:
     digits: int = 8
 
     def __call__(self, entity: str, raw: str, value: str) -> str:
-        mac = hmac.new(self.key, f"{entity}\0{value}".encode("utf-8"), hashlib.sha256).hexdigest()
+        mac = hmac.new(self.key, f"{entity}\0{value}".encode(), hashlib.sha256).hexdigest()
         return f"<{entity}:{mac[: self.digits]}>"
 
 

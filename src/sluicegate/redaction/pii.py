@@ -7,8 +7,8 @@ only, which keeps matching linear on pathological input.
 
 from __future__ import annotations
 
-from .detector import Detector, data_lines
 from . import validators, windows
+from .detector import Detector, data_lines
 
 # Letters an address may use: Latin (with accents), Cyrillic and Greek, so a homoglyph does not cut the
 # match short; CJK and Arabic-script letters are excluded so that text glued to an address stays text.

@@ -18,8 +18,8 @@ checks the covering property directly and compares the two paths feed by feed.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
-from typing import Optional, Sequence
 
 from .detector import Detector, data_lines
 
@@ -113,14 +113,14 @@ class Prefilter:
                 self._meta.append((i, k, lo, hi))
                 reach = max(reach, k + hi)
             self.covered[i] = reach
-        self._db: Optional[object] = None
+        self._db: object | None = None
         if exprs:
             db = _hs.Database(mode=_hs.HS_MODE_BLOCK)
             flags = [_hs.HS_FLAG_SOM_LEFTMOST] * len(exprs)
             db.compile(expressions=exprs, ids=ids, elements=len(exprs), flags=flags)
             self._db = db
 
-    def ranges(self, view: str, lo: int) -> Optional[dict[int, list[tuple[int, int]]]]:
+    def ranges(self, view: str, lo: int) -> dict[int, list[tuple[int, int]]] | None:
         """For each covered detector: sorted, merged closed ranges [a, b] of candidate starts >= lo, built from
         trigger hits in view[lo:] and the last `reach` characters (a path still open at the end).
 
@@ -199,7 +199,7 @@ def matches_in(d: Detector, view: str, spans: list[tuple[int, int]], first: int,
     return found
 
 
-def open_in(d: Detector, view: str, spans: list[tuple[int, int]], start: int) -> Optional[int]:
+def open_in(d: Detector, view: str, spans: list[tuple[int, int]], start: int) -> int | None:
     """What `d.probe.search(view, start, partial=True)` finds, asking the engine only at candidates."""
     match = d.probe.match
     for a, b in spans:
@@ -215,14 +215,14 @@ def open_in(d: Detector, view: str, spans: list[tuple[int, int]], start: int) ->
     return None
 
 
-def shared(detectors: Sequence[Detector]) -> Optional[Prefilter]:
+def shared(detectors: Sequence[Detector]) -> Prefilter | None:
     """One compiled database per detector selection (compiling takes milliseconds; streams are many), or None
     without the extra, or if hyperscan cannot compile here (e.g. a CPU it does not support)."""
     return _shared(tuple(detectors)) if _hs is not None else None
 
 
 @lru_cache(maxsize=32)
-def _shared(detectors: tuple[Detector, ...]) -> Optional[Prefilter]:
+def _shared(detectors: tuple[Detector, ...]) -> Prefilter | None:
     from .starters import BUILTIN_IDS
 
     try:

@@ -13,7 +13,7 @@ on where pieces were cut. `redact(text)` is literally one `feed(text)` and `flus
 
 from __future__ import annotations
 
-from typing import Iterable, Optional
+from collections.abc import Iterable
 
 from ..stream import EMPTY_STEP, STOPPED_STEP, Done, Guard, Step, check_piece
 from .detector import LOOKBEHIND, Detector, custom_detector
@@ -47,7 +47,7 @@ class Redactor:
     def __init__(
         self,
         *,
-        entities: Optional[Iterable[str]] = None,
+        entities: Iterable[str] | None = None,
         operator: OperatorSpec = "replace",
         max_hold: int = 8192,
         allow: Iterable[str] = (),
@@ -68,7 +68,7 @@ class Redactor:
         self._allow = frozenset(normalize(a).casefold() for a in allow)
         self._notice = notice
         self._raw = ""  # held raw text
-        self._positions: Optional[list[int]] = None  # view index -> raw index; None while they coincide
+        self._positions: list[int] | None = None  # view index -> raw index; None while they coincide
         self._view = ""  # up to LOOKBEHIND characters of released context, then the view of `_raw`
         self._base = 0  # where the view of `_raw` starts in `_view`
         self._next_check = 1
@@ -189,7 +189,7 @@ class Redactor:
 def redact(
     text: str,
     *,
-    entities: Optional[Iterable[str]] = None,
+    entities: Iterable[str] | None = None,
     operator: OperatorSpec = "replace",
     max_hold: int = 8192,
     allow: Iterable[str] = (),

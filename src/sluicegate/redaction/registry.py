@@ -3,7 +3,7 @@ entity selection."""
 
 from __future__ import annotations
 
-from typing import Iterable, Optional
+from collections.abc import Iterable
 
 from . import network, pii, secrets
 from .detector import Detector
@@ -12,7 +12,7 @@ BUILTIN: tuple[Detector, ...] = secrets.DETECTORS[:-1] + pii.DETECTORS + network
 ENTITIES: tuple[str, ...] = tuple(d.entity for d in BUILTIN)
 
 
-def select(entities: Optional[Iterable[str]]) -> tuple[Detector, ...]:
+def select(entities: Iterable[str] | None) -> tuple[Detector, ...]:
     """All built-ins, or those named (unknown names are an error, not a silent no-op)."""
     if entities is None:
         return BUILTIN

@@ -14,14 +14,14 @@ before the point are exactly those the whole string has there.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Optional, Sequence
 
 import regex
 
-from .detector import Detector
-from .starters import BUILTIN_IDS, Starters, starters_for
 from . import prefilter as _pf
+from .detector import Detector
+from .starters import Starters, starters_for
 
 
 @dataclass(frozen=True)
@@ -54,10 +54,10 @@ class Engine:
         self._blocks = tuple(d for d in self.detectors if d.opener_rx is not None)
         # `fast`: skip detectors that cannot start anywhere in the text in question (starters.py). False keeps
         # the straightforward path, which the differential test compares against.
-        self.starters: Optional[Starters] = starters_for(self.detectors) if fast else None
+        self.starters: Starters | None = starters_for(self.detectors) if fast else None
         self._picked: dict[int, tuple[Detector, ...]] = {}
         # `compiled`: use the hyperscan prefilter (prefilter.py) on long ranges when the extra is installed.
-        self.prefilter: Optional[_pf.Prefilter] = _pf.shared(self.detectors) if fast and compiled else None
+        self.prefilter: _pf.Prefilter | None = _pf.shared(self.detectors) if fast and compiled else None
         self._index = {id(d): i for i, d in enumerate(self.detectors)}
 
     def _pick(self, mask: int) -> tuple[Detector, ...]:
@@ -80,17 +80,17 @@ class Engine:
                     break
         return best
 
-    def open_block(self, view: str, pos: int) -> Optional[int]:
+    def open_block(self, view: str, pos: int) -> int | None:
         """Start of an unbounded block (private key) whose opener is complete but whose end never came."""
-        best: Optional[int] = None
+        best: int | None = None
         for d in self._blocks:
             m = d.probe.search(view, pos, partial=True)
             if m is not None and d.opener_rx is not None and d.opener_rx.match(view, m.start()):
                 best = m.start() if best is None else min(best, m.start())
         return best
 
-    def _first_complete(self, view: str, pos: int, detectors: Sequence[Detector]) -> Optional[int]:
-        best: Optional[int] = None
+    def _first_complete(self, view: str, pos: int, detectors: Sequence[Detector]) -> int | None:
+        best: int | None = None
         for d in detectors:
             m = d.compiled.search(view, pos)
             if m is not None and (best is None or m.start() < best):

@@ -12,8 +12,8 @@ positive lookbehinds or `\\b`, so they are never skipped.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
-from typing import Sequence
 
 from .detector import Detector
 from .registry import BUILTIN

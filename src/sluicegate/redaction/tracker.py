@@ -10,8 +10,6 @@ Two facts make it exact (the differential test in tests/redact/test_incremental.
 
 from __future__ import annotations
 
-from typing import Optional
-
 from . import prefilter as _pf
 from .settle import Engine
 
@@ -64,7 +62,7 @@ class OpenTracker:
         self._seen = n
         return best
 
-    def _open_compiled(self, view: str, base: int, seen: int) -> Optional[int]:
+    def _open_compiled(self, view: str, base: int, seen: int) -> int | None:
         """The same answer as the loop in `open_from`, with covered detectors asked only at candidates. Every
         detector that is not open is asked from `seen` (no starters table: the prefilter knows where it can
         start, and one that cannot start in the new text gets no candidate there). None: the prefilter declined

@@ -80,7 +80,7 @@ def _only_strays_left(run: str, chosen: list[tuple[int, int]]) -> bool:
     either end; the leading phone number of a '+' run is not counted). Otherwise the run is a longer
     number (an account or reference number) that merely contains a Luhn-valid window, and no card is read."""
     bounds = [0, *(x for span in chosen for x in span), len(run)]
-    for k, (x, y) in enumerate(zip(bounds[::2], bounds[1::2])):
+    for k, (x, y) in enumerate(zip(bounds[::2], bounds[1::2], strict=False)):
         if k == 0 and run.startswith("+"):
             continue
         if sum(ch.isdigit() for ch in run[x:y]) > _STRAY_DIGITS:
