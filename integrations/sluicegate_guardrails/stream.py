@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from contextlib import suppress
 from typing import Any
 
 from sluicegate import Outcome, adrive, drive
@@ -81,10 +82,8 @@ class GuardedStream:
             for it in (self._outcomes, self.state.source):
                 aclose = getattr(it, "aclose", None)
                 if callable(aclose):
-                    try:
+                    with suppress(RuntimeError):  # being read right now in another task: it sees the flag and returns
                         await aclose()
-                    except RuntimeError:  # being read right now in another task: it sees the flag and returns
-                        pass
 
 
 def _prepare(guard: Any, metadata: Mapping[str, Any] | None) -> tuple[StreamState, dict]:

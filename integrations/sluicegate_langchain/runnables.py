@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
-from contextlib import aclosing
+from contextlib import aclosing, suppress
 from typing import Any
 from uuid import UUID
 
@@ -36,17 +36,14 @@ def _guard_payload(outcome: Outcome) -> dict[str, Any]:
 
 
 def _dispatch_guard(outcome: Outcome, config: RunnableConfig) -> None:
-    try:
+    # RuntimeError: no run to attach the event to (called outside any traced run): the notice still shows
+    with suppress(RuntimeError):
         dispatch_custom_event("guard", _guard_payload(outcome), config=config)
-    except RuntimeError:  # no run to attach the event to (called outside any traced run): the notice still shows
-        pass
 
 
 async def _adispatch_guard(outcome: Outcome, config: RunnableConfig) -> None:
-    try:
+    with suppress(RuntimeError):
         await adispatch_custom_event("guard", _guard_payload(outcome), config=config)
-    except RuntimeError:
-        pass
 
 
 def _ends_at_model(runnable: Any) -> bool:
@@ -112,10 +109,8 @@ class _ModelRuns(BaseCallbackHandler):
 
     async def closed(self, timeout: float) -> None:
         if self.open:
-            try:
+            with suppress(asyncio.TimeoutError):  # a model generator held elsewhere: do not hang the caller
                 await asyncio.wait_for(self._idle.wait(), timeout)
-            except asyncio.TimeoutError:  # a model generator held elsewhere: do not hang the caller
-                pass
 
 
 async def _aone(value: Any) -> AsyncIterator[Any]:

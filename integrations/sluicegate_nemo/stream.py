@@ -11,6 +11,7 @@ import asyncio
 import contextvars
 import json
 from collections.abc import AsyncIterable, AsyncIterator, Mapping
+from contextlib import suppress
 from typing import Any
 
 from nemoguardrails import LLMRails
@@ -143,10 +144,8 @@ class GuardedStream:
         for it in (self._chunks, self._gated):
             aclose = getattr(it, "aclose", None)
             if aclose is not None:
-                try:
+                with suppress(RuntimeError):  # being read right now by NeMo's task: it sees the flag and returns
                     await aclose()
-                except RuntimeError:  # being read right now by NeMo's task: it sees the flag and returns
-                    pass
         self.session.close()
 
 

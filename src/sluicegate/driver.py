@@ -15,7 +15,14 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Iterator
+from collections.abc import (
+    AsyncGenerator,
+    AsyncIterable,
+    Awaitable,
+    Callable,
+    Generator,
+    Iterable,
+)
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -147,7 +154,7 @@ def drive(
     usage_of: UsageOf | None = None,
     meter: UsageMeter | None = None,
     outcome: Outcome | None = None,
-) -> Iterator[Step]:
+) -> Generator[Step, None, None]:
     """Yield the filter's non-empty steps for `upstream`; fill `outcome` (pass your own to read it after).
 
     `text_of(item)` extracts the text of one upstream item (default: the item if it is a `str`, else its
@@ -197,7 +204,7 @@ async def adrive(
     usage_of: UsageOf | None = None,
     meter: UsageMeter | None = None,
     outcome: Outcome | None = None,
-) -> AsyncIterator[Step]:
+) -> AsyncGenerator[Step, None]:
     """The async twin of `drive`: closes the upstream with `aclose()` when the filter stops or we are closed."""
     run = _Run(filt, meter, text_of, usage_of, outcome)
     iterator = upstream.__aiter__()
@@ -248,7 +255,7 @@ def drive_text(
     notice: str | None = None,
     on_guard: OnGuard | None = None,
     **kwargs: Any,
-) -> Iterator[str]:
+) -> Generator[str, None, None]:
     """What the reader sees: released text, then on a stop the guard's notice as the last chunk.
 
     The upstream is already closed when the notice is yielded. `on_guard(outcome)` runs just before the
@@ -277,7 +284,7 @@ async def adrive_text(
     notice: str | None = None,
     on_guard: AsyncOnGuard | None = None,
     **kwargs: Any,
-) -> AsyncIterator[str]:
+) -> AsyncGenerator[str, None]:
     """The async twin of `drive_text`; `on_guard` may be a coroutine function."""
     out = outcome if outcome is not None else Outcome()
     steps = adrive(upstream, filt, outcome=out, **kwargs)

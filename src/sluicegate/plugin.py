@@ -7,7 +7,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 
 def require_extra(module: str, *, adapter: str, framework: str, extra: str) -> None:
@@ -21,10 +21,10 @@ def require_extra(module: str, *, adapter: str, framework: str, extra: str) -> N
 def load_factory(spec: Any, *, setting: str = "filter") -> Callable[..., Any]:
     """A callable as is, or the callable a dotted path `pkg.module.factory` names; `setting` names it in errors."""
     if callable(spec):
-        return spec
+        return cast(Callable[..., Any], spec)
     if not isinstance(spec, str) or "." not in spec.strip("."):
         raise ValueError(f"{setting} must be a callable or a dotted path like 'pkg.module.factory', got {spec!r}")
     factory = pkgutil.resolve_name(spec)
     if not callable(factory):
         raise TypeError(f"{setting} {spec!r} is not callable")
-    return factory
+    return cast(Callable[..., Any], factory)

@@ -32,7 +32,7 @@ class Done:
             raise ValueError(f"Done reason must be one of {DONE_REASONS}, got {self.reason!r}")
 
 
-Event = Union[Guard, Done]
+Event = Union[Guard, Done]  # noqa: UP007 - a runtime alias, evaluated on Python 3.10 too
 
 
 @dataclass(frozen=True)
@@ -81,8 +81,9 @@ class Pipeline:
 
     Inner `Done` events are folded into one `Done` at the end (a stop wins over a refusal, which wins over a
     truncation). When a later stage stops on text an earlier stage released just before stopping itself,
-    only the later stage's `Guard` and end reason are reported: its stop comes first in reading order. When an early stage stops, the later stages still flush what they hold, since that text was
-    already approved upstream; when a later stage stops, the earlier stages' held text is dropped.
+    only the later stage's `Guard` and end reason are reported: its stop comes first in reading order. When an
+    early stage stops, the later stages still flush what they hold, since that text was already approved
+    upstream; when a later stage stops, the earlier stages' held text is dropped.
     """
 
     def __init__(self, *filters: StreamFilter) -> None:
@@ -159,4 +160,7 @@ class Pipeline:
     @staticmethod
     def _collect(step: Step, events: list[Event], dones: list[Done]) -> None:
         for event in step.events:
-            (dones if isinstance(event, Done) else events).append(event)
+            if isinstance(event, Done):
+                dones.append(event)
+            else:
+                events.append(event)

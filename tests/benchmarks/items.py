@@ -229,8 +229,9 @@ def item2(cfg: Config) -> tuple[str, dict[str, int]]:
         rows.append(_held_row(probe.name + " (grounded answers)", traces, 0))
     headers = ["filter", "held p50 (chars)", "held p99", "held max", "input consumed before first output byte"]
     intro = (
-        f"4-character pieces. Redactors on {len(prose.encode()) / 1e3:.0f} kB of benign prose (English/Persian/Chinese, "
-        f"no values); gates on {len(answers)} grounded answers, each its own stream (first output: median over answers). "
+        f"4-character pieces. Redactors on {len(prose.encode()) / 1e3:.0f} kB of benign prose "
+        f"(English/Persian/Chinese, no values); gates on {len(answers)} grounded answers, each its own stream "
+        "(first output: median over answers). "
         "Held = characters fed but not yet released after each piece."
     )
     return intro + "\n\n" + table(headers, rows), held_max
@@ -363,7 +364,8 @@ def item5(cfg: Config) -> tuple[str, list]:  # type: ignore[type-arg]
         "note",
     ]
     intro = (
-        f"Virtual clock: 50 tokens/s, seconds = tokens produced upstream when the first character reached the client / 50 "
+        "Virtual clock: 50 tokens/s, seconds = tokens produced upstream when the first character reached the "
+        "client / 50 "
         f"(no real sleeping; NeMo runs for real). {ttft.answer_facts()}."
     )
     ours = rows_data[0]
@@ -377,7 +379,8 @@ def item5(cfg: Config) -> tuple[str, list]:  # type: ignore[type-arg]
     )
     extra = ""
     if ours.first_tokens and nemo_off:
-        extra = f"\n\nFirst visible text, NeMo stream_first false / ours: {nemo_off.first_tokens / ours.first_tokens:.1f}x sooner."
+        sooner = nemo_off.first_tokens / ours.first_tokens
+        extra = f"\n\nFirst visible text, NeMo stream_first false / ours: {sooner:.1f}x sooner."
     return intro + "\n\n" + table(headers, rows) + extra, rows_data
 
 
@@ -450,7 +453,8 @@ def item6(cfg: Config) -> tuple[str, dict[str, float]]:
     headers = ["filter", "whole MB/s", "4-char MB/s", "p50 µs/piece", "p99 µs/piece", "false stops (grounded corpus)"]
     intro = (
         f"{len(answers)} grounded answers ({nbytes[True] / 1e3:.0f} kB with [S<n>] markers for ours, [n] markers for "
-        f"CitationStream), a fresh filter per answer, setup included. Every figure is grounded, so any stop is a false one."
+        "CitationStream), a fresh filter per answer, setup included. Every figure is grounded, so any stop is a "
+        "false one."
     )
     ours_name = "sluicegate SentenceGate"
     parts = []

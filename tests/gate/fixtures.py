@@ -15,7 +15,8 @@ GROUNDED = [
     (
         "de",
         "de",
-        "Die Bibliothek hat 1.234,50 Bücher pro Regal [S2]. Es gibt 12 Lesesäle [S2][S1]. Siehe https://example.org/hours [S2].",
+        "Die Bibliothek hat 1.234,50 Bücher pro Regal [S2]. Es gibt 12 Lesesäle [S2][S1]. "
+        "Siehe https://example.org/hours [S2].",
     ),
     ("fa", "fa", "کتابخانه ساعت 9 باز می‌شود [S3]. ارتفاع آن 3.14 متر است [S3]؟ بله."),
     ("zh", "zh", "图书馆有３个阅览室[S4]。是的。好。"),

@@ -286,7 +286,7 @@ def test_driver_closes_the_upstream_on_a_stop_and_on_a_refusal() -> None:
         pulled: list[str] = []
         closed: list[bool] = []
 
-        def upstream(text: str = answer):
+        def upstream(text: str = answer, pulled: list[str] = pulled, closed: list[bool] = closed):
             try:
                 for piece in pieces_of(text, 5):
                     pulled.append(piece)

@@ -62,7 +62,9 @@ def test_loading_an_unsafe_config_fails_naming_the_setting(tmp_path: Path, setti
 
 def test_sluicegate_config_amends_a_user_config_and_forces_the_settings() -> None:
     user = RailsConfig.from_content(
-        yaml_content="rails:\n  output:\n    streaming:\n      enabled: true\n      chunk_size: 200\n      stream_first: true\n"
+        yaml_content=(
+            "rails:\n  output:\n    streaming:\n      enabled: true\n      chunk_size: 200\n      stream_first: true\n"
+        )
     )
     merged = sn.sluicegate_config(user)
     streaming = merged.rails.output.streaming

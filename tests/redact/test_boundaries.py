@@ -51,7 +51,8 @@ NEAR_MISSES = [
     "Codes 000-12-3456 7 and 666-12-3456 1 are not SSNs.",
     "IBAN DE00 3704 0044 0532 0130 00 12 has bad check digits.",
     "Dial +00 00 0000 0000 2 to test.",
-    "Ref 2024 0123 4567 8901 2345 6789 is an account number.",  # Luhn-valid 4-4-4-4 inside a longer run  # an invalid '+' number is not read as a card either
+    # Luhn-valid 4-4-4-4 inside a longer run; an invalid '+' number is not read as a card either
+    "Ref 2024 0123 4567 8901 2345 6789 is an account number.",
 ]
 
 

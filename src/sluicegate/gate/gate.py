@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
+from typing import cast
 
 import regex
 
@@ -44,13 +45,13 @@ def _sources(sources: object) -> tuple[str, ...]:
     if isinstance(sources, (str, bytes, bytearray)):
         raise TypeError("sources must be a sequence of str (one per source), not a single string")
     try:
-        items = tuple(sources)  # type: ignore[call-overload]
+        items = tuple(cast(Iterable[object], sources))
     except TypeError:
         raise TypeError(f"sources must be a sequence of str, got {type(sources).__name__}") from None
     for k, item in enumerate(items, 1):
         if not isinstance(item, str):
             raise TypeError(f"source [S{k}] must be a str, got {type(item).__name__}")
-    return items
+    return cast(tuple[str, ...], items)
 
 
 def _separator(whitespace: str) -> str:

@@ -1,8 +1,8 @@
 """Reference markers `[Sk]`: found, numbered, and removed from released text with spacing fixed.
 
 Why one module: the gate's checks and rendering agree here on what a marker is; the splitter's character scan
-(`segment.py`, markers after a terminator belong to the sentence before them) accepts exactly `MARKER_PATTERN`. Digits are ASCII only: "[S۱]" is not a
-marker, so a sentence relying on it fails closed on the marker rule.
+(`segment.py`, markers after a terminator belong to the sentence before them) accepts exactly `MARKER_PATTERN`.
+Digits are ASCII only: "[S۱]" is not a marker, so a sentence relying on it fails closed on the marker rule.
 """
 
 from __future__ import annotations

@@ -80,5 +80,5 @@ def custom_detector(spec: object) -> Detector:
 
 def data_lines(name: str) -> list[str]:
     """Non-comment lines of `sluicegate/data/redact/<name>`."""
-    text = resources.files("sluicegate").joinpath("data", "redact", name).read_text(encoding="utf-8")
+    text = resources.files("sluicegate").joinpath(f"data/redact/{name}").read_text(encoding="utf-8")
     return [line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#")]

@@ -63,7 +63,7 @@ class Call:
         return out
 
 
-OperatorSpec = Union[str, Operator, Callable[[str, str], str]]
+OperatorSpec = Union[str, Operator, Callable[[str, str], str]]  # noqa: UP007 - a runtime alias (Python 3.10)
 
 
 def resolve_operator(spec: OperatorSpec) -> Operator:

@@ -20,11 +20,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
+from typing import Any
 
 from .detector import Detector, data_lines
 
-try:  # the optional extra
-    import hyperscan as _hs
+_hs: Any  # the hyperscan module, or None without the optional extra
+try:
+    import hyperscan
+
+    _hs = hyperscan
 except ImportError:  # pragma: no cover - exercised when the extra is absent
     _hs = None
 
@@ -113,7 +117,7 @@ class Prefilter:
                 self._meta.append((i, k, lo, hi))
                 reach = max(reach, k + hi)
             self.covered[i] = reach
-        self._db: object | None = None
+        self._db: Any = None  # a compiled hyperscan.Database once built
         if exprs:
             db = _hs.Database(mode=_hs.HS_MODE_BLOCK)
             flags = [_hs.HS_FLAG_SOM_LEFTMOST] * len(exprs)
@@ -140,8 +144,8 @@ class Prefilter:
                 return budget[0] < 0  # True stops the scan
 
             try:
-                self._db.scan(encode(view[lo:]), match_event_handler=on)  # type: ignore[attr-defined]
-            except _hs.error:  # type: ignore[union-attr]  # ScanTerminated (over budget), ScratchInUseError, ...
+                self._db.scan(encode(view[lo:]), match_event_handler=on)
+            except _hs.error:  # ScanTerminated (over budget), ScratchInUseError, ...
                 return None
         out: dict[int, list[tuple[int, int]]] = {}
         for i, spans in raw.items():
@@ -165,12 +169,12 @@ class Prefilter:
 LONG_SPAN = 256
 
 
-def matches_in(d: Detector, view: str, spans: list[tuple[int, int]], first: int, point: int) -> list:
+def matches_in(d: Detector, view: str, spans: list[tuple[int, int]], first: int, point: int) -> list[Any]:
     """What `d.compiled.finditer(view, first)` yields before `point`, asking the engine only at candidates.
 
     No match starts outside `spans`, so a position outside them is skipped, and `search(view, s)` (used on a
     long range) is remembered: it also answers every later `s` up to the start of the match it found."""
-    found = []
+    found: list[Any] = []
     match, search = d.compiled.match, d.compiled.search
     at = first
     known_from, known = -1, None  # search(view, known_from) returned `known`
@@ -209,9 +213,9 @@ def open_in(d: Detector, view: str, spans: list[tuple[int, int]], start: int) ->
         if b - s >= LONG_SPAN:  # the leftmost open start at or after s is the answer
             m = d.probe.search(view, s, partial=True)
             return None if m is None else m.start()
-        for s in range(s, b + 1):
-            if match(view, s, partial=True) is not None:
-                return s
+        for t in range(s, b + 1):
+            if match(view, t, partial=True) is not None:
+                return t
     return None
 
 
@@ -227,5 +231,5 @@ def _shared(detectors: tuple[Detector, ...]) -> Prefilter | None:
 
     try:
         return Prefilter(detectors, BUILTIN_IDS)
-    except _hs.error:  # type: ignore[union-attr]  # pragma: no cover - platform dependent
+    except _hs.error:  # pragma: no cover - platform dependent
         return None

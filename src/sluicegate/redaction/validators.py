@@ -36,7 +36,9 @@ def luhn(number: str) -> bool:
 
 
 def credit_card(value: str) -> bool:
-    """13-19 digits, an issuer's first digit (2-6: Mastercard, Amex/Diners/JCB, Visa, Mastercard, Discover/UnionPay), Luhn."""
+    """13-19 digits, an issuer's first digit, Luhn.
+
+    First digits 2-6: Mastercard, Amex/Diners/JCB, Visa, Mastercard, Discover/UnionPay."""
     digits = digits_of(value)
     return 13 <= len(digits) <= 19 and digits[0] in "23456" and luhn(digits)
 
