@@ -2,7 +2,14 @@
 PYTHON ?= python3
 BENCH_VENV ?= .venv-bench
 
-.PHONY: bench bench-quick bench-ours
+.PHONY: check bench bench-quick bench-ours
+
+# Lint, format and type checks (the same as .pre-commit-config.yaml); .ci/run runs this before the tests.
+check:
+	ruff check .
+	ruff format --check .
+	mypy
+
 
 bench:
 	$(PYTHON) tests/benchmarks/run_all.py --venv $(BENCH_VENV) --out bench-results.md

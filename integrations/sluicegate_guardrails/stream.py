@@ -94,7 +94,9 @@ def _prepare(guard: Any, metadata: Mapping[str, Any] | None) -> tuple[StreamStat
     return state, meta
 
 
-def stream(guard: Any, llm_api: Callable[..., Any], *, metadata: Mapping[str, Any] | None = None, **kwargs: Any):
+def stream(
+    guard: Any, llm_api: Callable[..., Any], *, metadata: Mapping[str, Any] | None = None, **kwargs: Any
+) -> GuardedStream:
     """`guard(llm_api, stream=True, ...)` with the sluicegate filter on the model stream (sync `Guard`)."""
     state, meta = _prepare(guard, metadata)
 
@@ -126,7 +128,9 @@ class _AsyncStreamResponse:
         self.completion_stream = completion_stream
 
 
-async def astream(guard: Any, llm_api: Callable[..., Any], *, metadata: Mapping[str, Any] | None = None, **kwargs: Any):
+async def astream(
+    guard: Any, llm_api: Callable[..., Any], *, metadata: Mapping[str, Any] | None = None, **kwargs: Any
+) -> GuardedStream:
     """The `AsyncGuard` twin of `stream`; `llm_api` returns (or awaits to) an async iterator of pieces."""
     state, meta = _prepare(guard, metadata)
 

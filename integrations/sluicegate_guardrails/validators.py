@@ -62,9 +62,7 @@ class SluicegateValidator(Validator):
             return FailResult(error_message=message, fix_value=released)
         return PassResult()
 
-    def validate_stream(  # type: ignore[override]
-        self, chunk: Any, metadata: dict[str, Any], **kwargs: Any
-    ) -> ValidationResult | None:
+    def validate_stream(self, chunk: Any, metadata: dict[str, Any], **kwargs: Any) -> ValidationResult | None:
         state = metadata.get(STATE_KEY) if isinstance(metadata, dict) else None
         if not isinstance(state, StreamState):
             return FailResult(

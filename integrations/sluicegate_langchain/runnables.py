@@ -9,9 +9,9 @@ chat model (after a `StrOutputParser`, a sync stop can no longer cancel the mode
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator, Mapping, Sequence
 from contextlib import aclosing, suppress
-from typing import Any
+from typing import Any, cast
 from uuid import UUID
 
 from langchain_core.callbacks import BaseCallbackHandler, adispatch_custom_event, dispatch_custom_event
@@ -120,6 +120,8 @@ async def _aone(value: Any) -> AsyncIterator[Any]:
 class _Gating:
     """What both runnables do with an upstream once they have a filter: drive it, dispatch `guard`, report."""
 
+    name: str | None  # Runnable's attribute, always set here
+
     def __init__(
         self, *, filter_factory: FilterFactory | None, notice: str | None, on_outcome: OnOutcome | None, name: str
     ) -> None:
@@ -152,7 +154,7 @@ class _Gating:
 
     async def _arun(
         self, upstream: AsyncIterator[Any], filt: StreamFilter, config: RunnableConfig
-    ) -> AsyncIterator[str]:
+    ) -> AsyncGenerator[str, None]:
         outcome = Outcome()
 
         async def on_guard(o: Outcome) -> None:
@@ -248,7 +250,8 @@ class SourceGate(_Gating, Runnable[Mapping[str, Any], str]):
         self, input: Mapping[str, Any], config: RunnableConfig | None = None, **kwargs: Any
     ) -> AsyncIterator[str]:
         # aclosing: a consumer's aclose() must reach _agate now (and wait for the model), not when finalised
-        async with aclosing(self._atransform_stream_with_config(_aone(input), self._agate, config, **kwargs)) as it:
+        stream = self._atransform_stream_with_config(_aone(input), self._agate, config, **kwargs)
+        async with aclosing(cast(AsyncGenerator[str, None], stream)) as it:
             async for chunk in it:
                 yield chunk
 

@@ -8,11 +8,11 @@ async generator (async), closing the LLM stream on a stop. `source_nodes` stay t
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncGenerator, Iterator, Sequence
 from typing import Any
 
 from llama_index.core.base.response.schema import RESPONSE_TYPE, AsyncStreamingResponse, Response, StreamingResponse
-from llama_index.core.instrumentation import get_dispatcher
+from llama_index.core.instrumentation import get_dispatcher  # type: ignore[attr-defined]  # re-exported
 from llama_index.core.instrumentation.events import BaseEvent
 from llama_index.core.prompts import PromptTemplate
 from llama_index.core.response_synthesizers import BaseSynthesizer, CompactAndRefine, Refine, SimpleSummarize
@@ -89,7 +89,7 @@ class GatedAsyncStreamingResponse(AsyncStreamingResponse):
     `aclose()` at once, an abandoned `async for ... break` when the loop finalises it. LlamaIndex's own
     generators would only drop theirs, leaving the LLM stream open while the response lives."""
 
-    async def _yield_response(self) -> AsyncIterator[str]:
+    async def _yield_response(self) -> AsyncGenerator[str, None]:
         inner = super()._yield_response()
         try:
             async for text in inner:
@@ -100,7 +100,7 @@ class GatedAsyncStreamingResponse(AsyncStreamingResponse):
             if callable(aclose):
                 await aclose()
 
-    async def async_response_gen(self) -> AsyncIterator[str]:
+    async def async_response_gen(self) -> AsyncGenerator[str, None]:
         inner = self._yield_response()
         try:
             async for text in inner:
@@ -111,7 +111,10 @@ class GatedAsyncStreamingResponse(AsyncStreamingResponse):
 
 def _closing_response(response: Any) -> Any:
     """LlamaIndex's streaming response as our closing subclass (same fields); anything else unchanged."""
-    pairs = ((StreamingResponse, GatedStreamingResponse), (AsyncStreamingResponse, GatedAsyncStreamingResponse))
+    pairs: tuple[tuple[Any, Any], ...] = (
+        (StreamingResponse, GatedStreamingResponse),
+        (AsyncStreamingResponse, GatedAsyncStreamingResponse),
+    )
     for base, ours in pairs:
         if isinstance(response, base) and not isinstance(response, ours):
             return ours(
@@ -123,7 +126,7 @@ def _closing_response(response: Any) -> Any:
     return response
 
 
-async def _aone(text: str) -> AsyncIterator[str]:
+async def _aone(text: str) -> AsyncGenerator[str, None]:
     yield text
 
 
@@ -137,7 +140,7 @@ def _refused(response: Any, text: str, outcome: Outcome) -> Any:
         return response
     if isinstance(response, AsyncStreamingResponse):
         return GatedAsyncStreamingResponse(response_gen=_aone(text), metadata=response.metadata)
-    return GatedStreamingResponse(response_gen=iter([text]), metadata=response.metadata)
+    return GatedStreamingResponse(response_gen=(t for t in [text]), metadata=response.metadata)
 
 
 class GatedSynthesizer(BaseSynthesizer):
@@ -217,7 +220,7 @@ class GatedSynthesizer(BaseSynthesizer):
         install_provider_figures()
         meter = UsageMeter()
         is_async = hasattr(result, "__aiter__")
-        upstream = Metered(result if is_async else iter(result), meter)
+        upstream = Metered(result if is_async else iter(result), meter)  # type: ignore[arg-type]  # a str stream
         run = adrive_text if is_async else drive_text
         return run(upstream, filt, meter=meter, outcome=outcome, notice=self._notice, on_guard=_dispatch_guard)
 
@@ -247,7 +250,7 @@ class GatedSynthesizer(BaseSynthesizer):
             query, nodes, additional_source_nodes, **{_OUTCOME_KEY: outcome}, **response_kwargs
         )
         response = self._refusal(response, outcome) if not nodes else _closing_response(response)
-        response.guard = outcome  # type: ignore[union-attr]  # filled in as the answer streams
+        response.guard = outcome  # filled in as the answer streams
         return response
 
     async def asynthesize(
@@ -262,5 +265,5 @@ class GatedSynthesizer(BaseSynthesizer):
             query, nodes, additional_source_nodes, **{_OUTCOME_KEY: outcome}, **response_kwargs
         )
         response = self._refusal(response, outcome) if not nodes else _closing_response(response)
-        response.guard = outcome  # type: ignore[union-attr]
+        response.guard = outcome
         return response

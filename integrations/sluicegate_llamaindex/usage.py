@@ -16,8 +16,9 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
+from llama_index.core.base.llms.types import ChatResponse
 from llama_index.core.bridge.pydantic import Field, PrivateAttr
-from llama_index.core.instrumentation import get_dispatcher
+from llama_index.core.instrumentation import get_dispatcher  # type: ignore[attr-defined]  # re-exported
 from llama_index.core.instrumentation.event_handlers import BaseEventHandler
 from llama_index.core.instrumentation.events import BaseEvent
 from llama_index.core.instrumentation.events.exception import ExceptionEvent
@@ -96,14 +97,14 @@ class UsageEventHandler(BaseEventHandler):
             _report(meter, response.raw)
         elif isinstance(event, (LLMChatEndEvent, LLMCompletionEndEvent)):
             meter = self._meter(event.span_id)
-            response = event.response
-            if response is not None:
+            end = event.response
+            if end is not None:
                 with self._lock:
                     streamed = event.span_id in self._streamed
                 if not streamed:
-                    text = response.message.content if isinstance(event, LLMChatEndEvent) else response.text
+                    text = end.message.content if isinstance(end, ChatResponse) else end.text
                     meter.observe(str(text or ""))
-                _report(meter, response.raw)
+                _report(meter, end.raw)
             self._close(event.span_id, "end")
         elif isinstance(event, ExceptionEvent):
             with self._lock:

@@ -5,8 +5,10 @@ The filter factory comes from `custom_data: {sluicegate: {filter: "pkg.module.fa
 or later from `sluicegate_nemo.install(rails, make_filter)`; without either the action fails closed.
 """
 
+from typing import Any
+
 from sluicegate_nemo.rail_config import init_from_config
 
 
-def init(app):  # noqa: ANN001, ANN201 - the signature NeMo calls
+def init(app: Any) -> None:  # the signature NeMo calls
     init_from_config(app)
