@@ -112,7 +112,7 @@ class SSEParser:
             text = data
         else:
             try:
-                text = self._decoder.feed(data)
+                text = self._decoder.feed(bytes(data))
             except ValueError as exc:
                 self._failed = str(exc)
                 raise
