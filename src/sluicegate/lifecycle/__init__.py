@@ -10,7 +10,7 @@ Needs the `[lifecycle]` extra (pydantic). `import sluicegate` does not import th
 from .generation import NOT_APPLIED, Draft, Generation, Reconcile, ToolCall
 from .ops import Kind
 from .policy import NotAuthorized, Policy, idempotency_key
-from .readers import AnthropicReader, OpenAIChatReader, OpenAIResponsesReader, Reader
+from .readers import AnthropicReader, ChunkReader, OpenAIChatReader, OpenAIResponsesReader, Reader
 from .state import IllegalTransition, OutcomeUnknown, State
 from .stores import OperationRecord, OperationStore, RedisStore, SQLiteStore
 from .stores.base import ConfirmationConflict
@@ -20,6 +20,7 @@ from .validation import Rejection, Rule
 __all__ = [
     "NOT_APPLIED",
     "AnthropicReader",
+    "ChunkReader",
     "ConfirmationConflict",
     "Draft",
     "Generation",

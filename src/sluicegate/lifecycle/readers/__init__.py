@@ -2,7 +2,8 @@
 
 from .anthropic import AnthropicReader
 from .base import Reader, coerce_event
+from .chunks import ChunkReader
 from .openai_chat import OpenAIChatReader
 from .openai_responses import OpenAIResponsesReader
 
-__all__ = ["AnthropicReader", "OpenAIChatReader", "OpenAIResponsesReader", "Reader", "coerce_event"]
+__all__ = ["AnthropicReader", "ChunkReader", "OpenAIChatReader", "OpenAIResponsesReader", "Reader", "coerce_event"]
