@@ -6,6 +6,7 @@ pydantic is imported here only, and this module is imported only by `sluicegate.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from collections.abc import Callable, Iterator, Mapping
@@ -44,12 +45,21 @@ def require_closed_schema(name: str, model: type[BaseModel]) -> None:
 
     if not (isinstance(model, type) and issubclass(model, _BaseModel)):
         raise TypeError(f"tool {name!r}: expected a pydantic BaseModel subclass, got {model!r}")
+    path = _open_object(model)
+    if path is not None:
+        raise TypeError(
+            f"tool {name!r}: {model.__name__}{path} accepts unknown fields; set "
+            'model_config = ConfigDict(extra="forbid") on it and on every nested model'
+        )
+
+
+@functools.lru_cache(maxsize=1024)
+def _open_object(model: type[BaseModel]) -> str | None:
+    """The path of the first object schema that allows extra keys, or None (cached: one schema walk per model)."""
     for path, node in _object_schemas(model.model_json_schema()):
         if node.get("additionalProperties") is not False:
-            raise TypeError(
-                f"tool {name!r}: {model.__name__}{path} accepts unknown fields; set "
-                'model_config = ConfigDict(extra="forbid") on it and on every nested model'
-            )
+            return path or "<root>"
+    return None
 
 
 def _object_schemas(node: object, path: str = "") -> Iterator[tuple[str, dict[str, Any]]]:
