@@ -106,17 +106,15 @@ def main() -> None:
     print("| stream | events | input | events/s (one core) | generations/s |")
     print("|---|---:|---|---:|---:|")
     for name in STREAMS:
-        inputs = {"dicts": dict_events(name), "SSE events": events(name)}
+        inputs = {"dicts": dict_events(name), "SSE events": events(name)}  # the chat dicts omit [DONE]
         for label, evs in inputs.items():
-            if name == "chat" and label == "dicts":
-                evs = [*evs]  # [DONE] is not a JSON event; the dicts omit it
-            times, _ = repeat(lambda evs=evs: run_feed(name, evs, a.generations), a.repeats)
+            times, _ = repeat(lambda evs=evs, name=name: run_feed(name, evs, a.generations), a.repeats)
             rate = sample([len(evs) * a.generations / t for t in times])
             gens = sample([a.generations / t for t in times])
             print(f"| {name} | {len(evs)} | {label} | {rate.fmt(0)} | {gens.fmt(0)} |")
         data = raw(name)
         n = len(events(name))
-        times, _ = repeat(lambda data=data: run_bytes(name, data, a.generations), a.repeats)
+        times, _ = repeat(lambda data=data, name=name: run_bytes(name, data, a.generations), a.repeats)
         print(
             f"| {name} | {n} | bytes via SSEParser ({len(data)} B) | "
             f"{sample([n * a.generations / t for t in times]).fmt(0)} | "
