@@ -167,3 +167,14 @@ def test_text_passes_the_sentence_gate() -> None:
 
 def test_structured_dict_events_of_the_fixture_validate() -> None:
     assert run("responses", dict_events("responses")).state == State.VALIDATED
+
+
+def test_validate_tool_calls_for_framework_assembled_calls() -> None:
+    from sluicegate.lifecycle import validate_tool_calls
+
+    ok, rejected = validate_tool_calls(TOOLS, [("c1", "transfer", args()), ("c2", "get_weather", '{"city":"Bern"}')])
+    assert [c.call_id for c in ok] == ["c1", "c2"] and rejected == ()
+    ok, rejected = validate_tool_calls(
+        TOOLS, [("c1", "transfer", args()), ("c1", "get_weather", "{}"), (None, "transfer", args()), ("c3", "x", "{}")]
+    )
+    assert [r.code for r in rejected] == ["duplicate_call_id", "missing_call_id", "unknown_tool"]

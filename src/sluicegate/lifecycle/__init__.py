@@ -7,7 +7,7 @@ or cancelled / incomplete / failed / expired); the readers turn documented provi
 Needs the `[lifecycle]` extra (pydantic). `import sluicegate` does not import this package.
 """
 
-from .generation import NOT_APPLIED, Draft, Generation, Reconcile, ToolCall
+from .generation import NOT_APPLIED, Draft, Generation, Reconcile, ToolCall, validate_tool_calls
 from .ops import Kind
 from .policy import NotAuthorized, Policy, idempotency_key
 from .readers import AnthropicReader, ChunkReader, OpenAIChatReader, OpenAIResponsesReader, Reader
@@ -43,4 +43,5 @@ __all__ = [
     "Telemetry",
     "ToolCall",
     "idempotency_key",
+    "validate_tool_calls",
 ]

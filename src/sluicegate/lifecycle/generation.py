@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -299,19 +299,7 @@ class Generation:
     def _validate_call(self, item: Item, seen_ids: set[str]) -> ToolCall:
         if item.mismatch:
             raise Rejected("integrity_mismatch", item.mismatch)
-        if not item.call_id:
-            raise Rejected("missing_call_id")
-        if item.call_id in seen_ids:
-            raise Rejected("duplicate_call_id")
-        seen_ids.add(item.call_id)
-        if not item.name:
-            raise Rejected("missing_tool_name")
-        model = self.tools.get(item.name)
-        if model is None:
-            raise Rejected("unknown_tool", item.name)
-        value = _validate(model, item.text, self.rules.get(item.name))
-        canonical = canonical_json(value)
-        return ToolCall(item.call_id, item.name, value, canonical, digest(canonical))
+        return _checked_call(self.tools, self.rules, item.call_id, item.name, item.text, seen_ids)
 
     # -- ending --------------------------------------------------------------------------------------------
 
@@ -513,6 +501,51 @@ class Generation:
             self._move(State.EXECUTED)
 
 
+def _checked_call(
+    tools: Mapping[str, type[BaseModel]],
+    rules: Mapping[str, Rule],
+    call_id: str | None,
+    name: str | None,
+    raw: str,
+    seen_ids: set[str],
+) -> ToolCall:
+    if not call_id:
+        raise Rejected("missing_call_id")
+    if call_id in seen_ids:
+        raise Rejected("duplicate_call_id")
+    seen_ids.add(call_id)
+    if not name:
+        raise Rejected("missing_tool_name")
+    model = tools.get(name)
+    if model is None:
+        raise Rejected("unknown_tool", name)
+    value = _validate(model, raw, rules.get(name))
+    canonical = canonical_json(value)
+    return ToolCall(call_id, name, value, canonical, digest(canonical))
+
+
+def validate_tool_calls(
+    tools: Mapping[str, type[BaseModel]],
+    calls: Iterable[tuple[str | None, str | None, str]],
+    *,
+    rules: Mapping[str, Rule] | None = None,
+) -> tuple[tuple[ToolCall, ...], tuple[Rejection, ...]]:
+    """Validate complete calls `(call_id, name, arguments JSON)` a framework already assembled (NeMo's tool
+    output rails): the same identity checks, strict parse, strict schema and rules as a `Generation`."""
+    for tool_name, model in tools.items():
+        require_closed_schema(tool_name, model)
+    checked_rules = rules_for(tools, rules)
+    accepted: list[ToolCall] = []
+    rejected: list[Rejection] = []
+    seen: set[str] = set()
+    for call_id, name, raw in calls:
+        try:
+            accepted.append(_checked_call(tools, checked_rules, call_id, name, raw, seen))
+        except Rejected as exc:
+            rejected.append(Rejection(call_id or "*", exc.code, exc.detail, name))
+    return tuple(accepted), tuple(rejected)
+
+
 def _dumps(value: object) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
@@ -528,4 +561,4 @@ class _RestoredReader(Reader):
         return [Violation("restored_generation_reads_nothing")]
 
 
-__all__ = ["ALTERNATIVE_TERMINALS", "NOT_APPLIED", "Draft", "Generation", "ToolCall"]
+__all__ = ["ALTERNATIVE_TERMINALS", "NOT_APPLIED", "Draft", "Generation", "ToolCall", "validate_tool_calls"]
