@@ -144,12 +144,21 @@ class IdempotentToolExecutor:
         self.policy = policy
         self.reconcile = reconcile
 
+    def _tool(self, name: str, call_id: str) -> BaseTool:
+        tool = self.tools.get(name)
+        if tool is None:
+            raise KeyError(f"no LangChain tool named {name!r} for call {call_id}")
+        return tool
+
+    @staticmethod
+    def _message(result: Any, call_id: str, name: str) -> ToolMessage:
+        content = result if isinstance(result, str) else json.dumps(result, ensure_ascii=False)
+        return ToolMessage(content=content, tool_call_id=call_id, name=name)
+
     def run(self, generation: Generation) -> list[ToolMessage]:
         messages = []
         for call in generation.tool_calls:
-            tool = self.tools.get(call.name)
-            if tool is None:
-                raise KeyError(f"no LangChain tool named {call.name!r} for call {call.call_id}")
+            tool = self._tool(call.name, call.call_id)
 
             def apply(args: BaseModel, tool: BaseTool = tool) -> object:
                 return tool.invoke(args.model_dump(mode="json"))
@@ -157,6 +166,20 @@ class IdempotentToolExecutor:
             result = generation.execute(
                 call.call_id, apply, store=self.store, policy=self.policy, reconcile=self.reconcile
             )
-            content = result if isinstance(result, str) else json.dumps(result, ensure_ascii=False)
-            messages.append(ToolMessage(content=content, tool_call_id=call.call_id, name=call.name))
+            messages.append(self._message(result, call.call_id, call.name))
+        return messages
+
+    async def arun(self, generation: Generation) -> list[ToolMessage]:
+        """`run` with `tool.ainvoke`, one call after the other (their order is the model's)."""
+        messages = []
+        for call in generation.tool_calls:
+            tool = self._tool(call.name, call.call_id)
+
+            async def apply(args: BaseModel, tool: BaseTool = tool) -> object:
+                return await tool.ainvoke(args.model_dump(mode="json"))
+
+            result = await generation.aexecute(
+                call.call_id, apply, store=self.store, policy=self.policy, reconcile=self.reconcile
+            )
+            messages.append(self._message(result, call.call_id, call.name))
         return messages

@@ -159,12 +159,23 @@ class IdempotentToolExecutor:
         self.policy = policy
         self.reconcile = reconcile
 
+    def _tool(self, name: str, call_id: str) -> BaseTool:
+        tool = self.tools.get(name)
+        if tool is None:
+            raise KeyError(f"no LlamaIndex tool named {name!r} for call {call_id}")
+        return tool
+
+    @staticmethod
+    def _message(recorded: Any, call_id: str, name: str) -> ChatMessage:
+        content = recorded["content"] if isinstance(recorded, dict) else json.dumps(recorded)
+        return ChatMessage(
+            role=MessageRole.TOOL, content=content, additional_kwargs={"tool_call_id": call_id, "name": name}
+        )
+
     def run(self, generation: Generation) -> list[ChatMessage]:
         messages = []
         for call in generation.tool_calls:
-            tool = self.tools.get(call.name)
-            if tool is None:
-                raise KeyError(f"no LlamaIndex tool named {call.name!r} for call {call.call_id}")
+            tool = self._tool(call.name, call.call_id)
 
             def apply(args: BaseModel, tool: BaseTool = tool) -> object:
                 result = tool(**args.model_dump(mode="json"))
@@ -173,12 +184,24 @@ class IdempotentToolExecutor:
             recorded = generation.execute(
                 call.call_id, apply, store=self.store, policy=self.policy, reconcile=self.reconcile
             )
-            content = recorded["content"] if isinstance(recorded, dict) else json.dumps(recorded)
-            messages.append(
-                ChatMessage(
-                    role=MessageRole.TOOL,
-                    content=content,
-                    additional_kwargs={"tool_call_id": call.call_id, "name": call.name},
-                )
+            messages.append(self._message(recorded, call.call_id, call.name))
+        return messages
+
+    async def arun(self, generation: Generation) -> list[ChatMessage]:
+        """`run` with `tool.acall` (async tools), one call after the other."""
+        messages = []
+        for call in generation.tool_calls:
+            tool = self._tool(call.name, call.call_id)
+            acall = getattr(tool, "acall", None)
+            if acall is None:
+                raise TypeError(f"LlamaIndex tool {call.name!r} has no acall: use run()")
+
+            async def apply(args: BaseModel, acall: Any = acall) -> object:
+                result = await acall(**args.model_dump(mode="json"))
+                return {"content": result.content, "is_error": bool(result.is_error)}
+
+            recorded = await generation.aexecute(
+                call.call_id, apply, store=self.store, policy=self.policy, reconcile=self.reconcile
             )
+            messages.append(self._message(recorded, call.call_id, call.name))
         return messages

@@ -110,3 +110,26 @@ def test_executor_runs_each_tool_once(tmp_path: Path) -> None:
     assert all(isinstance(m, ToolMessage) for m in first)
     assert [m.tool_call_id for m in first] == ["call_transfer_1", "call_weather_2"]
     assert len(calls) == 1 and gen.state == State.EXECUTED
+
+
+async def test_executor_arun(tmp_path: Path) -> None:
+    calls: list[str] = []
+
+    @tool
+    async def transfer(to: str, amount_cents: int, currency: str, memo: str) -> str:
+        """Send money."""
+        calls.append(to)
+        return "TX-async"
+
+    @tool
+    async def get_weather(city: str) -> str:
+        """Weather for a city."""
+        return city
+
+    gen = await ToolCallGate(ToolStreamingChatModel(chunks=chunks_from_chat_fixture()), TOOLS).ainvoke("x", CONFIG)
+    store = SQLiteStore(tmp_path / "ops.sqlite3")
+    gen.confirm(store)
+    executor = IdempotentToolExecutor([transfer, get_weather], store=store, policy=Policy(version="p1"))
+    first, second = await executor.arun(gen), await executor.arun(gen)
+    assert [m.content for m in first] == [m.content for m in second] == ["TX-async", "東京"]
+    assert len(calls) == 1

@@ -217,3 +217,32 @@ def test_unserializable_result_is_unknown(store: OperationStore) -> None:
     gen = confirmed(store)
     with pytest.raises(OutcomeUnknown):
         gen.execute(call_id(gen), lambda t: object(), store=store, policy=POLICY)
+
+
+async def test_aexecute_once_and_lost_responses(store: OperationStore) -> None:
+    import asyncio
+
+    applied: list[int] = []
+
+    async def transfer(t: Transfer) -> dict[str, str]:
+        await asyncio.sleep(0)
+        applied.append(t.amount_cents)
+        return {"bank_ref": "TX-async"}
+
+    gen = confirmed(store)
+    first = await gen.aexecute(call_id(gen), transfer, store=store, policy=POLICY)
+    assert await gen.aexecute(call_id(gen), transfer, store=store, policy=POLICY) == first
+    assert applied == [125000] and gen.state == State.EXECUTED
+
+    async def hangs(t: Transfer) -> None:
+        await asyncio.sleep(10)
+
+    other = confirmed(store, "responses")
+    task = asyncio.ensure_future(other.aexecute(call_id(other), hangs, store=store, policy=POLICY))
+    await asyncio.sleep(0.01)
+    task.cancel()  # the request may already have reached the bank
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    with pytest.raises(OutcomeUnknown):
+        await other.aexecute(call_id(other), transfer, store=store, policy=POLICY)
+    assert applied == [125000]

@@ -111,3 +111,15 @@ def test_executor_runs_each_tool_once(tmp_path: Path) -> None:
     assert all(m.role == MessageRole.TOOL for m in first)
     assert [m.additional_kwargs["tool_call_id"] for m in first] == ["call_transfer_1", "call_weather_2"]
     assert len(APPLIED) == 1 and gen.state == State.EXECUTED
+
+
+async def test_executor_arun(tmp_path: Path) -> None:
+    APPLIED.clear()
+    _, items = run(fixture_chunks())
+    gen: Generation = items[-1]
+    store = SQLiteStore(tmp_path / "ops.sqlite3")
+    gen.confirm(store)
+    executor = IdempotentToolExecutor(TOOLS, store=store, policy=Policy(version="p1"))
+    first, second = await executor.arun(gen), await executor.arun(gen)
+    assert [m.content for m in first] == [m.content for m in second] == ["TX-1", "sunny in 東京"]
+    assert len(APPLIED) == 1

@@ -11,9 +11,9 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from ..stream import Guard, StreamFilter
 from .assembly import Assembly, AssemblyError, Item
@@ -36,6 +36,7 @@ class _NotApplied:
 
 
 NOT_APPLIED: Any = _NotApplied()
+_RUN: Any = object()  # `_begin` says: this caller owns the claim, run the tool
 """What a `reconcile` callable returns when the external system has no trace of the operation."""
 
 Reconcile = Callable[[str, "ToolCall"], object]
@@ -439,6 +440,38 @@ class Generation:
         that raises leaves the operation unknown (`OutcomeUnknown`); later calls stay unknown until `reconcile`
         finds the result or reports `NOT_APPLIED` (only then is the tool run again). Never an automatic retry.
         """
+        call, key, ready = self._begin(call_id, store, policy, reconcile)
+        if ready is not _RUN:
+            return ready
+        try:
+            result = _dumps(tool(call.arguments))
+        except BaseException as exc:
+            self._lost(store, key, exc)
+        return self._recorded(store, key, call_id, result)
+
+    async def aexecute(
+        self,
+        call_id: str,
+        tool: Callable[[Any], Awaitable[object]],
+        *,
+        store: OperationStore,
+        policy: Policy,
+        reconcile: Reconcile | None = None,
+    ) -> Any:
+        """`execute` for an async tool (the store and `reconcile` are called synchronously; both are short)."""
+        call, key, ready = self._begin(call_id, store, policy, reconcile)
+        if ready is not _RUN:
+            return ready
+        try:
+            result = _dumps(await tool(call.arguments))
+        except BaseException as exc:  # CancelledError too: the request may have left, so the outcome is unknown
+            self._lost(store, key, exc)
+        return self._recorded(store, key, call_id, result)
+
+    def _begin(
+        self, call_id: str, store: OperationStore, policy: Policy, reconcile: Reconcile | None
+    ) -> tuple[ToolCall, str, Any]:
+        """Checks, authorization and the claim: `_RUN` if this caller owns the run, else the known result."""
         if self._state not in (State.CONFIRMED, State.EXECUTED):
             raise IllegalTransition(self._state, State.EXECUTED, "execute needs a confirmed generation")
         call = next((c for c in self._calls if c.call_id == call_id), None)
@@ -457,40 +490,39 @@ class Generation:
             sort_keys=True,
         )
         record = store.claim(key, meta)
-        if not record.claimed:
-            if record.status == DONE and record.result is not None:
-                self.telemetry.recorded_results_returned += 1
-                self._executed_call(call_id)
-                return json.loads(record.result)
-            if reconcile is None:
-                self.telemetry.unknown_outcomes += 1
-                raise OutcomeUnknown(key, f"the operation is {record.status}; pass reconcile= to look it up")
-            try:
-                found = reconcile(key, call)
-            except Exception as exc:
-                self.telemetry.unknown_outcomes += 1
-                raise OutcomeUnknown(key, "reconcile could not tell") from exc
-            if found is not NOT_APPLIED:
-                result = _dumps(found)
-                store.complete(key, result)
-                self._executed_call(call_id)
-                return json.loads(result)
-            store.mark_not_applied(key)
-            record = store.claim(key, meta)
-            if not record.claimed:
-                self.telemetry.unknown_outcomes += 1
-                raise OutcomeUnknown(key, f"another executor took the operation ({record.status})")
-        try:
-            outcome = tool(call.arguments)
-            result = _dumps(outcome)
-        except BaseException as exc:
-            store.mark_unknown(key)
+        if record.claimed:
+            return call, key, _RUN
+        if record.status == DONE and record.result is not None:
+            self.telemetry.recorded_results_returned += 1
+            self._executed_call(call_id)
+            return call, key, json.loads(record.result)
+        if reconcile is None:
             self.telemetry.unknown_outcomes += 1
-            if not isinstance(exc, Exception):
-                raise
-            raise OutcomeUnknown(key, f"the tool raised {type(exc).__name__}") from exc
+            raise OutcomeUnknown(key, f"the operation is {record.status}; pass reconcile= to look it up")
+        try:
+            found = reconcile(key, call)
+        except Exception as exc:
+            self.telemetry.unknown_outcomes += 1
+            raise OutcomeUnknown(key, "reconcile could not tell") from exc
+        if found is not NOT_APPLIED:
+            return call, key, self._recorded(store, key, call_id, _dumps(found), ran=False)
+        store.mark_not_applied(key)
+        if not store.claim(key, meta).claimed:
+            self.telemetry.unknown_outcomes += 1
+            raise OutcomeUnknown(key, "another executor took the operation after reconciliation")
+        return call, key, _RUN
+
+    def _lost(self, store: OperationStore, key: str, exc: BaseException) -> NoReturn:
+        store.mark_unknown(key)
+        self.telemetry.unknown_outcomes += 1
+        if not isinstance(exc, Exception):
+            raise exc
+        raise OutcomeUnknown(key, f"the tool raised {type(exc).__name__}") from exc
+
+    def _recorded(self, store: OperationStore, key: str, call_id: str, result: str, *, ran: bool = True) -> Any:
         store.complete(key, result)
-        self.telemetry.executions += 1
+        if ran:
+            self.telemetry.executions += 1
         self._executed_call(call_id)
         return json.loads(result)
 
