@@ -6,7 +6,7 @@ import functools
 import json
 from typing import Any
 
-from hypothesis import given
+from hypothesis import event, given
 from hypothesis import strategies as st
 
 from sluicegate.lifecycle import NOT_APPLIED, Generation, OutcomeUnknown, Policy, SQLiteStore, State
@@ -106,6 +106,7 @@ def test_never_confirms_incomplete_content_never_executes_twice(
         else:
             gen.feed(item)
     gen.close()
+    event(f"{name}: {gen.state.value}")
     calls, text = reference(name)
     if gen.state not in ACCEPTED:
         assert gen.tool_calls == () and gen.text is None and gen.output is None
