@@ -17,6 +17,9 @@ class Kind(str, Enum):
     TOOL = "tool"
     OTHER = "other"  # provider-side blocks (server tools, citations): buffered, never validated or run
 
+    def __str__(self) -> str:
+        return self.value
+
 
 @dataclass(frozen=True)
 class Start:
