@@ -224,3 +224,13 @@ def test_lost_tool_response_then_retries(tmp_path: object) -> None:
         with pytest.raises(OutcomeUnknown):
             gen.execute(call, tool, store=store, policy=POLICY)
     assert applied == [1]
+
+
+@pytest.mark.parametrize("offset", [1, 7])
+def test_responses_numbering_is_anchored_at_response_created(offset: int) -> None:
+    """Docs and SDKs show both 0- and 1-based numbering: the anchor is response.created, not a constant."""
+    evs = dict_events("responses")
+    for e in evs:
+        e["sequence_number"] = int(e["sequence_number"]) + offset  # type: ignore[call-overload]
+    evs.insert(3, evs.pop(0))  # and response.created arrives late
+    assert outcome(run("responses", evs)) == reference("responses")

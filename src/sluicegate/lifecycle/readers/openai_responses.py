@@ -30,15 +30,17 @@ class OpenAIResponsesReader(Reader):
 
     def __init__(self, *, starting_after: int | None = None, max_held: int = 10_000) -> None:
         super().__init__()
-        self._next = 0 if starting_after is None else starting_after + 1
+        # Without a resume cursor the stream is anchored at `response.created` (the documented first event),
+        # whatever number it carries; events that arrive before it are held.
+        self._next: int | None = None if starting_after is None else starting_after + 1
         self._held: dict[int, tuple[str, Mapping[str, Any]]] = {}
         self._max_held = max_held
         self._refused = False
 
     @property
-    def cursor(self) -> int:
-        """The last applied sequence number (resume with `starting_after=cursor`); -1 before any."""
-        return self._next - 1
+    def cursor(self) -> int | None:
+        """The last applied sequence number (resume with `starting_after=cursor`); None before any."""
+        return None if self._next is None else self._next - 1
 
     def read_payload(self, name: str | None, payload: Mapping[str, Any] | str) -> list[Op]:
         if payload == DONE_SENTINEL or not isinstance(payload, Mapping):
@@ -47,12 +49,20 @@ class OpenAIResponsesReader(Reader):
         seq = payload.get("sequence_number")
         if not isinstance(seq, int) or isinstance(seq, bool):
             return [Violation("missing_sequence_number")]
-        if seq < self._next or seq in self._held:
-            return [Duplicate(f"sequence_number<={self.cursor}" if seq < self._next else "sequence_number_held")]
+        if seq in self._held or (self._next is not None and seq < self._next):
+            return [Duplicate("sequence_number_seen")]
         self._held[seq] = (kind, payload)
         if len(self._held) > self._max_held:
             return [Violation("sequence_gap_too_long")]
         ops: list[Op] = []
+        if self._next is None:
+            if kind != "response.created":
+                return ops
+            self._next = seq
+            stale = [n for n in self._held if n < seq]  # numbered before the first event: not this stream's
+            for n in stale:
+                del self._held[n]
+            ops.extend(Duplicate("sequence_number_before_created") for _ in stale)
         while self._next in self._held:
             kind, held = self._held.pop(self._next)
             self._next += 1
