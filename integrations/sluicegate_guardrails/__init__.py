@@ -14,17 +14,20 @@ require_extra("guardrails", adapter="sluicegate_guardrails", framework="Guardrai
 
 from .state import EOS, StreamState  # noqa: E402
 from .stream import Checked, GuardedStream, astream, stream, validate  # noqa: E402
+from .structured import GuardrailsRejected, guard_rule  # noqa: E402  (pydantic comes with guardrails-ai)
 from .validators import Redact, SluicegateValidator, StreamGate  # noqa: E402
 
 __all__ = [
     "EOS",
     "Checked",
     "GuardedStream",
+    "GuardrailsRejected",
     "Redact",
     "SluicegateValidator",
     "StreamGate",
     "StreamState",
     "astream",
+    "guard_rule",
     "stream",
     "validate",
 ]

@@ -12,5 +12,13 @@ require_extra("langchain_core", adapter="sluicegate_langchain", framework="LangC
 
 from .callbacks import UsageCallbackHandler  # noqa: E402
 from .runnables import DEFAULT_UNVERIFIED_TAG, GateStep, SourceGate  # noqa: E402
+from .tools import IdempotentToolExecutor, ToolCallGate  # noqa: E402  (pydantic comes with langchain-core)
 
-__all__ = ["DEFAULT_UNVERIFIED_TAG", "GateStep", "SourceGate", "UsageCallbackHandler"]
+__all__ = [
+    "DEFAULT_UNVERIFIED_TAG",
+    "GateStep",
+    "IdempotentToolExecutor",
+    "SourceGate",
+    "ToolCallGate",
+    "UsageCallbackHandler",
+]

@@ -10,6 +10,16 @@ from sluicegate.plugin import require_extra
 require_extra("llama_index.core", adapter="sluicegate_llamaindex", framework="LlamaIndex", extra="llamaindex")
 
 from .synthesizer import GATED_QA_TEMPLATE, GatedSynthesizer, MultiCallModeError  # noqa: E402
+from .tools import IdempotentToolExecutor, astream_tool_calls, stream_tool_calls  # noqa: E402
 from .usage import LLMUsage, UsageEventHandler  # noqa: E402
 
-__all__ = ["GATED_QA_TEMPLATE", "GatedSynthesizer", "LLMUsage", "MultiCallModeError", "UsageEventHandler"]
+__all__ = [
+    "GATED_QA_TEMPLATE",
+    "GatedSynthesizer",
+    "IdempotentToolExecutor",
+    "LLMUsage",
+    "MultiCallModeError",
+    "UsageEventHandler",
+    "astream_tool_calls",
+    "stream_tool_calls",
+]

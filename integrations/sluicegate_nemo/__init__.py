@@ -26,8 +26,13 @@ from .rail_config import (  # noqa: E402  # noqa: E402
 )
 from .session import CONTEXT_KEY, SessionMissing, StreamSession, current_session, use_session  # noqa: E402
 from .stream import GuardedStream, gated, guarded_stream, is_block_frame, parse_error_frame  # noqa: E402
+from .tools import TOOL_RAIL_FLOW, ToolCallRail, install_tool_rail, tool_rail_config  # noqa: E402  (pydantic: NeMo's)
 
 __all__ = [
+    "TOOL_RAIL_FLOW",
+    "ToolCallRail",
+    "install_tool_rail",
+    "tool_rail_config",
     "CONTEXT_KEY",
     "FLOW_NAME",
     "RAIL_PATH",

@@ -1,0 +1,47 @@
+"""Streamed tool calls and structured output: nothing is stored, indexed or executed before it is validated.
+
+`Generation` is the state machine (received -> provisional -> assembled -> validated -> confirmed -> executed,
+or cancelled / incomplete / failed / expired); the readers turn documented provider streams into its input;
+`SQLiteStore` / `RedisStore` hold confirmed versions and operations keyed by a server-computed idempotency key.
+
+Needs the `[lifecycle]` extra (pydantic). `import sluicegate` does not import this package.
+"""
+
+from .generation import NOT_APPLIED, Draft, Generation, Reconcile, ToolCall, validate_tool_calls
+from .ops import Kind
+from .policy import NotAuthorized, Policy, idempotency_key
+from .readers import AnthropicReader, ChunkReader, OpenAIChatReader, OpenAIResponsesReader, Reader
+from .state import IllegalTransition, OutcomeUnknown, State
+from .stores import OperationRecord, OperationStore, RedisStore, SQLiteStore
+from .stores.base import ConfirmationConflict
+from .telemetry import Telemetry
+from .validation import Rejection, Rule
+
+__all__ = [
+    "NOT_APPLIED",
+    "AnthropicReader",
+    "ChunkReader",
+    "ConfirmationConflict",
+    "Draft",
+    "Generation",
+    "IllegalTransition",
+    "Kind",
+    "NotAuthorized",
+    "OpenAIChatReader",
+    "OpenAIResponsesReader",
+    "OperationRecord",
+    "OperationStore",
+    "OutcomeUnknown",
+    "Policy",
+    "Reader",
+    "Reconcile",
+    "Rejection",
+    "RedisStore",
+    "Rule",
+    "SQLiteStore",
+    "State",
+    "Telemetry",
+    "ToolCall",
+    "idempotency_key",
+    "validate_tool_calls",
+]

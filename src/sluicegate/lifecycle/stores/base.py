@@ -1,0 +1,52 @@
+"""The store protocol: two small tables, confirmed generations and operations keyed by idempotency key.
+
+An operation moves pending -> done (result recorded) or pending -> unknown (the tool's response was lost);
+unknown -> not_applied only after a reconcile lookup said so, and only then may it be claimed again. `claim`
+is atomic in both stores: of two executors racing for the same key, exactly one gets `claimed=True`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+PENDING = "pending"
+DONE = "done"
+UNKNOWN = "unknown"
+NOT_APPLIED = "not_applied"
+
+
+@dataclass(frozen=True)
+class OperationRecord:
+    """One operation's state in the store; `claimed` is True only for the caller that just took it."""
+
+    key: str
+    status: str
+    result: str | None = None
+    claimed: bool = False
+
+
+class ConfirmationConflict(ValueError):
+    """A generation id was confirmed before with a different validated version."""
+
+
+class OperationStore(Protocol):
+    """What `Generation.confirm` and `Generation.execute` need from a store."""
+
+    def put_confirmed(self, generation_id: str, record: str) -> str:
+        """Store the validated version once; return what is stored (the earlier one if it already existed)."""
+        ...
+
+    def get_confirmed(self, generation_id: str) -> str | None: ...
+
+    def claim(self, key: str, meta: str) -> OperationRecord:
+        """Atomically take an absent (or not-applied) key as pending, or return its current record."""
+        ...
+
+    def complete(self, key: str, result: str) -> None: ...
+
+    def mark_unknown(self, key: str) -> None: ...
+
+    def mark_not_applied(self, key: str) -> None: ...
+
+    def get(self, key: str) -> OperationRecord | None: ...
