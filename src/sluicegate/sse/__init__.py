@@ -4,14 +4,18 @@ Nothing here imports a web framework: the Starlette endpoint lives in `integrati
 """
 
 from .encode import SSE_HEADERS, encode_comment, encode_event
+from .gated import DEFAULT_PING_INTERVAL, ERROR_MESSAGES, gated_events
 from .parser import DEFAULT_MAX_EVENT_BYTES, SSEEvent, SSEEventTooLarge, SSEParser
 
 __all__ = [
     "DEFAULT_MAX_EVENT_BYTES",
+    "DEFAULT_PING_INTERVAL",
+    "ERROR_MESSAGES",
     "SSE_HEADERS",
     "SSEEvent",
     "SSEEventTooLarge",
     "SSEParser",
     "encode_comment",
     "encode_event",
+    "gated_events",
 ]
