@@ -1,0 +1,21 @@
+"""Server-Sent Events for guarded answers: a sans-I/O parser and encoder, and `gated_events` (asyncio only).
+
+Nothing here imports a web framework: the Starlette endpoint lives in `integrations/sluicegate_starlette`.
+"""
+
+from .encode import SSE_HEADERS, encode_comment, encode_event
+from .gated import DEFAULT_PING_INTERVAL, ERROR_MESSAGES, gated_events
+from .parser import DEFAULT_MAX_EVENT_BYTES, SSEEvent, SSEEventTooLarge, SSEParser
+
+__all__ = [
+    "DEFAULT_MAX_EVENT_BYTES",
+    "DEFAULT_PING_INTERVAL",
+    "ERROR_MESSAGES",
+    "SSE_HEADERS",
+    "SSEEvent",
+    "SSEEventTooLarge",
+    "SSEParser",
+    "encode_comment",
+    "encode_event",
+    "gated_events",
+]
