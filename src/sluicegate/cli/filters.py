@@ -2,7 +2,7 @@
 
 A user factory takes the record as a mapping (its `sources`, `language`, `question`, `id` and any extra fields),
 the same shape as `sluicegate.sources.gate_from(...)` — so `sluicegate.sources:request_gate_redacted` works as
-is — or takes no argument at all (a filter class). Resolving happens once, before the first record, so a typo
+is — or takes no required argument (a filter class) and is called with none. Resolving happens once, before the first record, so a typo
 is a one-line error and not a thousand failed records.
 """
 
@@ -34,17 +34,14 @@ def default_filter(record: Mapping[str, Any], language: str) -> StreamFilter:
 
 
 def _takes_no_argument(factory: Callable[..., Any]) -> bool:
+    """No required positional parameter: a filter class or a zero-argument factory, called with nothing."""
     try:
         params = inspect.signature(factory).parameters.values()
     except (TypeError, ValueError):  # a builtin without a signature: assume it takes the record
         return False
-    required = [
-        p
-        for p in params
-        if p.default is inspect.Parameter.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
-    ]
-    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL)]
-    return not required and not positional
+    return not any(
+        p.default is inspect.Parameter.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params
+    )
 
 
 def load_filter(spec: str | None) -> tuple[RecordFactory, str]:
