@@ -2,8 +2,8 @@
 
 A user factory takes the record as a mapping (its `sources`, `language`, `question`, `id` and any extra fields),
 the same shape as `sluicegate.sources.gate_from(...)` — so `sluicegate.sources:request_gate_redacted` works as
-is — or takes no required argument (a filter class) and is called with none. Resolving happens once, before the first record, so a typo
-is a one-line error and not a thousand failed records.
+is — or takes no required argument (a filter class) and is called with none. Resolving happens once, before
+the first record, so a typo is a one-line error and not a thousand failed records.
 """
 
 from __future__ import annotations
