@@ -20,6 +20,7 @@ CSS = """
 body{font:15px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:72rem;padding:0 1rem;color:#1b1b1b}
 h1{font-size:1.4rem}h2{font-size:1.15rem;margin-top:2rem}
 table.totals{border-collapse:collapse}table.totals td,table.totals th{border:1px solid #ccc;padding:.2rem .6rem}
+table.totals th{text-align:left;font-weight:400}
 td.n{text-align:right}.bad{color:#b71c1c;font-weight:600}
 .rec{border:1px solid #ccc;border-radius:6px;margin:.6rem 0;padding:.3rem .8rem}
 .rec>summary{cursor:pointer}.badge{display:inline-block;border-radius:4px;padding:0 .4rem;color:#fff;font-size:.85rem}
@@ -134,7 +135,7 @@ def _record(row: dict[str, Any], categories: list[str]) -> str:
     shown = escape(row["shown"]) or "<i>(nothing)</i>"
     if row["notice"]:
         shown += f'<span class="notice">{escape(row["notice"])}</span>'
-    body = f'<h4>What the reader saw</h4><div class="reader">{shown}</div>'
+    body = f'<h4>What the reader saw</h4><div class="reader" dir="auto">{shown}</div>'
     server = row["server_side"]
     if server["blocked_sentence"] is not None or server["violations"]:
         details = "".join(
@@ -147,7 +148,7 @@ def _record(row: dict[str, Any], categories: list[str]) -> str:
         )
         body += (
             '<div class="server-only"><span class="label">Server side only: never sent to the reader</span>'
-            f'<div class="blocked">{blocked}</div><ul>{details}</ul></div>'
+            f'<div class="blocked" dir="auto">{blocked}</div><ul>{details}</ul></div>'
         )
     if row.get("error"):
         body += f'<p class="bad">filter error: {escape(row["error"])}</p>'
