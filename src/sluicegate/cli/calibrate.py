@@ -75,12 +75,14 @@ def histogram(answerable: Sequence[float], refuse: Sequence[float], *, width: in
     counts_a = _bins(answerable)
     counts_r = _bins(refuse)
     scale = max([*counts_a, *counts_r, 1])
-    lines = [f"{'score':>11}  {'answerable (#)':<{width}}  must-refuse (x)"]
+    lines = [f"{'score':<9}  {'answerable (#)':<{width}}      must-refuse (x)"]
     for i in reversed(range(BINS)):
         low, high = i / BINS, (i + 1) / BINS
         bar_a = "#" * math.ceil(counts_a[i] * width / scale) if counts_a[i] else ""
         bar_r = "x" * math.ceil(counts_r[i] * width / scale) if counts_r[i] else ""
-        lines.append(f"{low:.2f}-{high:.2f}  {bar_a:<{width}} {counts_a[i]:>3}  {bar_r} {counts_r[i] or ''}".rstrip())
+        count_a = str(counts_a[i]) if counts_a[i] else ""
+        count_r = str(counts_r[i]) if counts_r[i] else ""
+        lines.append(f"{low:.2f}-{high:.2f}  {bar_a:<{width}} {count_a:>3}  {bar_r} {count_r}".rstrip())
     return "\n".join(lines)
 
 
@@ -199,6 +201,14 @@ def report(result: Result) -> str:
             f"threshold: {result.threshold:.3f} refuses all {len(result.refuse)} must-refuse questions and loses "
             f"{result.lost} of {n} answerable ones"
         )
+    from ..evidence import DEFAULT_THRESHOLD
+
+    kept = sum(1 for s in result.refuse if s < DEFAULT_THRESHOLD)
+    dropped = sum(1 for s in result.answerable if s < DEFAULT_THRESHOLD)
+    lines.append(
+        f"at the design default {DEFAULT_THRESHOLD}: refuses {kept} of {len(result.refuse)} must-refuse, "
+        f"loses {dropped} of {len(result.answerable)} answerable"
+    )
     lines.append(
         f"This number belongs to {result.embedding_model} on {result.corpus}: recalibrate when either changes. "
         "A threshold checked on a substitute embedding is a default, not a calibration."
@@ -254,5 +264,5 @@ def run(args: argparse.Namespace) -> int:
         except ImportError:
             print("no PNG: matplotlib is not installed (pip install 'sluicegate[plot]')", file=sys.stderr)
         else:
-            print(f"plot: {args.png}", file=sys.stderr)
+            print(f"plot: {args.png}")
     return 0 if result.threshold is not None else 1
