@@ -71,13 +71,27 @@ def run(args: argparse.Namespace) -> int:
             return _fail(f"needs {extra}: pip install 'sluicegate[cli]'")
     logging.getLogger("sluicegate").setLevel(logging.ERROR)
     from .calibrate import load_retriever
-    from .golden_set import REFUSAL_SETS, GoldenError, default_retriever, load_golden, names_of, score_items, totals
+    from .golden_set import (
+        REFUSAL_SETS,
+        GoldenError,
+        check_corpus,
+        default_retriever,
+        load_golden,
+        names_of,
+        score_items,
+        totals,
+    )
 
     try:
         golden = load_golden(args.file)
     except GoldenError as exc:
         return _fail(str(exc))
     spec = args.retriever or golden.settings.retriever
+    if spec is None:
+        try:
+            check_corpus(golden)
+        except GoldenError as exc:
+            return _fail(str(exc))
     try:
         retriever = load_retriever(spec) if spec else default_retriever(golden)
     except Exception as exc:  # an import path that names nothing usable: one line, exit 2

@@ -205,15 +205,19 @@ def parse_golden(raw: object, path: Path) -> Golden:
         if not isinstance(raw_items, (list, tuple)):
             raise GoldenError(f"{set_name} must be a list of questions")
         items[set_name] = tuple(_item(set_name, i, r, settings.language) for i, r in enumerate(raw_items))
-    if settings.retriever is None and not corpus and (items["retrieval"] or items["answerable"]):
-        raise GoldenError("no corpus and no settings.retriever: the default retriever searches 'corpus'")
-    if corpus:
-        for item in items["retrieval"]:
-            missing = [e for e in item.expected if e not in ids]
-            if missing and settings.retriever is None:
-                raise GoldenError(f"{item.where}: expected ids {missing} are not in the corpus")
     name = doc.get("name")
     return Golden(path, str(name) if name else path.name, settings, tuple(corpus), tuple(records), items)
+
+
+def check_corpus(golden: Golden) -> None:
+    """For the default retriever (which searches `corpus`): a corpus exists and every expected id is in it."""
+    ids = {pid for pid, _ in golden.corpus}
+    if not ids and any(golden.items[n] for n in ("no_evidence", "answerable", "retrieval")):
+        raise GoldenError(f"{golden.path}: no corpus and no retriever: the default retriever searches 'corpus'")
+    for item in golden.items["retrieval"]:
+        missing = [e for e in item.expected if e not in ids]
+        if missing:
+            raise GoldenError(f"{golden.path}: {item.where}: expected ids {missing} are not in the corpus")
 
 
 def load_golden(path: str | Path) -> Golden:
