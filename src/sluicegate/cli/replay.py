@@ -37,7 +37,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--sizes",
         default=DEFAULT_SIZES,
-        help=f"re-chunk each answer at these piece sizes, besides its recorded chunking (default {DEFAULT_SIZES})",
+        help="re-chunk each answer at these piece sizes ('whole': one piece), besides its recorded chunking; "
+        f"'none' replays the recorded chunking only (default {DEFAULT_SIZES})",
     )
     parser.add_argument("--json", metavar="PATH", help="write the report as JSON ('-' for standard output)")
     parser.add_argument("--html", metavar="PATH", help="write a self-contained HTML report")

@@ -31,7 +31,9 @@ Chunking = tuple[str, int | None]  # (label, piece size; None = the whole answer
 
 
 def parse_sizes(text: str) -> list[int | None]:
-    """`"1,4,whole"` -> `[1, 4, None]`. Raises ValueError naming the bad item."""
+    """`"1,4,whole"` -> `[1, 4, None]`; `"none"` -> `[]` (the recorded chunking only). ValueError names a bad item."""
+    if text.strip() == "none":
+        return []
     sizes: list[int | None] = []
     for item in (part.strip() for part in text.split(",")):
         if item == "whole":
@@ -39,7 +41,7 @@ def parse_sizes(text: str) -> list[int | None]:
         elif item.isdigit() and int(item) >= 1:
             sizes.append(int(item))
         else:
-            raise ValueError(f"chunk sizes are positive integers or 'whole', got {item!r}")
+            raise ValueError(f"chunk sizes are positive integers or 'whole' (or just 'none'), got {item!r}")
     return list(dict.fromkeys(sizes))
 
 
