@@ -6,7 +6,8 @@ the stream ended with its terminal event. A stream without one (or ended for `ma
 `error` event) was cut short by the provider, and is replayed as a truncation, not judged as a finished answer.
 
 Dialects read (the text events and the terminal event of each):
-- OpenAI Chat Completions: `data: {"choices":[{"delta":{"content":…},"finish_reason":…}]}` … `data: [DONE]`;
+- OpenAI Chat Completions: `data: {"choices":[{"delta":{"content":…},"finish_reason":…}]}` … a
+  `finish_reason`, or `data: [DONE]`;
 - OpenAI Responses: `event: response.output_text.delta` `{"delta":…}` … `response.completed`;
 - Anthropic Messages: `event: content_block_delta` `{"delta":{"type":"text_delta","text":…}}` … `message_stop`;
 - sluicegate's own frames: `event: delta` `{"text":…}` … `event: done` `{"reason":…}`;
@@ -75,15 +76,19 @@ class _Reader:
     def _json(self, event: str, p: dict[str, Any]) -> None:
         if event in ("error", "response.failed"):
             self.ended = self.cut = True
-        elif "choices" in p:  # OpenAI Chat Completions
-            for choice in p["choices"] if isinstance(p["choices"], list) else ():
-                delta = choice.get("delta") if isinstance(choice, dict) else None
+        elif "choices" in p:  # OpenAI Chat Completions: the first choice is the answer (n > 1 is not replayed)
+            choices = p["choices"] if isinstance(p["choices"], list) else []
+            for choice in choices:
+                if not isinstance(choice, dict) or choice.get("index", 0) != 0:
+                    continue
+                delta = choice.get("delta")
                 text = delta.get("content") if isinstance(delta, dict) else None
                 if isinstance(text, str):
                     self.pieces.append(text)
-                finish = choice.get("finish_reason") if isinstance(choice, dict) else None
-                if finish is not None:
-                    self.cut = self.cut or finish in _CUT_FINISH
+                finish = choice.get("finish_reason")
+                if finish is not None:  # the answer is over (a usage chunk or [DONE] may follow)
+                    self.ended = True
+                    self.cut = finish in _CUT_FINISH
         elif event == "response.output_text.delta" and isinstance(p.get("delta"), str):
             self.pieces.append(p["delta"])
         elif event in ("response.completed", "response.incomplete"):
