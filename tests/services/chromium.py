@@ -1,7 +1,9 @@
 """Debian's headless Chromium (/usr/bin/chromium) driven by Playwright's Python package: nothing is downloaded.
 
-One browser per test session; each test opens its own context (no shared cookies or cache). The launch flags
-keep the browser off the network and quiet: no component updates, no sync, no background requests.
+One browser per test module; each test opens its own context (no shared cookies or cache). Module scope, not
+session scope: Playwright's sync API keeps an asyncio loop running in this thread while it is started, and
+pytest-asyncio cannot start its own loop for the async tests of other modules until it is stopped. The launch
+flags keep the browser off the network and quiet: no component updates, no sync, no background requests.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ FLAGS = [
 ]
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def chromium() -> Iterator[Any]:
     """A Playwright `Browser` on the system Chromium (an error, never a skip, when it is missing)."""
     if not os.path.exists(CHROMIUM):
