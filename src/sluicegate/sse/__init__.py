@@ -6,6 +6,7 @@ Nothing here imports a web framework: the Starlette endpoint lives in `integrati
 from .encode import SSE_HEADERS, encode_comment, encode_event
 from .gated import DEFAULT_PING_INTERVAL, ERROR_MESSAGES, gated_events
 from .parser import DEFAULT_MAX_EVENT_BYTES, SSEEvent, SSEEventTooLarge, SSEParser
+from .peek import UpstreamFailedEarly, peek_first
 
 __all__ = [
     "DEFAULT_MAX_EVENT_BYTES",
@@ -15,7 +16,9 @@ __all__ = [
     "SSEEvent",
     "SSEEventTooLarge",
     "SSEParser",
+    "UpstreamFailedEarly",
     "encode_comment",
     "encode_event",
     "gated_events",
+    "peek_first",
 ]

@@ -18,6 +18,7 @@ one step ahead of the writer at most; the writer waits on it with the ping timeo
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
 from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Awaitable, Callable
 from dataclasses import asdict, dataclass
@@ -45,7 +46,15 @@ class _End:
     error: Exception | None = None
 
 
-async def _pump(steps: AsyncGenerator[Step, None], queue: asyncio.Queue[Step | _End]) -> None:
+OnClosed = Callable[[Outcome], None | Awaitable[None]]
+
+
+async def _pump(
+    steps: AsyncGenerator[Step, None],
+    queue: asyncio.Queue[Step | _End],
+    outcome: Outcome,
+    on_closed: OnClosed | None,
+) -> None:
     try:
         async for step in steps:
             await queue.put(step)
@@ -57,6 +66,13 @@ async def _pump(steps: AsyncGenerator[Step, None], queue: asyncio.Queue[Step | _
         # Here, in the pump's own task, so the upstream is closed even when the writer is being cancelled (an
         # anyio cancel scope cancels every await of the writer's task until it exits).
         await steps.aclose()
+        if on_closed is not None:
+            try:
+                result = on_closed(outcome)
+                if inspect.isawaitable(result):
+                    await result
+            except Exception:
+                log.exception("on_closed hook failed")
 
 
 def _frames(step: Step, outcome: Outcome) -> list[bytes]:
@@ -91,10 +107,14 @@ async def gated_events(
     outcome: Outcome | None = None,
     text_of: Callable[[Any], str] = _text,
     usage_of: UsageOf | None = None,
+    on_closed: OnClosed | None = None,
 ) -> AsyncIterator[bytes]:
-    """Yield SSE frames for `upstream` gated by `filter`; fill `outcome` (pass your own to record usage after).
+    """Yield SSE frames for `upstream` gated by `filter`; fill `outcome` (pass your own to read it after).
 
     Closing this generator (the server saw the client go) closes the upstream and ends the outcome `cancelled`.
+    `on_closed(outcome)` (sync or async) runs once the upstream is closed and the outcome complete, on every
+    end, including a cancelled writer: record usage or settle a spend cap there. It runs in the pump task, so
+    the writer's cancellation does not cut it short.
     """
     if not ping_interval > 0:
         raise ValueError("ping_interval must be > 0 seconds")
@@ -103,7 +123,7 @@ async def gated_events(
         upstream, filter, meter=meter, outcome=out, is_cancelled=is_disconnected, text_of=text_of, usage_of=usage_of
     )
     queue: asyncio.Queue[Step | _End] = asyncio.Queue(maxsize=1)
-    pump = asyncio.ensure_future(_pump(steps, queue))
+    pump = asyncio.ensure_future(_pump(steps, queue, out, on_closed))
     try:
         while True:
             try:
