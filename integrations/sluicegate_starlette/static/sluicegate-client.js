@@ -158,7 +158,7 @@ export function streamAnswer(url, body, handlers = {}) {
       return finish("error", { code: "not_event_stream", status: response.status, message: `got ${type}` });
     }
     const reader = response.body.getReader();
-    const decoder = new TextDecoder("utf-8", { fatal: true });
+    const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }); // the parser drops one BOM
     const parser = new SSEParser(handlers);
     const dispatch = (events) => {
       for (const ev of events) {
