@@ -17,7 +17,6 @@ from typing import Any
 
 import anyio
 from sse_starlette.sse import EventSourceResponse
-from starlette.requests import Request
 from starlette.types import Receive, Scope, Send
 
 from sluicegate import Outcome, StreamFilter, UsageMeter
@@ -32,9 +31,11 @@ DEFAULT_SEND_TIMEOUT = 30.0  # a client that has not taken a frame in 30 s is tr
 class GatedSSEResponse(EventSourceResponse):
     """Stream `upstream` through `filter` as SSE frames (`delta`, `guard`, `error`, one `done`).
 
-    Pass `request` so a client that leaves stops the provider at the next piece or ping (and, through
-    sse-starlette's disconnect watch, at once). `on_done(outcome)` runs on every end, after the upstream is
-    closed, with the billed usage: the place to settle a spend cap or write a usage record.
+    A client that leaves stops the provider at once: sse-starlette's disconnect watch (it reads every ASGI
+    message) cancels the writer, and `gated_events` checks the same watch's flag at every upstream piece and
+    every ping. A flag read, not `request.is_disconnected()`: that polls `receive()` from a second task while
+    the watch is already waiting on it, and costs an anyio cancel scope per piece. `on_done(outcome)` runs on
+    every end, after the upstream is closed, with the billed usage: settle a spend cap or record usage there.
     """
 
     def __init__(
@@ -42,7 +43,6 @@ class GatedSSEResponse(EventSourceResponse):
         upstream: AsyncIterable[Any],
         filter: StreamFilter,
         *,
-        request: Request | None = None,
         meter: UsageMeter | None = None,
         outcome: Outcome | None = None,
         on_done: OnDone | None = None,
@@ -60,7 +60,7 @@ class GatedSSEResponse(EventSourceResponse):
             filter,
             meter=meter,
             ping_interval=ping_interval,
-            is_disconnected=request.is_disconnected if request is not None else None,
+            is_disconnected=self._client_gone,
             outcome=self.outcome,
             usage_of=usage_of,
             on_closed=on_done,
@@ -68,6 +68,9 @@ class GatedSSEResponse(EventSourceResponse):
         self._body = _Body(body)
         super().__init__(self._body, headers={**SSE_HEADERS, **(headers or {})}, ping=0, send_timeout=send_timeout)
         del self.headers["connection"]  # hop-by-hop: meaningless to a proxy, malformed in HTTP/2
+
+    async def _client_gone(self) -> bool:
+        return not self.active  # sse-starlette sets it False when it receives http.disconnect
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         try:

@@ -109,7 +109,6 @@ def gated_sse_endpoint(
         return GatedSSEResponse(
             upstream,
             gated.filter,
-            request=request,
             meter=meter,
             on_done=done,
             usage_of=gated.usage_of,

@@ -247,7 +247,7 @@ def test_a_body_that_never_starts_still_closes_the_provider_and_settles() -> Non
     settled: list[Outcome] = []
 
     async def page(request: Request) -> Response:
-        return GatedSSEResponse(provider.stream(), gate(), request=request, on_done=settled.append)
+        return GatedSSEResponse(provider.stream(), gate(), on_done=settled.append)
 
     with serve(Starlette(routes=[Route("/answer", page, methods=["GET"])])) as running:
         r = httpx.head(f"{running.url}/answer", timeout=10)

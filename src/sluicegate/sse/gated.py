@@ -12,7 +12,7 @@ and at every ping). What this adds is the wire format and the keep-alive:
 - `: ping` after `ping_interval` seconds without a frame (idle-only, as the spec suggests, about every 15 s).
 
 The driver runs in one pump task for the whole stream (so a provider's context variables stay in one context),
-one step ahead of the writer at most; the writer waits on it with the ping timeout.
+at most `QUEUE_STEPS` steps ahead of the writer; the writer waits on it with the ping timeout.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
+import sys
 from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Awaitable, Callable
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -33,6 +34,9 @@ log = logging.getLogger("sluicegate.sse")
 
 PING = encode_comment("ping")
 DEFAULT_PING_INTERVAL = 15.0
+# Steps the pump may run ahead of the writer. Small: a slow reader must slow the provider down, and the
+# disconnect check runs at every upstream piece anyway, however full this is.
+QUEUE_STEPS = 8
 
 # Fixed texts: an error event must not carry exception messages (they can quote the prompt or held text).
 ERROR_MESSAGES = {
@@ -73,6 +77,18 @@ async def _pump(
                     await result
             except Exception:
                 log.exception("on_closed hook failed")
+
+
+if sys.version_info >= (3, 11):
+
+    async def _get(queue: asyncio.Queue[Step | _End], timeout: float) -> Step | _End:
+        async with asyncio.timeout(timeout):  # a timer handle, not a task per item as wait_for makes on 3.11
+            return await queue.get()
+
+else:  # pragma: no cover - Python 3.10
+
+    async def _get(queue: asyncio.Queue[Step | _End], timeout: float) -> Step | _End:
+        return await asyncio.wait_for(queue.get(), timeout)
 
 
 def _frames(step: Step, outcome: Outcome) -> list[bytes]:
@@ -122,12 +138,12 @@ async def gated_events(
     steps = adrive(
         upstream, filter, meter=meter, outcome=out, is_cancelled=is_disconnected, text_of=text_of, usage_of=usage_of
     )
-    queue: asyncio.Queue[Step | _End] = asyncio.Queue(maxsize=1)
+    queue: asyncio.Queue[Step | _End] = asyncio.Queue(maxsize=QUEUE_STEPS)
     pump = asyncio.ensure_future(_pump(steps, queue, out, on_closed))
     try:
         while True:
             try:
-                item = await asyncio.wait_for(queue.get(), ping_interval)
+                item = queue.get_nowait() if not queue.empty() else await _get(queue, ping_interval)
             except asyncio.TimeoutError:
                 if is_disconnected is not None and await is_disconnected():
                     break  # the finally closes the upstream; `done` says `cancelled`
