@@ -167,7 +167,7 @@ def disconnects(server: Server, url: str, trials: int) -> list[float]:
         before = len(server.closes())
         closed_at: list[float] = []
 
-        def leave(event: Any) -> bool:
+        def leave(event: Any, closed_at: list[float] = closed_at) -> bool:
             closed_at.append(time.monotonic())
             return False  # returning from inside the `with` closes the connection
 
