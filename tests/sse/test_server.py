@@ -254,3 +254,31 @@ def test_a_body_that_never_starts_still_closes_the_provider_and_settles() -> Non
         assert r.status_code == 200 and r.headers["content-type"] == SSE_HEADERS["Content-Type"]
         assert wait_for(lambda: bool(settled))
     assert settled[0].reason == "cancelled" and provider.produced == 0
+
+
+def test_the_demo_runs_as_one_command() -> None:
+    """`python examples/sse_server.py --port N` serves the page, the client module and a gated stream."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from tests.services.ports import free_port, wait_listening
+
+    port = free_port()
+    script = Path(__file__).resolve().parents[2] / "examples" / "sse_server.py"
+    proc = subprocess.Popen(
+        [sys.executable, str(script), "--port", str(port), "--delay", "0"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_listening(port, timeout=20)
+        base = f"http://127.0.0.1:{port}"
+        page = httpx.get(f"{base}/", timeout=10).text
+        assert 'id="stop"' in page or "id=stop" in page
+        assert "sluicegate-client.js" in page and httpx.get(f"{base}/sluicegate-client.js").status_code == 200
+        r = httpx.post(f"{base}/chat", json={"question": "Are there late fees?"}, timeout=10)
+        assert b"event: guard" in r.content and b"2019" not in r.content
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
