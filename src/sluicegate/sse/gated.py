@@ -12,13 +12,15 @@ and at every ping). What this adds is the wire format and the keep-alive:
 - `: ping` after `ping_interval` seconds without a frame (idle-only, as the spec suggests, about every 15 s).
 
 The driver runs in one pump task for the whole stream (so a provider's context variables stay in one context),
-one step ahead of the writer at most; the writer waits on it with the ping timeout.
+at most `QUEUE_STEPS` steps ahead of the writer; the writer waits on it with the ping timeout.
 """
 
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
+import sys
 from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Awaitable, Callable
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -32,6 +34,9 @@ log = logging.getLogger("sluicegate.sse")
 
 PING = encode_comment("ping")
 DEFAULT_PING_INTERVAL = 15.0
+# Steps the pump may run ahead of the writer. Small: a slow reader must slow the provider down, and the
+# disconnect check runs at every upstream piece anyway, however full this is.
+QUEUE_STEPS = 8
 
 # Fixed texts: an error event must not carry exception messages (they can quote the prompt or held text).
 ERROR_MESSAGES = {
@@ -45,7 +50,15 @@ class _End:
     error: Exception | None = None
 
 
-async def _pump(steps: AsyncGenerator[Step, None], queue: asyncio.Queue[Step | _End]) -> None:
+OnClosed = Callable[[Outcome], None | Awaitable[None]]
+
+
+async def _pump(
+    steps: AsyncGenerator[Step, None],
+    queue: asyncio.Queue[Step | _End],
+    outcome: Outcome,
+    on_closed: OnClosed | None,
+) -> None:
     try:
         async for step in steps:
             await queue.put(step)
@@ -57,6 +70,25 @@ async def _pump(steps: AsyncGenerator[Step, None], queue: asyncio.Queue[Step | _
         # Here, in the pump's own task, so the upstream is closed even when the writer is being cancelled (an
         # anyio cancel scope cancels every await of the writer's task until it exits).
         await steps.aclose()
+        if on_closed is not None:
+            try:
+                result = on_closed(outcome)
+                if inspect.isawaitable(result):
+                    await result
+            except Exception:
+                log.exception("on_closed hook failed")
+
+
+if sys.version_info >= (3, 11):
+
+    async def _get(queue: asyncio.Queue[Step | _End], timeout: float) -> Step | _End:
+        async with asyncio.timeout(timeout):  # a timer handle, not a task per item as wait_for makes on 3.11
+            return await queue.get()
+
+else:  # pragma: no cover - Python 3.10
+
+    async def _get(queue: asyncio.Queue[Step | _End], timeout: float) -> Step | _End:
+        return await asyncio.wait_for(queue.get(), timeout)
 
 
 def _frames(step: Step, outcome: Outcome) -> list[bytes]:
@@ -91,10 +123,14 @@ async def gated_events(
     outcome: Outcome | None = None,
     text_of: Callable[[Any], str] = _text,
     usage_of: UsageOf | None = None,
+    on_closed: OnClosed | None = None,
 ) -> AsyncIterator[bytes]:
-    """Yield SSE frames for `upstream` gated by `filter`; fill `outcome` (pass your own to record usage after).
+    """Yield SSE frames for `upstream` gated by `filter`; fill `outcome` (pass your own to read it after).
 
     Closing this generator (the server saw the client go) closes the upstream and ends the outcome `cancelled`.
+    `on_closed(outcome)` (sync or async) runs once the upstream is closed and the outcome complete, on every
+    end, including a cancelled writer: record usage or settle a spend cap there. It runs in the pump task, so
+    the writer's cancellation does not cut it short.
     """
     if not ping_interval > 0:
         raise ValueError("ping_interval must be > 0 seconds")
@@ -102,12 +138,12 @@ async def gated_events(
     steps = adrive(
         upstream, filter, meter=meter, outcome=out, is_cancelled=is_disconnected, text_of=text_of, usage_of=usage_of
     )
-    queue: asyncio.Queue[Step | _End] = asyncio.Queue(maxsize=1)
-    pump = asyncio.ensure_future(_pump(steps, queue))
+    queue: asyncio.Queue[Step | _End] = asyncio.Queue(maxsize=QUEUE_STEPS)
+    pump = asyncio.ensure_future(_pump(steps, queue, out, on_closed))
     try:
         while True:
             try:
-                item = await asyncio.wait_for(queue.get(), ping_interval)
+                item = queue.get_nowait() if not queue.empty() else await _get(queue, ping_interval)
             except asyncio.TimeoutError:
                 if is_disconnected is not None and await is_disconnected():
                     break  # the finally closes the upstream; `done` says `cancelled`
