@@ -13,7 +13,7 @@ from .normalize import normalize_question
 from .overview import Overview
 from .patterns import PatternError
 from .preflight import Preflight
-from .retriever import InMemoryRetriever, Retriever, retrieve_for
+from .retriever import InMemoryRetriever, Retriever, joined_query, merge_follow_up, retrieve_for
 from .rules import GENERIC, SUPPORTED_LANGUAGES, RefusalRules
 from .scores import Score, ScoreKind, UnusableScoreError, score_kind
 
@@ -41,7 +41,9 @@ __all__ = [
     "UnusableScoreError",
     "content_words",
     "cosine",
+    "joined_query",
     "keyword_coverage",
+    "merge_follow_up",
     "normalize_question",
     "record_text",
     "retrieve_for",
