@@ -13,9 +13,9 @@ from .normalize import normalize_question
 from .overview import Overview
 from .patterns import PatternError
 from .preflight import Preflight
-from .retriever import InMemoryRetriever, Retriever, retrieve_for
+from .retriever import InMemoryRetriever, Retriever, joined_query, merge_follow_up, retrieve_for
 from .rules import GENERIC, SUPPORTED_LANGUAGES, RefusalRules
-from .scores import Score, ScoreKind, UnusableScoreError, score_kind
+from .scores import UNUSABLE, Score, ScoreKind, UnusableScoreError, score_kind
 
 __all__ = [
     "DEFAULT_THRESHOLD",
@@ -23,6 +23,7 @@ __all__ = [
     "NO_EVIDENCE",
     "NO_RECORDS",
     "SUPPORTED_LANGUAGES",
+    "UNUSABLE",
     "Decision",
     "EmbeddingUnavailable",
     "Evidence",
@@ -41,7 +42,9 @@ __all__ = [
     "UnusableScoreError",
     "content_words",
     "cosine",
+    "joined_query",
     "keyword_coverage",
+    "merge_follow_up",
     "normalize_question",
     "record_text",
     "retrieve_for",

@@ -20,12 +20,14 @@ class EmbeddingUnavailable(RuntimeError):
 
 
 class HashingEmbedding:
-    """Content words (and Chinese bigrams) hashed with BLAKE2b into `dimensions` signed buckets, L2-normalized.
+    """Content words (and Chinese bigrams) hashed with BLAKE2b into signed buckets, L2-normalized.
 
-    The cosine of two vectors is the dot product, in -1..1 (score kind "cosine").
+    The cosine of two vectors is the dot product, in -1..1 (score kind "cosine"). The last of the `dimensions`
+    is reserved: a text with no content word gets it as its vector, so no vector is all zeros (a zero vector
+    makes a cosine NaN, and LangChain's vector store raises on it) and such a text is orthogonal to every other.
     """
 
-    def __init__(self, dimensions: int = 512, *, language: str = "en") -> None:
+    def __init__(self, dimensions: int = 1024, *, language: str = "en") -> None:
         if dimensions < 8:
             raise ValueError("dimensions must be at least 8")
         self.dimensions = dimensions
@@ -33,14 +35,17 @@ class HashingEmbedding:
         self.name = f"sluicegate-hashing-bow-{dimensions}"
 
     def embed(self, text: str, *, language: str | None = None) -> list[float]:
-        """The unit vector of `text` (all zeros for a text with no content word)."""
+        """The unit vector of `text`."""
         vector = [0.0] * self.dimensions
         for unit in sorted(content_words(normalize_question(text), language or self.language)):
             digest = hashlib.blake2b(unit.encode("utf-8"), digest_size=8).digest()
-            bucket = int.from_bytes(digest[:4], "little") % self.dimensions
+            bucket = int.from_bytes(digest[:4], "little") % (self.dimensions - 1)
             vector[bucket] += 1.0 if digest[4] & 1 else -1.0
         norm = math.sqrt(sum(v * v for v in vector))
-        return [v / norm for v in vector] if norm else vector
+        if not norm:  # no content word, or the signs cancelled out
+            vector[-1] = 1.0
+            return vector
+        return [v / norm for v in vector]
 
     def embed_many(self, texts: Sequence[str], *, language: str | None = None) -> list[list[float]]:
         return [self.embed(t, language=language) for t in texts]

@@ -37,14 +37,28 @@ class Preflight:
         self.overview = overview
 
     def run(self, question: str, *, language: str, previous: str | None = None) -> Decision:
+        screened = self.screen(question, language=language, previous=previous)
+        if screened is not None:
+            return screened
+        passages = self.retrieve(question, language=language, previous=previous)
+        return self.judge(question, passages, language=language, previous=previous)
+
+    def screen(self, question: str, *, language: str, previous: str | None = None) -> Decision | None:
+        """The steps before retrieval: a refusal, an overview decision, or None (go and retrieve).
+
+        For adapters that run their framework's own (possibly async) retrieval between `screen` and `judge`.
+        """
         refusal = self.rules.check(question, language=language, previous=previous)
         if refusal.refused:
             return refusal
         if self.overview is not None:
-            routed = self.overview.decide(question, language=language)
-            if routed is not None:
-                return routed
-        passages = self.retrieve(question, language=language, previous=previous)
+            return self.overview.decide(question, language=language)
+        return None
+
+    def judge(
+        self, question: str, passages: Sequence[Passage], *, language: str, previous: str | None = None
+    ) -> Decision:
+        """The step after retrieval: the evidence threshold."""
         return self.gate.decide(question, passages, language=language, previous=previous)
 
     def retrieve(self, question: str, *, language: str, previous: str | None = None) -> list[Passage]:

@@ -97,10 +97,31 @@ def retrieve_for(retriever: Retriever, question: str, *, language: str, previous
     own = list(retriever.retrieve(question, language=language))
     if not previous:
         return own
-    joined = {p.id: p for p in retriever.retrieve(f"{previous} {question}", language=language)}
+    return merge_follow_up(own, retriever.retrieve(joined_query(question, previous), language=language))
+
+
+def joined_query(question: str, previous: str) -> str:
+    """The query of a follow-up joined to the previous question (retrieval and coverage use the same text)."""
+    return f"{previous} {question}"
+
+
+def merge_follow_up(own: Iterable[Passage], joined: Iterable[Passage]) -> list[Passage]:
+    """Passages of the question and of the joined query, merged by id; each keeps both similarities.
+
+    Ordered by the higher of a passage's two similarities (stable; passages without one last), so the
+    passages the joined query found come first when the follow-up alone ("and since when?") finds nothing.
+    Bare floats are compared as they are (one retriever, one kind).
+    """
+    by_id = {p.id: p for p in joined}
     merged: list[Passage] = []
     for p in own:
-        other = joined.pop(p.id, None)
+        other = by_id.pop(p.id, None)
         merged.append(Passage(p.id, p.text, p.score, other.score if other else None, p.metadata))
-    merged += [Passage(p.id, p.text, None, p.score, p.metadata) for p in joined.values()]
-    return merged
+    merged += [Passage(p.id, p.text, None, p.score, p.metadata) for p in by_id.values()]
+    return sorted(merged, key=lambda p: -max(_order_value(p.score), _order_value(p.joined_score)))
+
+
+def _order_value(score: Score | float | None) -> float:
+    if score is None:
+        return -2.0
+    return score.unit() if isinstance(score, Score) else float(score)
