@@ -8,6 +8,7 @@ from typing import Any
 
 import yaml
 
+from sluicegate.evidence import HashingEmbedding
 from tests.cli.support import EXAMPLES, run_cli
 
 CORPUS = [
@@ -34,12 +35,13 @@ def eval_json(*args: str) -> tuple[int, dict[str, Any], str]:
 def test_the_example_golden_set_passes_and_the_report_says_what_it_does_not_prove() -> None:
     proc = run_cli("eval", str(EXAMPLES / "golden" / "golden.yaml"))
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "embedding model: sluicegate-hashing-bow-512" in proc.stdout
+    model = HashingEmbedding().name  # the default retriever's embedding
+    assert f"embedding model: {model}" in proc.stdout
     assert "What this run does not prove" in proc.stdout
     code, doc, _ = eval_json(str(EXAMPLES / "golden" / "golden.yaml"))
     assert code == 0 and doc["passed"] is True
     assert all(s["total"] > 0 and s["passed"] == s["total"] for s in doc["sets"].values()), doc["sets"]
-    assert doc["embedding_model"] == "sluicegate-hashing-bow-512"
+    assert doc["embedding_model"] == model
     assert (doc["k"], doc["top_k"]) == (5, 8)
     assert doc["recall_at_k"] == {
         "k": 5,

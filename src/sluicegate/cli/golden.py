@@ -133,7 +133,9 @@ def run(args: argparse.Namespace) -> int:
         from ..evidence import DEFAULT_THRESHOLD
 
         doc["threshold"] = DEFAULT_THRESHOLD
-    substitute = model.startswith("sluicegate-hashing")
+    from ..evidence import HashingEmbedding
+
+    substitute = isinstance(getattr(retriever, "embedding", None), HashingEmbedding)
     doc["does_not_prove"] = does_not_prove(doc, substitute)
     failing = [n for n in (sets if args.strict else REFUSAL_SETS) if sets[n]["passed"] != sets[n]["total"]]
     doc["passed"] = not failing
