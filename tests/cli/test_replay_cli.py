@@ -241,3 +241,23 @@ def test_help_lists_the_subcommands_without_optional_imports() -> None:
     assert proc.returncode == 0 and "replay" in proc.stdout and "eval" in proc.stdout
     proc = run_cli("replay", "--help")
     assert proc.returncode == 0 and "--baseline" in proc.stdout and "--format" in proc.stdout
+
+
+def test_random_chunkings_are_seeded_per_record_and_catch_a_split_word(tmp_path: Path) -> None:
+    # Recorded and at sizes 4 and whole the word arrives in one piece; only a cut inside it slips through.
+    answer = "a forbidden thing"
+    path = write_jsonl(tmp_path / "a.jsonl", [rec("w", chunks=[answer])])
+    args = (str(path), "--filter", "tests.cli.filters:per_piece", "--sizes", "whole", "--random", "30")
+    _, first = replay_json(*args)
+    _, again = replay_json(*args)
+    assert first == again, "the same file, seed and count give the same chunkings"
+    row = first["records"][0]
+    assert row["chunk_dependent"] and all(label.startswith("random#") for label in row["differs_at"])
+    assert first["chunkings"][-1] == "random#30"
+    _, other = replay_json(*args, "--seed", "7")
+    assert other["records"][0]["differs_at"] != row["differs_at"]
+
+
+def test_the_default_pipeline_keeps_the_contract_under_random_chunkings_of_the_examples() -> None:
+    _, doc = replay_json(str(EXAMPLES / "replay" / "answers.jsonl"), "--random", "10")
+    assert doc["chunk_dependent"] == [] and len(doc["chunkings"]) == 4 + 10

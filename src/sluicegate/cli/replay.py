@@ -40,6 +40,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="re-chunk each answer at these piece sizes ('whole': one piece), besides its recorded chunking; "
         f"'none' replays the recorded chunking only (default {DEFAULT_SIZES})",
     )
+    parser.add_argument(
+        "--random",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also replay each answer in N random chunkings (empty pieces included), seeded per record (default 0)",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="seed of the random chunkings (default 0)")
     parser.add_argument("--json", metavar="PATH", help="write the report as JSON ('-' for standard output)")
     parser.add_argument("--html", metavar="PATH", help="write a self-contained HTML report")
     parser.add_argument(
@@ -68,6 +76,8 @@ def run(args: argparse.Namespace) -> int:
         sizes = parse_sizes(args.sizes)
     except ValueError as exc:
         return _fail(f"--sizes: {exc}")
+    if args.random < 0:
+        return _fail("--random takes a count >= 0")
     try:
         factory, filter_name = load_filter(args.filter)
     except FilterSpecError as exc:
@@ -95,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         for item in progress(read_records(lines, extract), len(lines), stream=sys.stderr, enabled=not args.no_progress):
             if isinstance(item, Record):
-                results.append(replay(item, factory, sizes))
+                results.append(replay(item, factory, sizes, random_runs=args.random, seed=args.seed))
             else:
                 errors.append(item)
                 print(f"{args.file}:{item.line}: {item.message}", file=sys.stderr)
@@ -103,7 +113,11 @@ def run(args: argparse.Namespace) -> int:
         return _fail(str(exc))
 
     doc: dict[str, Any] = report(
-        results, errors, source=args.file, filter_name=filter_name, chunkings=[size_label(s) for s in sizes]
+        results,
+        errors,
+        source=args.file,
+        filter_name=filter_name,
+        chunkings=[size_label(s) for s in sizes] + [f"random#{n + 1}" for n in range(args.random)],
     )
     diff = compare(doc, baseline) if baseline is not None else None
     if diff is not None:

@@ -11,13 +11,15 @@ is a bug in the filter, not in the answer.
 
 from __future__ import annotations
 
+import hashlib
+import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..driver import FALLBACK_NOTICE, Outcome, drive
 from ..stream import Event, Guard, StreamFilter
-from ..testing import pieces_of
+from ..testing import pieces_of, random_chunking
 from .filters import FilterSpecError, RecordFactory
 from .records import Record
 
@@ -171,8 +173,17 @@ def blocked_sentence(make: Callable[[], StreamFilter], answer: str) -> str | Non
     return None
 
 
-def replay(record: Record, factory: RecordFactory, sizes: Sequence[int | None]) -> Result:
-    """Replay `record` in its recorded chunking, then at each of `sizes`; compare every run with the first."""
+def random_seed(seed: int, record: Record) -> int:
+    """A seed per record from `--seed` and the record's id: the same chunkings on every run of the same file."""
+    digest = hashlib.blake2b(f"{seed}\0{record.id!r}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big")
+
+
+def replay(
+    record: Record, factory: RecordFactory, sizes: Sequence[int | None], *, random_runs: int = 0, seed: int = 0
+) -> Result:
+    """Replay `record` in its recorded chunking, then at each of `sizes` and `random_runs` random chunkings
+    (seeded per record, so a baseline compares like with like); compare every run with the first."""
 
     def make() -> StreamFilter:
         return factory(record.raw, record.language)
@@ -182,6 +193,9 @@ def replay(record: Record, factory: RecordFactory, sizes: Sequence[int | None]) 
     for size in sizes:
         pieces = [answer] if size is None else pieces_of(answer, size)
         runs.append(run_chunking(make, pieces, cut=record.truncated, label=size_label(size)))
+    rng = random.Random(random_seed(seed, record))
+    for n in range(random_runs):
+        runs.append(run_chunking(make, random_chunking(answer, rng), cut=record.truncated, label=f"random#{n + 1}"))
     first = runs[0].signature
     differs = tuple(run.label for run in runs[1:] if run.signature != first)
     blocked = blocked_sentence(make, answer) if runs[0].reason == "stopped" else None
