@@ -14,6 +14,7 @@ from typing import Any
 
 # Outcome category -> colour (stops get one colour per rule code).
 COLOURS = {"released": "#2e7d32", "truncated": "#8d8d8d", "refused": "#1565c0", "error": "#212121"}
+RTL = frozenset({"fa", "ar"})  # answers in these languages read right to left
 STOP_COLOURS = ("#c62828", "#ef6c00", "#ad1457", "#6a1b9a", "#f9a825", "#4e342e")
 
 CSS = """
@@ -118,6 +119,7 @@ def _totals_table(t: dict[str, Any]) -> str:
 
 def _record(row: dict[str, Any], categories: list[str]) -> str:
     category = _category(row)
+    text_attrs = f'dir="{"rtl" if row["language"] in RTL else "auto"}" lang="{escape(row["language"])}"'
     problem = row["verdict"] not in (None, "ok") or row["chunk_dependent"] or row["outcome"] == "error"
     head = (
         f'<span class="badge" style="background:{_colour(category, categories)}">{escape(row["outcome"])}</span> '
@@ -135,7 +137,7 @@ def _record(row: dict[str, Any], categories: list[str]) -> str:
     shown = escape(row["shown"]) or "<i>(nothing)</i>"
     if row["notice"]:
         shown += f'<span class="notice">{escape(row["notice"])}</span>'
-    body = f'<h4>What the reader saw</h4><div class="reader" dir="auto">{shown}</div>'
+    body = f'<h4>What the reader saw</h4><div class="reader" {text_attrs}>{shown}</div>'
     server = row["server_side"]
     if server["blocked_sentence"] is not None or server["violations"]:
         details = "".join(
@@ -148,7 +150,7 @@ def _record(row: dict[str, Any], categories: list[str]) -> str:
         )
         body += (
             '<div class="server-only"><span class="label">Server side only: never sent to the reader</span>'
-            f'<div class="blocked" dir="auto">{blocked}</div><ul>{details}</ul></div>'
+            f'<div class="blocked" {text_attrs}>{blocked}</div><ul>{details}</ul></div>'
         )
     if row.get("error"):
         body += f'<p class="bad">filter error: {escape(row["error"])}</p>'
