@@ -9,7 +9,7 @@ from typing import Any
 from PIL import Image
 
 from sluicegate.notices import notice
-from tests.cli.support import EXAMPLES, run_cli
+from tests.cli.support import EXAMPLES, run_cli, write_jsonl
 
 GREEN, RED = (0x2E, 0x7D, 0x32), (0xC6, 0x28, 0x28)  # released; the first stop rule's colour
 
@@ -83,5 +83,31 @@ def test_the_chart_counts_every_record_and_is_drawn(chromium: Any, tmp_path: Pat
         assert stop_colours and count_colour(shot, RED) > 100, "the first stop rule's segments are painted"
         box = page.locator("#rec-en-abbreviation .server-only").screenshot()
         assert count_colour(box, RED) > 50, "the server-side box carries its red dashed border"
+    finally:
+        context.close()
+
+
+def test_recorded_text_is_shown_as_text_never_as_markup(chromium: Any, tmp_path: Path) -> None:
+    evil = '<img src="http://127.0.0.1:9/x.png" onerror="document.title=\'pwned\'"><b>bold</b>'
+    record = {
+        "id": "<i>id</i>",
+        "question": "q",
+        "language": "en",
+        "sources": ["The library opens at nine."],
+        "answer": f"It opens at nine [S1]. {evil} [S1].",
+    }
+    path = write_jsonl(tmp_path / "a.jsonl", [record])
+    html = tmp_path / "report.html"
+    assert run_cli("replay", str(path), "--html", str(html)).returncode == 0
+    context = chromium.new_context()
+    page = context.new_page()
+    requests: list[str] = []
+    page.on("request", lambda r: requests.append(r.url))
+    try:
+        page.goto(html.as_uri())
+        assert page.locator("img").count() == 0 and page.locator("details.rec b").count() == 1  # only our <b> id
+        assert page.title() != "pwned" and requests == [html.as_uri()]
+        page.locator("details.rec summary").click()
+        assert "<img" in page.locator("details.rec").inner_text()  # shown as the text it is
     finally:
         context.close()
