@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 from pathlib import Path
 
-from tests.cli.support import EXAMPLES, replay_json, rows_by_id, run_cli, write_jsonl
+from tests.cli.support import EXAMPLES, ROOT, replay_json, rows_by_id, run_cli, sluicegate_command, write_jsonl
 
 LIB = ["The library opens at nine and closes at six.", "Late fees were abolished in 2021."]
 
@@ -261,3 +263,17 @@ def test_random_chunkings_are_seeded_per_record_and_catch_a_split_word(tmp_path:
 def test_the_default_pipeline_keeps_the_contract_under_random_chunkings_of_the_examples() -> None:
     _, doc = replay_json(str(EXAMPLES / "replay" / "answers.jsonl"), "--random", "10")
     assert doc["chunk_dependent"] == [] and len(doc["chunkings"]) == 4 + 10
+
+
+def test_without_the_cli_extra_the_commands_say_which_extra_to_install(tmp_path: Path) -> None:
+    # A `rich` and a `yaml` that fail to import stand in for an install without the [cli] extra.
+    for name in ("rich", "yaml"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "__init__.py").write_text("raise ImportError('not installed (simulated)')\n")
+    good = write_jsonl(tmp_path / "a.jsonl", [rec("a", "x")])
+    env = {**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{ROOT}"}
+    for args in (["replay", str(good)], ["eval", str(EXAMPLES / "golden" / "golden.yaml")]):
+        proc = subprocess.run([*sluicegate_command(), *args], capture_output=True, text=True, env=env, cwd=ROOT)
+        assert proc.returncode == 2, proc.stderr
+        assert "pip install 'sluicegate[cli]'" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+    assert subprocess.run([*sluicegate_command(), "--help"], capture_output=True, env=env).returncode == 0

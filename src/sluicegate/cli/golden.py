@@ -9,7 +9,7 @@ embedding model, the set sizes and what the run does not prove.
 from __future__ import annotations
 
 import argparse
-import importlib.util
+import importlib
 import json
 import logging
 import sys
@@ -67,7 +67,9 @@ def does_not_prove(doc: dict[str, Any], substitute: bool) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     for module, extra in (("yaml", "PyYAML"), ("rich", "rich")):
-        if importlib.util.find_spec(module) is None:
+        try:
+            importlib.import_module(module)  # the [cli] extra; checked first so a missing extra is one clear line
+        except ImportError:
             return _fail(f"needs {extra}: pip install 'sluicegate[cli]'")
     logging.getLogger("sluicegate").setLevel(logging.ERROR)
     from .calibrate import load_retriever

@@ -9,7 +9,6 @@ found), 1 with `--baseline` when a false stop is new, 2 for an unusable command 
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import logging
 import sys
@@ -62,7 +61,9 @@ def _fail(message: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    if importlib.util.find_spec("rich") is None:
+    try:
+        import rich  # noqa: F401  (the [cli] extra; checked first so a missing extra is one clear line)
+    except ImportError:
         return _fail("the terminal report needs rich: pip install 'sluicegate[cli]'")
     # The gate logs one warning per blocked sentence (for production logs); replaying thousands would bury the
     # report under them, and every stop is in the report anyway.
