@@ -12,6 +12,8 @@ from sluicegate.plugin import require_extra
 
 require_extra("guardrails", adapter="sluicegate_guardrails", framework="Guardrails AI", extra="guardrails")
 
+from .refuse import Refuse as Refuse  # noqa: E402  (explicit re-exports)
+from .refuse import Refused as Refused  # noqa: E402
 from .state import EOS, StreamState  # noqa: E402
 from .stream import Checked, GuardedStream, astream, stream, validate  # noqa: E402
 from .structured import GuardrailsRejected, guard_rule  # noqa: E402  (pydantic comes with guardrails-ai)

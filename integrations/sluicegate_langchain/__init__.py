@@ -11,6 +11,7 @@ from sluicegate.plugin import require_extra
 require_extra("langchain_core", adapter="sluicegate_langchain", framework="LangChain", extra="langchain")
 
 from .callbacks import UsageCallbackHandler  # noqa: E402
+from .preflight import PreflightGate as PreflightGate  # noqa: E402  (explicit re-export)
 from .runnables import DEFAULT_UNVERIFIED_TAG, GateStep, SourceGate  # noqa: E402
 from .tools import IdempotentToolExecutor, ToolCallGate  # noqa: E402  (pydantic comes with langchain-core)
 

@@ -14,6 +14,8 @@ from sluicegate.plugin import require_extra
 
 require_extra("nemoguardrails", adapter="sluicegate_nemo", framework="NeMo Guardrails", extra="nemo")
 
+from .evidence import EVIDENCE_RAIL_PATH as EVIDENCE_RAIL_PATH  # noqa: E402  (explicit re-exports)
+from .evidence import install_evidence as install_evidence  # noqa: E402
 from .llm import GatedLLM, GateStopped, UngatedStream, gate_llm  # noqa: E402
 from .rail_config import (  # noqa: E402  # noqa: E402
     FLOW_NAME,

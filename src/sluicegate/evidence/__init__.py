@@ -1,0 +1,53 @@
+"""Layers 1 and 2 before the model (seed 002): refuse by pattern before retrieval, then refuse when no
+retrieved passage reaches the evidence threshold. Either refusal is a fixed text and costs no model call.
+
+`RefusalRules.check` -> (`Overview` for whole-work questions) -> retrieval -> `EvidenceGate.decide`; `Preflight`
+runs them in that order. Every score carries its `ScoreKind`; rank-fusion and raw BM25 scores are refused.
+"""
+
+from .coverage import content_words, keyword_coverage, stopwords
+from .decision import NO_EVIDENCE, NO_RECORDS, Decision, Passage, Record, record_text
+from .embedding import EmbeddingUnavailable, HashingEmbedding, cosine
+from .gate import DEFAULT_THRESHOLD, Evidence, EvidenceGate
+from .normalize import normalize_question
+from .overview import Overview
+from .patterns import PatternError
+from .preflight import Preflight
+from .retriever import InMemoryRetriever, Retriever, joined_query, merge_follow_up, retrieve_for
+from .rules import GENERIC, SUPPORTED_LANGUAGES, RefusalRules
+from .scores import UNUSABLE, Score, ScoreKind, UnusableScoreError, score_kind
+
+__all__ = [
+    "DEFAULT_THRESHOLD",
+    "GENERIC",
+    "NO_EVIDENCE",
+    "NO_RECORDS",
+    "SUPPORTED_LANGUAGES",
+    "UNUSABLE",
+    "Decision",
+    "EmbeddingUnavailable",
+    "Evidence",
+    "EvidenceGate",
+    "HashingEmbedding",
+    "InMemoryRetriever",
+    "Overview",
+    "Passage",
+    "PatternError",
+    "Preflight",
+    "Record",
+    "RefusalRules",
+    "Retriever",
+    "Score",
+    "ScoreKind",
+    "UnusableScoreError",
+    "content_words",
+    "cosine",
+    "joined_query",
+    "keyword_coverage",
+    "merge_follow_up",
+    "normalize_question",
+    "record_text",
+    "retrieve_for",
+    "score_kind",
+    "stopwords",
+]

@@ -1,0 +1,89 @@
+"""The overview route: questions about someone's work as a whole are answered from records, not similarity.
+
+Why: "what has she done recently?" has no nearest neighbour. Its answer is a list ordered by date, and no
+passage looks like that (with the seed's embedding, it scored below a question about the weather). Such
+questions are recognized by patterns per language and get the user's records, newest first, instead of the
+threshold. They are exempt from nothing else: the refusal rules run first, the sentence gate after.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import date
+from pathlib import Path
+
+from ..notices import notice
+from .decision import NO_RECORDS, Decision, Record
+from .normalize import normalize_question, with_aliases
+from .patterns import Entries, Pattern, compile_all, entries_from_path, first_match, shipped
+
+RecordsSource = Callable[[str, str], Iterable[Record]]  # (question, language) -> the records to answer from
+
+
+class Overview:
+    """Send overview questions to `records(question, language)`.
+
+    Shipped patterns (data/overview/work/<language>.txt: what someone does or did recently, their background,
+    projects, research, writing, education, skills, services) can be turned off with `shipped=False`; `path`
+    and `entries` add the user's own, in the refusal rules' formats. `aliases` reads a name as a pronoun, so
+    "Ada Lovelace's projects" is read as "her projects". `limit` caps the records passed on.
+    """
+
+    def __init__(
+        self,
+        records: RecordsSource,
+        *,
+        shipped_patterns: bool = True,
+        path: str | Path | None = None,
+        entries: Entries | None = None,
+        aliases: Mapping[str, str] | None = None,
+        limit: int | None = None,
+        also: Sequence[str] = ("en",),
+    ) -> None:
+        patterns: list[Pattern] = []
+        if shipped_patterns:
+            patterns += compile_all(shipped("overview"), origin="sluicegate data/overview")
+        if path is not None:
+            patterns += compile_all(entries_from_path(path), origin=str(path))
+        if entries is not None:
+            patterns += compile_all(entries, origin="entries")
+        self._by_language: dict[str, list[Pattern]] = {}
+        for pattern in patterns:
+            self._by_language.setdefault(pattern.language, []).append(pattern)
+        self._records = records
+        self.aliases = {normalize_question(k): normalize_question(v) for k, v in (aliases or {}).items()}
+        self.limit = limit
+        self._also = tuple(also)
+
+    def matches(self, question: str, *, language: str) -> bool:
+        """Whether `question` is an overview question (as asked, or with an alias read as its pronoun)."""
+        patterns = list(self._by_language.get(language, ()))
+        for extra in self._also:
+            if extra != language:
+                patterns += self._by_language.get(extra, ())
+        normalized = normalize_question(question)
+        readings = [normalized, with_aliases(normalized, self.aliases)] if self.aliases else [normalized]
+        return any(first_match(patterns, text) is not None for text in readings)
+
+    def decide(self, question: str, *, language: str) -> Decision | None:
+        """None for a question this route does not take; else the records (newest first), or a refusal if none."""
+        if not self.matches(question, language=language):
+            return None
+        records = ordered(self._records(question, language))
+        if self.limit is not None:
+            records = records[: self.limit]
+        if not records:
+            return Decision(True, "overview", language, category=NO_RECORDS, text=notice(language, "refusal"))
+        return Decision(False, "overview", language, records=tuple(records))
+
+
+def ordered(records: Iterable[Record]) -> list[Record]:
+    """Dated records newest first (by their own start date, then end date), undated ones after, in given order."""
+    items = list(records)
+    for record in items:
+        if not isinstance(record, Record):
+            raise TypeError(f"the records callable must yield Record objects, got {type(record).__name__}")
+    dated = [r for r in items if r.date is not None]
+    undated = [r for r in items if r.date is None]
+    dated.sort(key=lambda r: (r.end or r.date or date.min, r.date or date.min), reverse=True)
+    return dated + undated
