@@ -25,9 +25,11 @@ def compressing_middleware(app: Any) -> str | None:
         if not _COMPRESSING.search(name):
             continue
         if _is_starlette_gzip(cls):
-            from starlette.middleware.gzip import DEFAULT_EXCLUDED_CONTENT_TYPES
+            from starlette.middleware import gzip
 
-            excluded = getattr(middleware, "kwargs", {}).get("exclude_content_types", DEFAULT_EXCLUDED_CONTENT_TYPES)
+            # Older Starlettes have no exclusion list and compress event streams too: refused below.
+            default = getattr(gzip, "DEFAULT_EXCLUDED_CONTENT_TYPES", ())
+            excluded = getattr(middleware, "kwargs", {}).get("exclude_content_types", default)
             if any(str(t).split(";")[0].strip().lower() == _EVENT_STREAM for t in excluded):
                 continue
         return name

@@ -89,7 +89,7 @@ def gated_sse_endpoint(
         if before_upstream is not None:
             early = await _maybe_await(before_upstream(request, chat))
             if early is not None:
-                return early  # type: ignore[no-any-return]
+                return early
 
         async def done(outcome: Outcome) -> None:
             if on_done is not None:

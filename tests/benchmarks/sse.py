@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -230,6 +231,7 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             proxy.stop()
             server.stop()
+            shutil.rmtree(proxy.workdir, ignore_errors=True)
         ms = lambda v: f"{pct(v, 0.5) * 1000:.2f} / {pct(v, 0.99) * 1000:.2f}"  # noqa: E731
         print(
             f"| {kind} | {ms(d_direct)} | {ms(d_proxy)} | {ms(c_direct)} | {ms(c_proxy)} | {rate:,.0f} | {wall:,.0f} |"

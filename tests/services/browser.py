@@ -32,7 +32,7 @@ def chromium_path() -> str:
 
 
 @pytest.fixture(scope="module")
-def chromium() -> Iterator[Any]:
+def chromium(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """A headless Chromium `playwright.sync_api.Browser` for one test module.
 
     Module scope, not session: while Playwright's sync API is running it holds an event loop on the main
@@ -42,9 +42,15 @@ def chromium() -> Iterator[Any]:
     os.environ.setdefault("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")
     from playwright.sync_api import sync_playwright
 
+    # A home of its own: Chromium writes crash-report settings and dconf caches under $HOME, and another suite
+    # may have pointed HOME into the source tree.
+    home = tmp_path_factory.mktemp("chromium-home")
+    env = {**os.environ, "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"), "XDG_CACHE_HOME": str(home)}
     playwright = sync_playwright().start()
     try:
-        browser = playwright.chromium.launch(executable_path=chromium_path(), headless=True, args=CHROMIUM_FLAGS)
+        browser = playwright.chromium.launch(
+            executable_path=chromium_path(), headless=True, args=CHROMIUM_FLAGS, env=env
+        )
         try:
             yield browser
         finally:

@@ -15,11 +15,11 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
 
-from sluicegate import Outcome, Redactor
+from sluicegate import Outcome, Redactor, SentenceGate
 from sluicegate.scripted import ScriptedProvider
 from sluicegate_starlette import Answer, ChatRequest, client_js_route, gated_sse_route
 
-from .support import GROUNDED, INVENTED, gate
+from .support import GROUNDED, INVENTED, SOURCES, gate
 
 Script = Callable[[], ScriptedProvider]
 
@@ -33,8 +33,8 @@ SCRIPTS: dict[str, Script] = {
     "grounded": lambda: ScriptedProvider.of(GROUNDED, 6, delay=0.002),
     "invented": lambda: ScriptedProvider.of(INVENTED, 6, delay=0.002),
     "email": lambda: ScriptedProvider(["You can write to jane.doe@exa", "mple.com for help. The desk answers."]),
-    "slow": lambda: ScriptedProvider(sentences(GROUNDED), delay=0.4),
-    "long": lambda: ScriptedProvider.of(GROUNDED * 20, 4, delay=0.02),
+    "slow": lambda: ScriptedProvider(sentences(GROUNDED + " " + GROUNDED), delay=0.3),  # 6 sentences, one per 0.3 s
+    "long": lambda: ScriptedProvider.of(GROUNDED * 20, 4, delay=0.05),
     "idle": lambda: ScriptedProvider(["The library opens at 9:00 on weekdays [S1]. ", "x"], hold_at=1),
     "fail_early": lambda: ScriptedProvider(["never"], fail_at=0),
     "fail_late": lambda: ScriptedProvider.of(GROUNDED, 9, fail_at=7),
@@ -54,7 +54,11 @@ def make_app(
         provider = scripts[chat.question]()
         with lock:
             providers.append(provider)
-        return Answer(provider.stream(), Redactor() if chat.question == "email" else gate())
+        if chat.question == "email":
+            return Answer(provider.stream(), Redactor())
+        if chat.question == "slow":  # the gate alone: one delta per sentence, so arrival maps to pieces
+            return Answer(provider.stream(), SentenceGate(SOURCES))
+        return Answer(provider.stream(), gate())
 
     def on_done(request: Request, outcome: Outcome) -> None:
         with lock:

@@ -157,3 +157,38 @@ def test_client_parser_matches_the_python_parser_at_every_split(browser_page: An
     for name, (_, expected) in FIXTURES.items():
         want = [[e.event, e.data, e.id, e.retry] for e in expected]
         assert [__import__("json").loads(r) for r in got[name]] == [want], name
+
+
+CALL = """async ([url, body]) => {
+  const { streamAnswer } = await import("/sluicegate-client.js");
+  const seen = [];
+  const run = streamAnswer(url, body, {
+    onDelta: (text) => seen.push(["delta", text]),
+    onGuard: (g) => seen.push(["guard", g.reasons]),
+    onError: (e) => seen.push(["error", e.code, e.status ?? null, e.message]),
+    onDone: (d) => seen.push(["done", d.reason]),
+  });
+  await run.done;
+  return seen;
+}"""
+
+
+@pytest.fixture
+def test_app_server() -> Iterator[UvicornServer]:
+    from .app import make_app
+
+    with serve(make_app()) as running:
+        yield running
+
+
+def test_client_reports_statuses_and_error_events(browser_page: Any, test_app_server: UvicornServer) -> None:
+    browser_page.goto(f"{test_app_server.url}/sluicegate-client.js")  # any page of the origin will do
+    late = browser_page.evaluate(CALL, ["/chat", {"question": "fail_late"}])
+    assert late[-2][:2] == ["error", "upstream_error"] and late[-1] == ["done", "truncated"]
+    assert [k for k, *_ in late[:-2]] == ["delta"] * (len(late) - 2)
+    early = browser_page.evaluate(CALL, ["/chat", {"question": "fail_early"}])
+    assert early == [["error", "http_502", 502, "The answer was cut off because the model provider failed."]]
+    invalid = browser_page.evaluate(CALL, ["/chat", {"nope": 1}])
+    assert len(invalid) == 1 and invalid[0][:3] == ["error", "http_422", 422]
+    stopped = browser_page.evaluate(CALL, ["/chat", {"question": "invented"}])
+    assert stopped[-2][0] == "guard" and stopped[-1] == ["done", "stopped"]
