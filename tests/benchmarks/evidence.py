@@ -45,10 +45,33 @@ QUESTIONS = [
     ("es", "¿A qué hora abre la biblioteca central los sábados?"),
     ("pt", "Que horas abre a biblioteca central aos sábados?"),
 ]
-VOCABULARY = (
-    "library central opens saturday weekday hours fees borrowed books abolished reading room desks engine notes "
-    "algorithm published analytical bernoulli numbers translation article menabrea babbage mathematics"
-).split()
+VOCABULARY = [
+    "library",
+    "central",
+    "opens",
+    "saturday",
+    "weekday",
+    "hours",
+    "fees",
+    "borrowed",
+    "books",
+    "abolished",
+    "reading",
+    "room",
+    "desks",
+    "engine",
+    "notes",
+    "algorithm",
+    "published",
+    "analytical",
+    "bernoulli",
+    "numbers",
+    "translation",
+    "article",
+    "menabrea",
+    "babbage",
+    "mathematics",
+]
 
 
 def corpus(n: int, seed: int = 11) -> list[str]:
