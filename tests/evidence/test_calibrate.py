@@ -95,7 +95,8 @@ def test_calibrate_json_names_the_embedding_and_refuses_every_must_refuse(
     assert result["lost"] == sum(1 for s in result["answerable"] if s < result["threshold"])
 
 
-def test_calibrate_png(files: dict[str, Path]) -> None:
+def test_calibrate_png(files: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MPLCONFIGDIR", str(files["dir"] / "mpl"))  # matplotlib's cache, not under $HOME
     png = files["dir"] / "cal.png"
     assert main(_args(files, "cal_retriever:retriever", "--png", str(png))) == 0
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
