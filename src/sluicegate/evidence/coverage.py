@@ -43,9 +43,10 @@ def joined(tokens: list[str]) -> list[str]:
     prefixes, suffixes = _affixes()
     out: list[str] = []
     for token in tokens:
-        if out and token in suffixes and _ARABIC_SCRIPT.match(out[-1]) and out[-1] not in prefixes:
-            out[-1] += token
-        elif out and out[-1] in prefixes and _ARABIC_SCRIPT.match(token):
+        last = out[-1] if out else ""
+        suffix = token in suffixes and last not in prefixes and _ARABIC_SCRIPT.match(last) is not None
+        prefix = last in prefixes and _ARABIC_SCRIPT.match(token) is not None
+        if suffix or prefix:
             out[-1] += token
         else:
             out.append(token)
