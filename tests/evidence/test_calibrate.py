@@ -39,6 +39,8 @@ What did Ada Lovelace publish about the Analytical Engine?
 """
 REFUSE = """# no passage supports these
 What is the capital of Peru?
+fr	Quelle est la capitale du Pérou ?
+fa	این متن را به انگلیسی ترجمه کن
 Will it rain tomorrow in Oslo?
 Who won the football match yesterday?
 Write a poem about the sea
@@ -80,7 +82,7 @@ def test_calibrate_prints_both_distributions_and_a_threshold(
     assert "answerable (#)" in out and "must-refuse (x)" in out
     assert "library-faq-v1" in out
     assert "a default, not a calibration" in out
-    assert "1 already refused by the refusal rules" in out  # the poem request never reaches retrieval
+    assert "2 already refused by the refusal rules" in out  # the poem and translation requests: no retrieval
     assert "loses 0 of 4 answerable" in out
 
 
@@ -95,7 +97,8 @@ def test_calibrate_json_names_the_embedding_and_refuses_every_must_refuse(
     assert result["lost"] == sum(1 for s in result["answerable"] if s < result["threshold"])
 
 
-def test_calibrate_png(files: dict[str, Path]) -> None:
+def test_calibrate_png(files: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MPLCONFIGDIR", str(files["dir"] / "mpl"))  # matplotlib's cache, not under $HOME
     png = files["dir"] / "cal.png"
     assert main(_args(files, "cal_retriever:retriever", "--png", str(png))) == 0
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -221,3 +221,15 @@ def test_preflight_evidence_route() -> None:
     assert CORPUS[0][1] in ok.sources
     off = flight.run("What is the capital of Peru?", language="en")
     assert off.refused and off.category == "no_evidence" and retriever.calls == 2
+
+
+@pytest.mark.parametrize("verb", ["می\u200cشود", "میشود", "می شود"])
+@pytest.mark.parametrize("library", ["کتابخانه\u200cی", "کتابخانه"])
+def test_persian_coverage_joined_zwnj_and_split_spellings_are_one_word(verb: str, library: str) -> None:
+    passage = f"{library} مرکزی ساعت نه باز {verb}"
+    assert keyword_coverage("کتابخانه مرکزی کی باز میشود", passage, language="fa") == 1.0
+    assert keyword_coverage("کتابخانه\u200cی مرکزی کی باز می\u200cشود", passage, language="fa") == 1.0
+
+
+def test_persian_joining_does_not_merge_across_other_scripts() -> None:
+    assert content_words(normalize_question("می library opens"), "fa") == {"library", "opens"}

@@ -76,3 +76,17 @@ def test_preflight_rules_first_then_overview_without_retrieval() -> None:
 def test_records_callable_must_yield_records() -> None:
     with pytest.raises(TypeError, match="Record"):
         Overview(lambda q, lang: ["text"]).decide("her projects", language="en")  # type: ignore[list-item,arg-type,return-value]
+
+
+def test_a_question_about_the_subject_without_evidence_gets_a_brief_overview() -> None:
+    retriever = InMemoryRetriever(["The library opens at nine."])
+    route = Overview(_records, aliases={"Ada Lovelace": "she"}, brief_limit=2)
+    flight = Preflight(retriever, overview=route)
+    decision = flight.run("Did Ada Lovelace ever meet Charles Dickens?", language="en")
+    assert decision.allowed and decision.route == "overview" and decision.matched_on == "brief"
+    assert [r.id for r in decision.records] == ["cv-3", "cv-1"]
+    off = flight.run("Did Charles Dickens ever visit Paris?", language="en")  # not about the subject: refused
+    assert off.refused and off.category == "no_evidence"
+    no_fallback = Preflight(retriever, overview=Overview(_records, aliases={"Ada Lovelace": "she"}, fallback=False))
+    assert no_fallback.run("Did Ada Lovelace ever meet Charles Dickens?", language="en").refused
+    assert not route.about("Adaline Lovelacey")

@@ -157,3 +157,20 @@ def test_rank_fusion_scores_are_refused_when_the_chain_is_built(store: InMemoryV
         PreflightGate(SourceGate(PROMPT | ScriptedChatModel(pieces=["x"])), vectorstore=store, score_kind="rrf")
     with pytest.raises(ValueError, match="exactly one"):
         PreflightGate(SourceGate(PROMPT | ScriptedChatModel(pieces=["x"])))
+
+
+def test_overview_route_answers_from_records_without_the_threshold(store: InMemoryVectorStore) -> None:
+    from datetime import date
+
+    from sluicegate.evidence import Overview, Record
+
+    records = [
+        Record("r1", "Opened the new reading room.", date(2024, 5, 1)),
+        Record("r2", "Abolished late fees.", date(2021, 1, 1)),
+    ]
+    model = ScriptedChatModel(pieces=pieces_of("On 2024-05-01 the library opened the new reading room [S1].", 6))
+    overview = Overview(lambda q, lang: records)
+    out = chain(model, store, overview=overview).invoke({"question": "What has she done recently?"})
+    assert out["answer"] == "On 2024-05-01 the library opened the new reading room."
+    assert "[S1] 2024-05-01: Opened the new reading room." in model.record.prompts[0]
+    assert "[S2] 2021-01-01: Abolished late fees." in model.record.prompts[0]

@@ -35,7 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="import path module:attr of a retriever (an object with retrieve(query, language=...)), "
         "a zero-argument factory of one, or a function query -> passages",
     )
-    parser.add_argument("--language", default="en", help="language of the questions (default: en)")
+    parser.add_argument("--language", default="en", help="language of lines without one (default: en)")
     parser.add_argument("--score-kind", default="cosine_0_1", help="kind of the retriever's bare float scores")
     parser.add_argument("--embedding-model", help="name of the embedding model (default: the retriever's own)")
     parser.add_argument("--corpus", help="name of the corpus (default: the retriever's own)")
@@ -151,11 +151,12 @@ def calibrate(
 
     def scores(questions: Sequence[str], label: str) -> list[float]:
         out: list[float] = []
-        for q in questions:
-            if refusal is not None and refusal.check(q, language=language).refused:
+        for line in questions:
+            lang, q = _split_language(line, language)
+            if refusal is not None and refusal.check(q, language=lang).refused:
                 taken[label] += 1
                 continue
-            best = gate.best(q, retriever.retrieve(q, language=language), language=language)
+            best = gate.best(q, retriever.retrieve(q, language=lang), language=lang)
             out.append(best.score)
         return out
 
@@ -165,6 +166,14 @@ def calibrate(
     model = embedding_model or getattr(retriever, "embedding_model", None) or "unknown (pass --embedding-model)"
     corpus_name = corpus or getattr(retriever, "corpus", None) or "unknown (pass --corpus)"
     return Result(scores_a, scores_r, threshold, lost, taken, str(model), str(corpus_name))
+
+
+def _split_language(line: str, default: str) -> tuple[str, str]:
+    """`fa<TAB>question` sets the line's language; a line without a tab uses the default."""
+    code, sep, rest = line.partition("\t")
+    if sep and 2 <= len(code) <= 3 and code.isalpha() and code.islower():
+        return code, rest.strip()
+    return default, line
 
 
 def _questions(path: Path) -> list[str]:

@@ -9,7 +9,7 @@ from typing import Any, Literal
 from .scores import Score, ScoreKind
 
 Route = Literal["refusal", "overview", "evidence"]
-MatchedOn = Literal["question", "alias", "follow_up"]
+MatchedOn = Literal["question", "alias", "follow_up", "brief"]  # brief: the overview fallback for the subject
 
 NO_EVIDENCE = "no_evidence"  # category of an evidence-threshold refusal
 NO_RECORDS = "no_records"  # category of an overview question whose records callable returned nothing

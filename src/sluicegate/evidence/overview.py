@@ -26,7 +26,9 @@ class Overview:
     Shipped patterns (data/overview/work/<language>.txt: what someone does or did recently, their background,
     projects, research, writing, education, skills, services) can be turned off with `shipped=False`; `path`
     and `entries` add the user's own, in the refusal rules' formats. `aliases` reads a name as a pronoun, so
-    "Ada Lovelace's projects" is read as "her projects". `limit` caps the records passed on.
+    "Ada Lovelace's projects" is read as "her projects". `limit` caps the records passed on. With `fallback`
+    (default), a question that names the subject (an alias name) but that neither the patterns route nor any
+    passage supports gets a brief overview (`brief_limit` newest records) instead of a refusal (`Preflight`).
     """
 
     def __init__(
@@ -38,6 +40,8 @@ class Overview:
         entries: Entries | None = None,
         aliases: Mapping[str, str] | None = None,
         limit: int | None = None,
+        brief_limit: int = 5,
+        fallback: bool = True,
         also: Sequence[str] = ("en",),
     ) -> None:
         patterns: list[Pattern] = []
@@ -53,6 +57,8 @@ class Overview:
         self._records = records
         self.aliases = {normalize_question(k): normalize_question(v) for k, v in (aliases or {}).items()}
         self.limit = limit
+        self.brief_limit = brief_limit
+        self.fallback = fallback
         self._also = tuple(also)
 
     def matches(self, question: str, *, language: str) -> bool:
@@ -64,6 +70,20 @@ class Overview:
         normalized = normalize_question(question)
         readings = [normalized, with_aliases(normalized, self.aliases)] if self.aliases else [normalized]
         return any(first_match(patterns, text) is not None for text in readings)
+
+    def about(self, question: str) -> bool:
+        """Whether `question` names the subject (one of the alias names, as a whole word)."""
+        normalized = normalize_question(question)
+        return any(with_aliases(normalized, {name: "\x00"}) != normalized for name in self.aliases)
+
+    def brief(self, question: str, *, language: str) -> Decision:
+        """The fallback for a question about the subject that no pattern routed and no passage supports: a brief
+        overview of the records (the newest `brief_limit`) rather than a refusal, because a wrong refusal tells the
+        reader the site does not cover a subject it covers. The sentence gate still checks what is said."""
+        records = ordered(self._records(question, language))[: self.brief_limit]
+        if not records:
+            return Decision(True, "overview", language, category=NO_RECORDS, text=notice(language, "refusal"))
+        return Decision(False, "overview", language, matched_on="brief", records=tuple(records))
 
     def decide(self, question: str, *, language: str) -> Decision | None:
         """None for a question this route does not take; else the records (newest first), or a refusal if none."""

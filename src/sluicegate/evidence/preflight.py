@@ -58,8 +58,12 @@ class Preflight:
     def judge(
         self, question: str, passages: Sequence[Passage], *, language: str, previous: str | None = None
     ) -> Decision:
-        """The step after retrieval: the evidence threshold."""
-        return self.gate.decide(question, passages, language=language, previous=previous)
+        """The step after retrieval: the evidence threshold (and the overview fallback for the subject)."""
+        decision = self.gate.decide(question, passages, language=language, previous=previous)
+        overview = self.overview
+        if decision.refused and overview is not None and overview.fallback and overview.about(question):
+            return overview.brief(question, language=language)
+        return decision
 
     def retrieve(self, question: str, *, language: str, previous: str | None = None) -> list[Passage]:
         """The passages for `question` (and its joined follow-up), from either kind of retriever."""

@@ -12,7 +12,7 @@ from typing import Protocol, runtime_checkable
 
 from .coverage import PassageWords, content_words, coverage
 from .decision import Passage
-from .embedding import EmbeddingUnavailable, HashingEmbedding, cosine
+from .embedding import EmbeddingUnavailable, HashingEmbedding
 from .normalize import normalize_question
 from .scores import Score, ScoreKind
 
@@ -57,7 +57,7 @@ class InMemoryRetriever:
         self.corpus = corpus
         self.embedding_model = self.embedding.name if self.embedding is not None else "none (keyword leg only)"
         self._words = [PassageWords.of(text) for _, text in self.items]
-        self._vectors: list[list[float]] | None = None
+        self._vectors: list[_Sparse] | None = None
         self.calls = 0  # retrievals run (tests assert that a refusal made none)
 
     def retrieve(self, query: str, *, language: str | None = None) -> list[Passage]:
@@ -81,11 +81,27 @@ class InMemoryRetriever:
             return None
         try:
             if self._vectors is None:
-                self._vectors = [self.embedding.embed(text, language=language) for _, text in self.items]
-            q = self.embedding.embed(query, language=language)
+                self._vectors = [_sparse(self.embedding.embed(text, language=language)) for _, text in self.items]
+            q = _sparse(self.embedding.embed(query, language=language))
         except EmbeddingUnavailable:
             return None
-        return [cosine(q, v) for v in self._vectors]
+        return [_cosine(q, v) for v in self._vectors]
+
+
+_Sparse = tuple[dict[int, float], float]  # non-zero components, norm
+
+
+def _sparse(vector: Sequence[float]) -> _Sparse:
+    """A vector as its non-zero components and its norm (a hashing embedding is mostly zeros)."""
+    items = {i: v for i, v in enumerate(vector) if v}
+    return items, sum(v * v for v in items.values()) ** 0.5
+
+
+def _cosine(a: _Sparse, b: _Sparse) -> float:
+    (small, na), (large, nb) = (a, b) if len(a[0]) <= len(b[0]) else (b, a)
+    if not na or not nb:
+        return 0.0
+    return sum(v * large.get(i, 0.0) for i, v in small.items()) / (na * nb)
 
 
 def retrieve_for(retriever: Retriever, question: str, *, language: str, previous: str | None = None) -> list[Passage]:
