@@ -84,6 +84,7 @@ LABELED = [
     ("password: hunter2!", "hunter2!", "LABELED_SECRET"),
     ("DATABASE_PASSWORD=s3cr3t-value", "s3cr3t-value", "LABELED_SECRET"),
     ('{"api_key": "k-12345-abcdef"}', "k-12345-abcdef", "LABELED_SECRET"),
+    ("Authorization: Bearer mF_9.B5f-4.1JqM-z2Yx7Tq0", "mF_9.B5f-4.1JqM-z2Yx7Tq0", "BEARER_TOKEN"),
     (
         "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
         "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",

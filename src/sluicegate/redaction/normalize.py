@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import regex
 
+from .detector import data_lines
+
 # Unicode spaces a model or a copy-paste may put between digit groups: all read as an ASCII space.
 _SPACES = [0x00A0, 0x1680, *range(0x2000, 0x200B), 0x202F, 0x205F, 0x3000]
 # Hyphens, dashes and the minus sign: all read as '-'.
@@ -22,8 +24,10 @@ TABLE: dict[int, str] = {}
 TABLE.update({cp: " " for cp in _SPACES})
 TABLE.update({cp: "-" for cp in _DASHES})
 TABLE.update({cp: chr(cp - 0xFEE0) for cp in range(0xFF01, 0xFF5F)})  # fullwidth ASCII
-TABLE.update({0x0660 + i: str(i) for i in range(10)})  # Arabic-Indic digits
-TABLE.update({0x06F0 + i: str(i) for i in range(10)})  # Persian (Extended Arabic-Indic) digits
+# Every script's decimal digits (Persian, Arabic-Indic, Devanagari, Bengali, Thai, mathematical, ...), as the
+# sentence gate folds them: the zero of each block is in a data file, its nine successors follow it.
+for _zero in data_lines("digit_zeros.txt"):
+    TABLE.update({int(_zero, 16) + i: str(i) for i in range(10)})
 TABLE.update(_PUNCT)
 
 # Invisible characters that can be slipped inside a value to break a pattern: dropped from the view. Every

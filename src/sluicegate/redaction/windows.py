@@ -6,7 +6,7 @@ the whole (bounded) run and these functions pick windows aligned to group bounda
 group-shaped patterns do: a window never starts or ends inside a group, and a window must pass its
 checksum or format rules. Among overlapping valid windows the most card-like layout wins, so a stray
 counter or expiry month next to a card is left as text. Each function takes the run as it appears in the
-detection view (ASCII digits; ' ', '-' or '.' between groups) and returns (start, end) spans in it.
+detection view (ASCII digits; ' ', '-', '.', a tab or a middle dot between groups) and returns (start, end) spans in it.
 """
 
 from __future__ import annotations
@@ -53,6 +53,8 @@ def card_windows(run: str) -> list[tuple[int, int]]:
     window starts at its country code."""
     groups = _groups(run)
     last = len(groups) - 1
+    # Dots also separate versions and decimals (10.0.19041.1234): a dotted run must show a card layout.
+    dotted = "." in run or "\u00b7" in run
     candidates: list[tuple[int, int, int]] = []
     for i in range(1 if run.startswith("+") else 0, len(groups)):
         digits = 0
@@ -64,6 +66,8 @@ def card_windows(run: str) -> list[tuple[int, int]]:
                 continue
             sizes = tuple(y - x for x, y in groups[i : j + 1])
             rank = _card_rank(sizes, i == 0 and j == last)
+            if dotted and rank != 0:
+                continue
             a, b = groups[i][0], groups[j][1]
             if rank is not None and validators.credit_card(run[a:b]):
                 candidates.append((rank, a, b))
