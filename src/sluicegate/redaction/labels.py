@@ -23,7 +23,7 @@ def words() -> tuple[tuple[str, bool], ...]:
     """(word, a suffix may follow) for every label, longest first (so `api_key` wins over `key`-like words)."""
     found: dict[str, bool] = {}
     lines = list(data_lines("secret_labels.txt"))
-    root = resources.files("sluicegate").joinpath("data", "redact", "password_words")
+    root = resources.files("sluicegate").joinpath("data").joinpath("redact").joinpath("password_words")
     for lang in _LANGS:
         text = root.joinpath(f"{lang}.txt").read_text(encoding="utf-8")
         lines += [line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#")]
@@ -67,6 +67,6 @@ def _prose() -> frozenset[str]:
 
 def secret_value(value: str) -> bool:
     """False for prose (`password: required`) and placeholders (`<your password>`, `${DB_PASS}`, `****`)."""
-    if value.casefold().rstrip(".,;:!?") in _prose():
+    if value.casefold().strip("()[]{}.,;:!?") in _prose():
         return False
     return _PLACEHOLDER.fullmatch(value) is None

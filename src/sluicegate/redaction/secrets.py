@@ -117,27 +117,30 @@ PRIVATE_KEY = Detector(
     opener=rf"{_PEM_OPEN}|{_SSH2_OPEN}|{_PUTTY_OPEN}",
 )
 
-# `Authorization: Bearer <opaque token>` (RFC 6750 b64token) and `Basic <base64>`: the scheme word stays.
+# `Authorization: Bearer <opaque token>` (RFC 6750 b64token) and `Basic <base64>`: the scheme word stays. A
+# value of letters only must be long (`basic understanding` is prose).
 BEARER_TOKEN = Detector(
     "BEARER_TOKEN",
-    r"(?<![0-9A-Za-z])(?i:bearer|basic)[ ]{1,3}(?P<v>[0-9A-Za-z\-._~+/]{20,}+=*+)(?![0-9A-Za-z\-._~+/=])",
+    r"(?<![0-9A-Za-z])(?i:bearer|basic)[ ]{1,3}(?P<v>[0-9A-Za-z\-._~+/]{12,}+=*+)(?![0-9A-Za-z\-._~+/=])",
+    validators.credential_token,
     prefix=r"(?i:bearer|basic)[ ]{1,3}(?P<v>[0-9A-Za-z\-._~+/]{12})",
 )
 # `DATABASE_PASSWORD=…`, `"api_key": "…"`, `Password: …`, `API Key = …`, `if pwd == "…"`, `mot de passe : …`,
 # `githubToken: …`. Only the value is replaced. A prefix such as `DATABASE_` needs no pattern: the label may start
 # right after `_`, `-` or `.` (letters of the label's script may not come before or after it; Chinese labels
 # may follow any character, as Chinese has no spaces). A quoted value ends at its closing quote (or the end of
-# the line, or 256 characters); an unquoted one at the end of the token (whitespace, a quote, `;` or `&`).
+# the line, or 256 characters); an unquoted one at the end of the token (whitespace or a quote), so `;` and
+# `&` go with it: showing the rest of a connection string is not worth showing part of a password.
 _SCRIPTS = r"0-9\p{Latin}\p{Cyrillic}\p{Greek}\p{Arabic}\p{Devanagari}"
 _CAMEL = r"(?<=[a-z0-9])(?:Token|Secret|Password|Passwd|Pwd)"
 _SEP = r"[\"']?\s{0,3}(?:==|:=|=>|:|=)\s{0,3}"
-_VALUE = r"(?:\"(?P<v>[^\"\n]{1,256}+)|'(?P<v>[^'\n]{1,256}+)|(?P<v>[^\s\"'`<;&][^\s\"'`;&]{2,}+))"
+_VALUE = r"(?:\"(?P<v>[^\"\n]{1,256}+)|'(?P<v>[^'\n]{1,256}+)|(?P<v>[^\s\"'`<][^\s\"'`]{2,}+))"
 _LABEL = rf"(?:(?<![{_SCRIPTS}])(?i:{labels.alternation()})|{_CAMEL})(?![{_SCRIPTS}])"
 LABELED_SECRET = Detector(
     "LABELED_SECRET",
     _LABEL + _SEP + _VALUE,
     labels.secret_value,
-    prefix=_LABEL + _SEP + r"(?:[\"'](?P<v>[^\"'\n])|(?P<v>[^\s\"'`<;&]))",
+    prefix=_LABEL + _SEP + r"(?:[\"'](?P<v>[^\"'\n])|(?P<v>[^\s\"'`<]))",
 )
 
 DETECTORS = (

@@ -163,6 +163,11 @@ def bitcoin(value: str) -> bool:
     return bech32(value) if value.lower().startswith("bc1") else base58check(value)
 
 
+def credential_token(value: str) -> bool:
+    """A Bearer/Basic credential: 12+ characters with a digit or a symbol, or 20+ letters (not a prose word)."""
+    return not value.isalpha() or len(value) >= 20
+
+
 def jwt(value: str) -> bool:
     """The first part must be base64url-encoded JSON object (a JOSE header)."""
     header = value.split(".", 1)[0]
