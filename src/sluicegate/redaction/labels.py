@@ -48,6 +48,23 @@ def alternation() -> str:
     return "|".join(out)
 
 
+# Characters that `regex` matches case-insensitively to an ASCII letter (see prefilter.FOLD): a label may start
+# with them too.
+_FOLDS = {"s": "\u017f", "k": "\u212a", "i": "\u0130"}
+
+
+def first_class(camel_initials: str) -> str:
+    """A character class holding every character a label can start with, in any case (for `Detector.first`,
+    which lets the engine skip ahead at C speed; test_incremental.py checks it against the pattern)."""
+    chars: set[str] = set(camel_initials)
+    for word, _ in words():
+        ch = word[0]
+        chars |= {ch, ch.lower(), ch.upper(), ch.casefold()}
+        if ch.lower() in _FOLDS:
+            chars.add(_FOLDS[ch.lower()])
+    return "[" + "".join(regex.escape(c) for c in sorted(chars)) + "]"
+
+
 def ascii_words() -> list[str]:
     return [w for w, _ in words() if w.isascii()]
 

@@ -7,7 +7,7 @@ only, which keeps matching linear on pathological input.
 
 from __future__ import annotations
 
-from . import validators, windows
+from . import windows
 from .detector import Detector, data_lines
 
 # Letters an address may use: Latin (with accents), Cyrillic and Greek, so a homoglyph does not cut the
@@ -47,20 +47,17 @@ CREDIT_CARD = Detector(
 )
 
 
-def _iban_pattern() -> str:
-    by_length: dict[int, list[str]] = {}
-    for line in data_lines("iban_lengths.txt"):
-        country, length = line.split()
-        by_length.setdefault(int(length), []).append(country)
-    branches = [
-        f"(?i:{'|'.join(sorted(countries))})[0-9]{{2}}(?:[ \\-]?[A-Za-z0-9]){{{length - 4}}}"
-        for length, countries in sorted(by_length.items())
-    ]
-    # Upper or lower case, compact or grouped by spaces or dashes (`de89 3704 …`, `AL47-2121-…`).
-    return rf"(?<![A-Za-z0-9])(?:{'|'.join(branches)})(?![A-Za-z0-9])"
-
-
-IBAN_CODE = Detector("IBAN_CODE", _iban_pattern(), validators.iban)
+# Upper or lower case, compact or in groups of four separated by spaces or dashes (`de89 3704 …`,
+# `AL47-2121-…`), the paper format of ISO 13616. The pattern is a bounded run after a country-code-shaped
+# start; `iban_window` takes the country's exact length (data file) and checks mod-97. One generic start
+# instead of ~90 case-insensitive country codes: that alternation made every probe at a lowercase letter 2x
+# dearer.
+IBAN_CODE = Detector(
+    "IBAN_CODE",
+    r"(?<![A-Za-z0-9])[A-Za-z]{2}[0-9]{2}"
+    r"(?:[A-Za-z0-9]{11,30}+|(?:[ \-][A-Za-z0-9]{4}){2,8}(?:[ \-][A-Za-z0-9]{1,3})?)(?![A-Za-z0-9])",
+    locate=windows.iban_window,
+)
 
 # International (+CC ...) or national: (415) 555-2671 / 415-555-2671 / 415.555.2671, a trunk-0 number in
 # groups separated by spaces or dashes (020 7946 0958, 01 23 45 67 89, 090-1234-5678), a compact trunk-0 number

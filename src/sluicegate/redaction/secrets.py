@@ -140,6 +140,7 @@ LABELED_SECRET = Detector(
     "LABELED_SECRET",
     _LABEL + _SEP + _VALUE,
     labels.secret_value,
+    first=labels.first_class("TSP"),
     prefix=_LABEL + _SEP + r"(?:[\"'](?P<v>[^\"'\n])|(?P<v>[^\s\"'`<]))",
 )
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import regex
 
 from . import validators
+from .detector import data_lines
 
 _GROUP = regex.compile(r"[0-9]+")
 
@@ -116,4 +117,28 @@ def phone_window(run: str) -> list[tuple[int, int]]:
             if sum(ch.isdigit() for ch in rest) <= _STRAY_DIGITS or validators.credit_card(rest):
                 return [(0, end)]
             return []
+    return []
+
+
+_IBAN_LENGTHS = {c: int(n) for c, n in (line.split() for line in data_lines("iban_lengths.txt"))}
+
+
+def iban_window(run: str) -> list[tuple[int, int]]:
+    """The IBAN at the start of the run: its country's exact length in letters and digits, ending at the end of
+    the run or before a separator (never inside a group), in one case, with valid mod-97 check digits."""
+    length = _IBAN_LENGTHS.get(run[:2].upper())
+    if length is None:
+        return []
+    seen = 0
+    for i, ch in enumerate(run):
+        if ch.isalnum():
+            seen += 1
+            if seen == length:
+                end = i + 1
+                if end < len(run) and run[end].isalnum():
+                    return []
+                value = run[:end]
+                if not (value.isupper() or value.islower() or value[2:].replace(" ", "").replace("-", "").isdigit()):
+                    return []
+                return [(0, end)] if validators.iban(value) else []
     return []
