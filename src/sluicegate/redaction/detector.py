@@ -42,6 +42,10 @@ class Detector:
     # cut short (`flush(truncated=True)`) while a value of this detector is still open where this matches, the
     # open value is replaced rather than released. A named group `v` marks where the value starts (a label stays).
     prefix: str | None = None
+    # True when where a match may start depends on the text before it (a positive lookbehind, like the label
+    # before a `LABELED_SECRET` value): the starters table cannot learn such a detector from one character,
+    # so it is asked on every check (its `first` class keeps that cheap).
+    context: bool = False
     compiled: regex.Pattern[str] = field(init=False, repr=False, compare=False)
     probe: regex.Pattern[str] = field(init=False, repr=False, compare=False)
     opener_rx: regex.Pattern[str] | None = field(init=False, repr=False, compare=False)

@@ -44,34 +44,20 @@ def alternation() -> str:
     out = []
     for word, suffix in words():
         body = word_pattern(word)
-        out.append(body + (r"(?:[_\-][0-9A-Za-z]{1,16}+){0,2}+" if suffix else ""))
+        out.append(body + (_SUFFIX if suffix else ""))
     return "|".join(out)
 
 
-# Characters that `regex` matches case-insensitively to an ASCII letter (see prefilter.FOLD): a label may start
-# with them too.
-_FOLDS = {"s": "\u017f", "k": "\u212a", "i": "\u0130"}
+# A suffix after a key name: up to two parts of up to 8 characters (`_prod`, `-v2`), so that a label, its
+# quote and two spaces fit the 32 characters of context the filter keeps (the label is a lookbehind). Not
+# possessive: a lookbehind is matched backwards, where a possessive suffix would swallow `_key` of `api_key`.
+_SUFFIX = r"(?:[_\-][0-9A-Za-z]{1,8}){0,2}"
+_SUFFIX_MAX = 18
 
 
-def first_class(camel_initials: str) -> str:
-    """A character class holding every character a label can start with, in any case (for `Detector.first`,
-    which lets the engine skip ahead at C speed; test_incremental.py checks it against the pattern)."""
-    chars: set[str] = set(camel_initials)
-    for word, _ in words():
-        ch = word[0]
-        chars |= {ch, ch.lower(), ch.upper(), ch.casefold()}
-        if ch.lower() in _FOLDS:
-            chars.add(_FOLDS[ch.lower()])
-    return "[" + "".join(regex.escape(c) for c in sorted(chars)) + "]"
-
-
-def ascii_words() -> list[str]:
-    return [w for w, _ in words() if w.isascii()]
-
-
-def longest_non_ascii() -> int:
-    """The longest label with a non-ASCII letter (the prefilter cannot see those and anchors on the separator)."""
-    return max((len(w) for w, _ in words() if not w.isascii()), default=0)
+def longest_label() -> int:
+    """The most characters a label, a quote and two spaces can take before the separator."""
+    return max(len(w) + (_SUFFIX_MAX if suffix else 0) for w, suffix in words()) + 3
 
 
 _PLACEHOLDER = regex.compile(r"<[^<>]*>?|\$\{.*|\{\{.*|%\(.*|\$[A-Z_][A-Z0-9_]*|[*xX.•]{3,}|[\W_]+", regex.V1)

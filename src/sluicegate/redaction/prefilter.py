@@ -43,22 +43,6 @@ _FOLDABLE = frozenset(chr(c) for c in FOLD)
 Trigger = tuple[str, int, int, int]  # (pattern, K, minlen, maxlen)
 
 
-def _label_triggers() -> tuple[Trigger, ...]:
-    """ASCII labels as literals; labels with a non-ASCII letter (`пароль`, `密码`, `contraseña`), which the ASCII
-    encoding cannot show, by their separator: a match starts at most `longest + 4` characters before its ':'
-    or '=' (an optional quote and up to three spaces come between)."""
-    from . import labels
-
-    ascii_words = labels.ascii_words()
-    pattern = "|".join(labels.word_pattern(w) for w in ascii_words)
-    shortest = min(len(w.replace("_", "").replace("-", "").replace(" ", "")) for w in ascii_words)
-    out: list[Trigger] = [(f"(?i:{pattern})", 0, shortest, max(len(w) for w in ascii_words))]
-    longest = labels.longest_non_ascii()
-    if longest:
-        out.append((r"[:=]", longest + 4, 1, 1))
-    return tuple(out)
-
-
 def _triggers() -> dict[str, tuple[Trigger, ...]]:
     from .pii import EMAIL_LOCAL_MAX
 
@@ -84,7 +68,7 @@ def _triggers() -> dict[str, tuple[Trigger, ...]]:
         "DISCORD_BOT_TOKEN": ((r"[0-9A-Za-z_\-]{24}\.", 2, 25, 25),),
         "JWT": ((r"eyJ", 0, 3, 3),),
         "BEARER_TOKEN": ((r"(?i:bearer|basic)", 0, 5, 6),),
-        "LABELED_SECRET": _label_triggers(),
+        "LABELED_SECRET": ((r"[:=]", 0, 1, 1),),  # the match starts at its separator; the label is a lookbehind
         "EMAIL_ADDRESS": ((r"@", 16 + EMAIL_LOCAL_MAX, 1, 1),),
         "CREDIT_CARD": ((r"[0-9](?:[ \t.\-]?[0-9]){12}", 1, 13, 25),),
         "IBAN_CODE": ((r"[A-Za-z]{2}[0-9]{2}", 0, 4, 4),),
