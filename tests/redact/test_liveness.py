@@ -38,7 +38,7 @@ def test_most_characters_held_on_prose_is_at_most_64(name: str) -> None:
 def test_first_output_arrives_within_64_characters_without_spaces(name: str) -> None:
     r = Redactor()
     released = ""
-    for i, ch in enumerate(PROSE[name]):
+    for i, ch in enumerate(PROSE[name]):  # noqa: B007 - i is read after the loop
         released += r.feed(ch).text
         if released:
             break
