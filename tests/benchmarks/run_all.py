@@ -4,9 +4,11 @@
     python tests/benchmarks/run_all.py --quick    # tiny sizes, seconds (CI smoke)
     python tests/benchmarks/run_all.py --no-peers # ours only, in the current interpreter (no venv, no installs)
 
-The peers (safestream-redactor, llm-stream-guards, Presidio, NeMo Guardrails) are never runtime dependencies: they
-go into their own venv (`--venv`, default `.venv-bench` at the repo root) from `requirements-bench.txt`, together
-with an editable install of this checkout, and the script re-runs itself there.
+Recall on documented formats (Presidio, detect-secrets) is `recall.py`, which uses the same venv.
+
+The peers (safestream-redactor, llm-stream-guards, Presidio, NeMo Guardrails, detect-secrets) are never runtime
+dependencies: they go into their own venv (`--venv`, default `.venv-bench` at the repo root) from
+`requirements-bench.txt`, together with an editable install of this checkout, and the script re-runs itself there.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ for _sub in ("integrations", "src"):
 os.environ.setdefault("NEMO_GUARDRAILS_NO_USAGE_STATS", "1")
 os.environ.setdefault("TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS", "")
 
-PEER_MODULES = ("safestream_redactor", "llm_stream_guards", "presidio_analyzer", "nemoguardrails")
+PEER_MODULES = ("safestream_redactor", "llm_stream_guards", "presidio_analyzer", "nemoguardrails", "detect_secrets")
 
 
 def _peers_importable() -> list[str]:
@@ -68,6 +70,7 @@ def _versions() -> str:
         "safestream-redactor",
         "llm-stream-guards",
         "presidio-analyzer",
+        "detect-secrets",
         "spacy",
         "nemoguardrails",
         "regex",

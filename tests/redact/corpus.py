@@ -84,6 +84,7 @@ LABELED = [
     ("password: hunter2!", "hunter2!", "LABELED_SECRET"),
     ("DATABASE_PASSWORD=s3cr3t-value", "s3cr3t-value", "LABELED_SECRET"),
     ('{"api_key": "k-12345-abcdef"}', "k-12345-abcdef", "LABELED_SECRET"),
+    ("Authorization: Bearer mF_9.B5f-4.1JqM-z2Yx7Tq0", "mF_9.B5f-4.1JqM-z2Yx7Tq0", "BEARER_TOKEN"),
     (
         "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
         "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
@@ -140,6 +141,92 @@ PERSIAN = (
 CUSTOM_DETECTORS = [("ORDER_ID", r"(?<=order=)[0-9]{4,}"), ("WORD_CODE", r"\bQX[0-9]{3}\b")]
 FUZZ_VALUES = [v for e, vs in POSITIVES.items() if e != "PRIVATE_KEY" for v in vs]
 FUZZ_VALUES += [t for t, _, _ in LABELED] + [URL_WITH_CREDENTIALS[0], PEM, JWT_SHORT, "order=12345", "QX123"]
+
+
+# Issue 10: formats the providers and standards document (examples from their docs where they publish one).
+NEW_FORMATS: list[tuple[str, str]] = [
+    ("STRIPE_KEY", "sk_test_4eC39HqLyjWDarjtT1zdp7dc"),  # Stripe's own documented test key
+    ("STRIPE_KEY", "rk_test_" + alnum(24)),
+    ("STRIPE_KEY", "rk_live_" + alnum(24)),
+    ("STRIPE_KEY", "rk_prod_" + alnum(24)),
+    ("SLACK_TOKEN", "xapp-1-A0123456789-1234567890123-" + alnum(64, "0123456789abcdef")),
+    ("SLACK_WEBHOOK", "https://hooks.slack.com/services/T0ABCDEF1/B0ABCDEF12/" + alnum(24)),
+    ("SLACK_WEBHOOK", "https://hooks.slack.com/services/T0ABCDEF1/B0ABCDEF/" + alnum(24)),
+    ("GITLAB_TOKEN", "glffct-" + alnum(20)),
+    ("GITLAB_TOKEN", "glagent-" + alnum(50)),
+    ("GITLAB_TOKEN", "gloas-" + alnum(64)),
+    ("GITLAB_TOKEN", "glsoat-" + alnum(20)),
+    ("GITLAB_TOKEN", "glcbt-64_" + alnum(20)),
+    ("GITLAB_TOKEN", "gldt-" + alnum(20)),
+    ("GITLAB_TOKEN", "_gitlab_session=" + alnum(32, "0123456789abcdef")),
+    ("PYPI_TOKEN", "pypi-AgENdGVzdC5weXBpLm9yZw" + alnum(60)),  # TestPyPI
+    ("DISCORD_BOT_TOKEN", "Y" + alnum(23) + "." + alnum(6) + "." + alnum(27)),
+    ("DISCORD_BOT_TOKEN", "MTA" + alnum(23) + "." + alnum(6) + "." + alnum(38)),
+    ("TELEGRAM_BOT_TOKEN", "12345:" + alnum(35)),
+    ("TELEGRAM_BOT_TOKEN", "1234567890123456:" + alnum(35)),
+    ("JWT", "eyJhbGciOiJub25lIn0.eyJzdWIiOiIxMjM0NTY3ODkwIn0."),  # unsigned, alg none
+    ("JWT", "eyJhbGciOiJub25lIn0.eyJzdWIiOiIxMjM0NTY3ODkwIn0"),  # two parts
+    ("IBAN_CODE", "de89 3704 0044 0532 0130 00"),
+    ("IBAN_CODE", "AL47-2121-1009-0000-0002-3569-8741"),
+    ("IBAN_CODE", "LU28 0019 4006 4475 0000"),
+    ("IBAN_CODE", "BE71 0961 2345 6769"),
+    ("EMAIL_ADDRESS", "ivan@почта.рф"),
+    ("EMAIL_ADDRESS", "ivan@xn--80a1acny.xn--p1ai"),
+    ("EMAIL_ADDRESS", "o'brien@example.com"),
+    ("EMAIL_ADDRESS", "john!doe@example.com"),
+    ("PHONE_NUMBER", "090-1234-5678"),
+    ("PHONE_NUMBER", "03-1234-5678"),
+    ("PHONE_NUMBER", "09123456789"),
+    ("PHONE_NUMBER", "۰۹۱۲۳۴۵۶۷۸۹"),
+    ("PHONE_NUMBER", "13812345678"),
+    ("CREDIT_CARD", "4111.1111.1111.1111"),
+    ("CREDIT_CARD", "4111\t1111\t1111\t1111"),
+    ("CREDIT_CARD", "4111\u00b71111\u00b71111\u00b71111"),
+    ("CREDIT_CARD", "४१११ ११११ ११११ ११११"),
+]
+
+# (text, the value that must disappear, its entity): the label, scheme or host stays.
+NEW_LABELED: list[tuple[str, str, str]] = [
+    ("github_token: a1b2c3d4e5f6g7", "a1b2c3d4e5f6g7", "LABELED_SECRET"),
+    ("accessToken: 'k9Xq2mZ7'", "k9Xq2mZ7", "LABELED_SECRET"),
+    ("db_pass=Tr0ub4dor&3", "Tr0ub4dor&3", "LABELED_SECRET"),
+    ("apikey_prod: a1b2c3d4e5", "a1b2c3d4e5", "LABELED_SECRET"),
+    ("API Key: a1b2c3d4e5f6", "a1b2c3d4e5f6", "LABELED_SECRET"),
+    ("secrete = hunter22", "hunter22", "LABELED_SECRET"),
+    ('if password == "hunter22":', "hunter22", "LABELED_SECRET"),
+    ('password = "correct horse battery"', "correct horse battery", "LABELED_SECRET"),
+    ("Passwort: Geheim123", "Geheim123", "LABELED_SECRET"),
+    ("mot de passe : Geheim123", "Geheim123", "LABELED_SECRET"),
+    ("contraseña: Geheim123", "Geheim123", "LABELED_SECRET"),
+    ("senha: Geheim123", "Geheim123", "LABELED_SECRET"),
+    ("пароль: Geheim123", "Geheim123", "LABELED_SECRET"),
+    ("رمز عبور: Geheim123", "Geheim123", "LABELED_SECRET"),
+    ("كلمة المرور: Geheim123", "Geheim123", "LABELED_SECRET"),
+    ("पासवर्ड: Geheim123", "Geheim123", "LABELED_SECRET"),
+    ("密码：Geheim123", "Geheim123", "LABELED_SECRET"),
+    ("请输入密码:Geheim123", "Geheim123", "LABELED_SECRET"),
+    ("Authorization: Basic dXNlcjpwYXNzd29yZA==", "dXNlcjpwYXNzd29yZA==", "BEARER_TOKEN"),
+    ("redis://:pass@cache.internal", ":pass", "URL_CREDENTIALS"),
+    ("postgres://u:p@h/db", "u:p", "URL_CREDENTIALS"),
+    ("amqp://guest:gu/e?st@rabbit", "guest:gu/e?st", "URL_CREDENTIALS"),
+    ("ghp_" + "Ab1" * 12 + "_dev", "ghp_" + "Ab1" * 12, "GITHUB_TOKEN"),
+    ("ghp_" + "Ab1" * 12 + "-x", "ghp_" + "Ab1" * 12, "GITHUB_TOKEN"),
+]
+
+# Near-values and prose that must stay exactly as they are.
+NOT_VALUES: list[str] = [
+    "IBAN LU28 0019 4006 4475 0001 has bad check digits.",
+    "IBAN BE71 0961 2345 6768 has bad check digits.",
+    'url = "https://url:8000";@something',
+    "see text2001:db8::1 here",
+    "Windows 10.0.19041.1234 and version 1.2.3.4.5.6.7.",
+    "password: required",
+    "Token: the smallest unit of text.",
+    "Call 0123456789 if the order id is 0123456789.",
+    "sk-learn is a library; AKIA is a prefix.",
+    "The bearer of this letter, basic training.",
+]
+FUZZ_VALUES += [v for _, v in NEW_FORMATS] + [t for t, _, _ in NEW_LABELED]
 
 
 def feed_steps(make, pieces: list[str]) -> list[tuple[str, bool, tuple, int]]:

@@ -32,7 +32,7 @@ def test_url_credentials_keep_scheme_and_host() -> None:
 
 
 def test_every_builtin_entity_has_a_planted_case() -> None:
-    covered = set(POSITIVES) | {"LABELED_SECRET", "AWS_SECRET_KEY", "URL_CREDENTIALS"}
+    covered = set(POSITIVES) | {"LABELED_SECRET", "AWS_SECRET_KEY", "URL_CREDENTIALS", "BEARER_TOKEN"}
     assert covered == set(ENTITIES)
 
 

@@ -47,6 +47,16 @@ _BITS = list("ab@.-:/=(_ 0123456789+AKIAghp_sk-eyJxoxSGMNO\n\u00a0\u200b：＠�
     "DE89 ",
     "order=",
     "QX",
+    "xapp-",
+    "Bearer ",
+    "пароль: ",
+    "密码：",
+    "githubToken=",
+    "4111\u00b7",
+    "de89 ",
+    "090-",
+    "o'b",
+    "\u0664",
 ]
 _PIECE = st.one_of(st.sampled_from(_BITS), st.sampled_from(_VALUES), st.text(max_size=3))
 

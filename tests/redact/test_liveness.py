@@ -9,7 +9,21 @@ from sluicegate.testing import assert_chunk_invariant, run_filter
 
 from .corpus import CHINESE, ENGLISH, JAPANESE, PERSIAN
 
-PROSE = {"english": ENGLISH, "chinese": CHINESE, "japanese": JAPANESE, "persian": PERSIAN}
+# Prose that uses the word for "password" in each of the ten languages whose labels are data files: a label
+# without a separator and value is prose, held no longer than any word.
+PASSWORD_PROSE = {
+    "german": "Das Passwort muss lang sein. Ändern Sie Ihr Kennwort regelmäßig, bitte.",
+    "french": "Le mot de passe doit être long ; changez votre mot de passe souvent.",
+    "spanish": "La contraseña debe ser larga; cambie su contraseña a menudo.",
+    "portuguese": "A senha deve ser longa; troque a sua senha com frequência.",
+    "russian": "Пароль должен быть длинным; меняйте пароль почаще, пожалуйста.",
+    "arabic": "يجب أن تكون كلمة المرور طويلة، وغيّر كلمة السر كثيرًا.",
+    "hindi": "पासवर्ड लंबा होना चाहिए; अपना पासवर्ड अक्सर बदलें।",
+    "persian-password": "رمز عبور باید طولانی باشد؛ گذرواژه را زود به زود عوض کنید.",
+    "chinese-password": "密码必须足够长，请经常更换您的密码和口令。",
+    "english-password": "Your password must be long; the passphrase and PIN code too.",
+}
+PROSE = {"english": ENGLISH, "chinese": CHINESE, "japanese": JAPANESE, "persian": PERSIAN, **PASSWORD_PROSE}
 
 
 @pytest.mark.parametrize("name", sorted(PROSE))
@@ -24,7 +38,7 @@ def test_most_characters_held_on_prose_is_at_most_64(name: str) -> None:
 def test_first_output_arrives_within_64_characters_without_spaces(name: str) -> None:
     r = Redactor()
     released = ""
-    for i, ch in enumerate(PROSE[name]):  # noqa: B007 - `i` is read after the loop
+    for i, ch in enumerate(PROSE[name]):  # noqa: B007 - i is read after the loop
         released += r.feed(ch).text
         if released:
             break

@@ -38,9 +38,18 @@ class Detector:
     # engine skip ahead at C speed instead of trying the pattern's lookbehinds at every position (10x on prose).
     # It must be implied by the pattern (tests/redact/test_incremental.py checks the built-ins over the BMP).
     first: str | None = None
+    # A distinctive prefix (`AKIA` and one more key character, `ghp_…`, a JWT's header and dot): if the stream is
+    # cut short (`flush(truncated=True)`) while a value of this detector is still open where this matches, the
+    # open value is replaced rather than released. A named group `v` marks where the value starts (a label stays).
+    prefix: str | None = None
+    # True when where a match may start depends on the text before it (a positive lookbehind, like the label
+    # before a `LABELED_SECRET` value): the starters table cannot learn such a detector from one character,
+    # so it is asked on every check (its `first` class keeps that cheap).
+    context: bool = False
     compiled: regex.Pattern[str] = field(init=False, repr=False, compare=False)
     probe: regex.Pattern[str] = field(init=False, repr=False, compare=False)
     opener_rx: regex.Pattern[str] | None = field(init=False, repr=False, compare=False)
+    prefix_rx: regex.Pattern[str] | None = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not self.entity or not isinstance(self.entity, str):
@@ -57,6 +66,7 @@ class Detector:
         # runs into the end of the buffer, i.e. where a match could still start or grow (see settle.py).
         object.__setattr__(self, "probe", regex.compile(f"(?:{body})(?!)"))
         object.__setattr__(self, "opener_rx", regex.compile(self.opener) if self.opener else None)
+        object.__setattr__(self, "prefix_rx", regex.compile(self.prefix) if self.prefix else None)
 
     @property
     def has_value_group(self) -> bool:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import regex
 
+from .detector import data_lines
+
 # Unicode spaces a model or a copy-paste may put between digit groups: all read as an ASCII space.
 _SPACES = [0x00A0, 0x1680, *range(0x2000, 0x200B), 0x202F, 0x205F, 0x3000]
 # Hyphens, dashes and the minus sign: all read as '-'.
@@ -22,8 +24,10 @@ TABLE: dict[int, str] = {}
 TABLE.update({cp: " " for cp in _SPACES})
 TABLE.update({cp: "-" for cp in _DASHES})
 TABLE.update({cp: chr(cp - 0xFEE0) for cp in range(0xFF01, 0xFF5F)})  # fullwidth ASCII
-TABLE.update({0x0660 + i: str(i) for i in range(10)})  # Arabic-Indic digits
-TABLE.update({0x06F0 + i: str(i) for i in range(10)})  # Persian (Extended Arabic-Indic) digits
+# Every script's decimal digits (Persian, Arabic-Indic, Devanagari, Bengali, Thai, mathematical, ...), as the
+# sentence gate folds them: the zero of each block is in a data file, its nine successors follow it.
+for _zero in data_lines("digit_zeros.txt"):
+    TABLE.update({int(_zero, 16) + i: str(i) for i in range(10)})
 TABLE.update(_PUNCT)
 
 # Invisible characters that can be slipped inside a value to break a pattern: dropped from the view. Every
@@ -34,12 +38,26 @@ _DROP = r"\p{Cf}\p{Default_Ignorable_Code_Point}"
 _DROPS = regex.compile(f"[{_DROP}]")
 assert not any(_DROPS.match(chr(cp)) for cp in TABLE), "a mapped character is also dropped"
 
-_SPECIAL = regex.compile("[" + "".join(regex.escape(chr(cp)) for cp in TABLE) + _DROP + "]")
+
+def _ranges(cps: list[int]) -> str:
+    """A character class body of ranges (hundreds of digits as single characters made every check 2x slower)."""
+    out: list[str] = []
+    run_start = prev = cps[0]
+    for cp in [*cps[1:], -2]:
+        if cp != prev + 1:
+            out.append(regex.escape(chr(run_start)) + ("" if prev == run_start else "-" + regex.escape(chr(prev))))
+            run_start = cp
+        prev = cp
+    return "".join(out)
+
+
+_SPECIAL = regex.compile("[" + _ranges(sorted(TABLE)) + _DROP + "]")
+assert all(cp > 0x7F for cp in TABLE), "ASCII text never needs normalizing"
 
 
 def needs_normalizing(text: str) -> bool:
-    """Fast check so that plain text skips the per-character path."""
-    return _SPECIAL.search(text) is not None
+    """Fast check so that plain text skips the per-character path (ASCII never needs it)."""
+    return not text.isascii() and _SPECIAL.search(text) is not None
 
 
 def normalize(text: str) -> str:

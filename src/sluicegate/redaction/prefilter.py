@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
-from .detector import Detector, data_lines
+from .detector import Detector
 
 _hs: Any  # the hyperscan module, or None without the optional extra
 try:
@@ -47,37 +47,43 @@ _FOLDABLE = frozenset(chr(c) for c in FOLD)
 Trigger = tuple[str, int, int, int]  # (pattern, K, minlen, maxlen)
 
 
-def _label_trigger() -> Trigger:
-    words = data_lines("secret_labels.txt")
-    pattern = "|".join(w.replace("_", "[_\\-]?") for w in words)
-    return (f"(?i:{pattern})", 0, min(len(w) - w.count("_") for w in words), max(len(w) for w in words))
-
-
 def _triggers() -> dict[str, tuple[Trigger, ...]]:
+    from .pii import EMAIL_LOCAL_MAX
+
     return {
         "PRIVATE_KEY": ((r"-----BEGIN |---- BEGIN SSH2|PuTTY-User-Key-File-", 0, 11, 20),),
         "AWS_ACCESS_KEY": ((r"AKIA|ASIA|ABIA|ACCA|A3T", 0, 3, 4),),
         "AWS_SECRET_KEY": ((r"(?i:aws)", 0, 3, 3),),
         "GITHUB_TOKEN": ((r"gh[pousr]_|github_pat_", 0, 4, 11),),
-        "GITLAB_TOKEN": ((r"gl(?:pat|dt|rt|ptt|ft|soat|cbt|imt|oas)-|GR1348941", 0, 5, 9),),
+        "GITLAB_TOKEN": (
+            (r"gl(?:pat|dt|rt|ptt|ft|ffct|soat|cbt|imt|oas|agent|wt|isa)-|GR1348941|_gitlab_session=", 0, 5, 16),
+        ),
         "SLACK_WEBHOOK": ((r"https://hooks\.slack\.com/", 0, 24, 24),),
-        "SLACK_TOKEN": ((r"xox[aboprse]-", 0, 5, 5),),
-        "STRIPE_KEY": ((r"[rs]k_live_", 0, 8, 8),),
+        "SLACK_TOKEN": ((r"xox[aboprse]-|xapp-", 0, 5, 5),),
+        "STRIPE_KEY": ((r"[rs]k_(?:live|test|prod)_", 0, 8, 8),),
         "ANTHROPIC_KEY": ((r"sk-ant-", 0, 7, 7),),
         "OPENAI_KEY": ((r"sk-", 0, 3, 3),),
         "GOOGLE_API_KEY": ((r"AIza", 0, 4, 4),),
         "NPM_TOKEN": ((r"npm_", 0, 4, 4),),
-        "PYPI_TOKEN": ((r"pypi-AgEIcHlwaS5vcmc", 0, 20, 20),),
+        "PYPI_TOKEN": ((r"pypi-AgEIcHlwaS5vcmc|pypi-AgENdGVzdC5weXBpLm9yZw", 0, 20, 27),),
         "SENDGRID_KEY": ((r"SG\.", 0, 3, 3),),
         "TWILIO_KEY": ((r"AC|SK", 0, 2, 2),),
-        "TELEGRAM_BOT_TOKEN": ((r"[0-9]{8}", 0, 8, 8),),
-        "DISCORD_BOT_TOKEN": ((r"[MNO][0-9A-Za-z_\-]{23}", 0, 24, 24),),
+        "TELEGRAM_BOT_TOKEN": ((r"[0-9]{5}:", 11, 6, 6),),
+        "DISCORD_BOT_TOKEN": ((r"[0-9A-Za-z_\-]{24}\.", 2, 25, 25),),
         "JWT": ((r"eyJ", 0, 3, 3),),
-        "LABELED_SECRET": (_label_trigger(),),
-        "EMAIL_ADDRESS": ((r"@", 64, 1, 1),),
-        "CREDIT_CARD": ((r"[0-9](?:[ \-]?[0-9]){12}", 1, 13, 25),),
-        "IBAN_CODE": ((r"[A-Z]{2}[0-9]{2}", 0, 4, 4),),
-        "PHONE_NUMBER": ((r"\+[0-9]|\([0-9]{3}\)|[0-9]{3}[ .\-][0-9]{3}|0[0-9]{1,4} [0-9]{2}", 0, 2, 8),),
+        "BEARER_TOKEN": ((r"(?i:bearer|basic)", 0, 5, 6),),
+        "LABELED_SECRET": ((r"[:=]", 0, 1, 1),),  # the match starts at its separator; the label is a lookbehind
+        "EMAIL_ADDRESS": ((r"@", 16 + EMAIL_LOCAL_MAX, 1, 1),),
+        "CREDIT_CARD": ((r"[0-9](?:[ \t.\-]?[0-9]){12}", 1, 13, 25),),
+        "IBAN_CODE": ((r"[A-Za-z]{2}[0-9]{2}", 0, 4, 4),),
+        "PHONE_NUMBER": (
+            (
+                r"\+[0-9]|\([0-9]{3}\)|[0-9]{3}[ .\-][0-9]{3}|0[0-9]{1,4}[ \-][0-9]{2}|0[0-9]{9}|1[3-9][0-9]{9}",
+                0,
+                2,
+                11,
+            ),
+        ),
         "US_SSN": ((r"[0-9](?:[ \-]?[0-9]){8}", 0, 9, 17),),
         "IP_ADDRESS": ((r"[0-9]{1,3}\.", 0, 2, 4), (r":", 4, 1, 1)),
         "MAC_ADDRESS": ((r"[0-9A-Fa-f]{2}[:\-]|[0-9A-Fa-f]{4}\.", 0, 3, 5),),
@@ -90,10 +96,18 @@ def available() -> bool:
     return _hs is not None
 
 
+# Non-ASCII characters a pattern matches literally where a trigger needs an ASCII stand-in: the middle dot
+# between card groups reads as '.' (only adds hits: no trigger needs the '?' placeholder).
+_STAND_IN = {0x00B7: "."}
+_ENCODE = {**FOLD, **_STAND_IN}
+_SPECIAL = _FOLDABLE | frozenset(chr(c) for c in _STAND_IN)
+
+
 def encode(text: str) -> bytes:
-    """One byte per character: ASCII as is, the case-fold look-alikes as their letter, anything else '?'."""
-    if not text.isascii() and any(c in text for c in _FOLDABLE):
-        text = text.translate(FOLD)
+    """One byte per character: ASCII as is, the case-fold look-alikes as their letter, the middle dot as '.',
+    anything else '?'."""
+    if not text.isascii() and any(c in text for c in _SPECIAL):
+        text = text.translate(_ENCODE)
     return text.encode("ascii", "replace")
 
 
@@ -213,9 +227,9 @@ def open_in(d: Detector, view: str, spans: list[tuple[int, int]], start: int) ->
         if b - s >= LONG_SPAN:  # the leftmost open start at or after s is the answer
             m = d.probe.search(view, s, partial=True)
             return None if m is None else m.start()
-        for t in range(s, b + 1):
-            if match(view, t, partial=True) is not None:
-                return t
+        for q in range(s, b + 1):
+            if match(view, q, partial=True) is not None:
+                return q
     return None
 
 

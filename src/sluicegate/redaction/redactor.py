@@ -119,7 +119,10 @@ class Redactor:
         if block is not None:
             text, _ = self._release(block, final=True)
             return self._stop(text)
-        text, _ = self._release(len(self._view), final=True)
+        # Cut short (the provider died): a token open past its distinctive prefix (`AKIA…`, `ghp_…`, `eyJ….`)
+        # is replaced, not released; a word that could still have become an address stays text.
+        cut = self._engine.open_prefix(self._view, self._base) if truncated else None
+        text, _ = self._release(len(self._view), final=True, forced=cut)
         return Step(text, False, (Done("truncated" if truncated else "complete"),))
 
     # -- internals -------------------------------------------------------------------------------------
@@ -150,9 +153,18 @@ class Redactor:
             return False
         return value.casefold() not in self._allow
 
-    def _release(self, point: int, *, final: bool) -> tuple[str, int]:
-        """Release raw text up to view position `point` (after settling it); return (text, chars still held)."""
+    def _release(self, point: int, *, final: bool, forced: Finding | None = None) -> tuple[str, int]:
+        """Release raw text up to view position `point` (after settling it); return (text, chars still held).
+
+        `forced` (the end of a truncated stream): an open value to replace up to the end; findings that reach
+        into it are merged into it."""
         point, findings = self._engine.settle(self._view, self._base, point, final=final, keep=self._keep)
+        if forced is not None:
+            start = forced.start
+            for f in findings:
+                if f.end > forced.start:
+                    start = min(start, f.start)
+            findings = [f for f in findings if f.end <= start] + [Finding(start, forced.end, forced.detector)]
         body = point - self._base
         cut = self._raw_index(body)
         text = self._render(cut, findings)

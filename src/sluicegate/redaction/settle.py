@@ -52,6 +52,7 @@ class Engine:
         rank = {name: i for i, name in enumerate(_PROBE_FIRST)}
         self._probe_order = tuple(sorted(self.detectors, key=lambda d: rank.get(d.entity, len(rank))))
         self._blocks = tuple(d for d in self.detectors if d.opener_rx is not None)
+        self._prefixed = tuple(d for d in self.detectors if d.prefix_rx is not None)
         # `fast`: skip detectors that cannot start anywhere in the text in question (starters.py). False keeps
         # the straightforward path, which the differential test compares against.
         self.starters: Starters | None = starters_for(self.detectors) if fast else None
@@ -81,12 +82,34 @@ class Engine:
         return best
 
     def open_block(self, view: str, pos: int) -> int | None:
-        """Start of an unbounded block (private key) whose opener is complete but whose end never came."""
+        """Start of an unbounded block (private key) whose opener is complete but whose end never came (a block
+        that has a complete match from there, e.g. an END line the stream ended on, is not open)."""
         best: int | None = None
         for d in self._blocks:
             m = d.probe.search(view, pos, partial=True)
-            if m is not None and d.opener_rx is not None and d.opener_rx.match(view, m.start()):
+            if m is None or d.opener_rx is None or not d.opener_rx.match(view, m.start()):
+                continue
+            if d.compiled.match(view, m.start()) is None:
                 best = m.start() if best is None else min(best, m.start())
+        return best
+
+    def open_prefix(self, view: str, pos: int) -> Finding | None:
+        """For a stream cut short: the leftmost value still open past its detector's distinctive prefix, as a
+        finding from its value start to the end of the view (`Detector.prefix`), or None.
+
+        Chunk invariant: an open start at the end of the stream was open at every earlier check, so it is never
+        before the released point, and searching from `pos` finds the same starts whatever was released."""
+        best: Finding | None = None
+        for d in self._prefixed:
+            m = d.probe.search(view, pos, partial=True)
+            if m is None or d.prefix_rx is None:
+                continue
+            p = d.prefix_rx.match(view, m.start())
+            if p is None:
+                continue
+            start = p.start("v") if "v" in d.prefix_rx.groupindex else m.start()
+            if best is None or start < best.start:
+                best = Finding(start, len(view), d)
         return best
 
     def _first_complete(self, view: str, pos: int, detectors: Sequence[Detector]) -> int | None:

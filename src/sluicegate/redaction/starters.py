@@ -62,4 +62,4 @@ def starters_for(detectors: Sequence[Detector]) -> Starters:
 
 @lru_cache(maxsize=32)
 def _shared(detectors: tuple[Detector, ...]) -> Starters:
-    return Starters(detectors, [id(d) in _BUILTIN_IDS for d in detectors])
+    return Starters(detectors, [id(d) in _BUILTIN_IDS and not d.context for d in detectors])

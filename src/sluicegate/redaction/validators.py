@@ -36,16 +36,15 @@ def luhn(number: str) -> bool:
 
 
 def credit_card(value: str) -> bool:
-    """13-19 digits, an issuer's first digit, Luhn.
-
-    First digits 2-6: Mastercard, Amex/Diners/JCB, Visa, Mastercard, Discover/UnionPay."""
+    """13-19 digits, an issuer's first digit (2-6: Mastercard, Amex/Diners/JCB, Visa, Mastercard,
+    Discover/UnionPay), Luhn."""
     digits = digits_of(value)
     return 13 <= len(digits) <= 19 and digits[0] in "23456" and luhn(digits)
 
 
 def iban(value: str) -> bool:
     """ISO 13616 mod-97: move the first four characters to the end, letters to numbers, remainder must be 1."""
-    compact = value.replace(" ", "")
+    compact = value.replace(" ", "").replace("-", "").upper()
     moved = compact[4:] + compact[:4]
     number = "".join(str(int(ch, 36)) for ch in moved)
     return int(number) % 97 == 1
@@ -60,17 +59,29 @@ def ip_address(value: str) -> bool:
     return ":" not in value or any("0" <= ch <= "9" for ch in value)
 
 
+def _regions() -> tuple[str, ...]:
+    from .detector import data_lines
+
+    return tuple(data_lines("phone_regions.txt"))
+
+
 # Regions tried for national numbers written with a leading trunk 0 (international numbers carry their own).
-NATIONAL_REGIONS = ("GB", "FR", "DE", "IT", "ES", "NL", "BE", "CH", "AT", "IE", "AU", "JP", "IN", "IR")
+NATIONAL_REGIONS = _regions()
+_MOBILE = (phonenumbers.PhoneNumberType.MOBILE, phonenumbers.PhoneNumberType.FIXED_LINE_OR_MOBILE)
 
 
 @lru_cache(maxsize=4096)
 def phone_number(value: str) -> bool:
-    """libphonenumber validity: `+CC` numbers as written, `(415) 555-2671` as US, `0…` in common regions."""
+    """libphonenumber validity: `+CC` numbers as written, `(415) 555-2671` as US, `0…` in the regions of
+    data/redact/phone_regions.txt, a compact `1[3-9]…` as a Chinese mobile. A number written without any
+    separator must be a mobile number there: a compact landline is too easily an id or an amount."""
+    compact = value.isdigit()
     if value.startswith("+"):
         regions: tuple[str | None, ...] = (None,)
     elif value.lstrip("(").startswith("0"):
         regions = NATIONAL_REGIONS
+    elif compact and len(value) == 11 and value[0] == "1":
+        regions = ("CN",)
     else:
         regions = ("US",)
     for region in regions:
@@ -78,7 +89,7 @@ def phone_number(value: str) -> bool:
             parsed = phonenumbers.parse(value, region)
         except phonenumbers.NumberParseException:
             continue
-        if phonenumbers.is_valid_number(parsed):
+        if phonenumbers.is_valid_number(parsed) and (not compact or phonenumbers.number_type(parsed) in _MOBILE):
             return True
     return False
 
@@ -152,6 +163,11 @@ def bitcoin(value: str) -> bool:
     return bech32(value) if value.lower().startswith("bc1") else base58check(value)
 
 
+def credential_token(value: str) -> bool:
+    """A Bearer/Basic credential: 12+ characters with a digit or a symbol, or 20+ letters (not a prose word)."""
+    return not value.isalpha() or len(value) >= 20
+
+
 def jwt(value: str) -> bool:
     """The first part must be base64url-encoded JSON object (a JOSE header)."""
     header = value.split(".", 1)[0]
@@ -160,4 +176,8 @@ def jwt(value: str) -> bool:
         parsed = json.loads(decoded)
     except (binascii.Error, ValueError):
         return False
+    except RecursionError:
+        # Nested deeper than the parser recurses (a crafted 2 KB header): still an object if it opens as one,
+        # and redacting it is the safe side. Bad input gets a result, never a crash.
+        return decoded.lstrip()[:1] == b"{"
     return isinstance(parsed, dict)

@@ -6,7 +6,7 @@ the whole (bounded) run and these functions pick windows aligned to group bounda
 group-shaped patterns do: a window never starts or ends inside a group, and a window must pass its
 checksum or format rules. Among overlapping valid windows the most card-like layout wins, so a stray
 counter or expiry month next to a card is left as text. Each function takes the run as it appears in the
-detection view (ASCII digits; ' ', '-' or '.' between groups) and returns (start, end) spans in it.
+detection view (ASCII digits; ' ', '-', '.', a tab or a middle dot between groups) and returns (start, end) spans in it.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from __future__ import annotations
 import regex
 
 from . import validators
+from .detector import data_lines
 
 _GROUP = regex.compile(r"[0-9]+")
 
@@ -53,6 +54,8 @@ def card_windows(run: str) -> list[tuple[int, int]]:
     window starts at its country code."""
     groups = _groups(run)
     last = len(groups) - 1
+    # Dots also separate versions and decimals (10.0.19041.1234): a dotted run must show a card layout.
+    dotted = "." in run or "\u00b7" in run
     candidates: list[tuple[int, int, int]] = []
     for i in range(1 if run.startswith("+") else 0, len(groups)):
         digits = 0
@@ -64,6 +67,8 @@ def card_windows(run: str) -> list[tuple[int, int]]:
                 continue
             sizes = tuple(y - x for x, y in groups[i : j + 1])
             rank = _card_rank(sizes, i == 0 and j == last)
+            if dotted and rank != 0:
+                continue
             a, b = groups[i][0], groups[j][1]
             if rank is not None and validators.credit_card(run[a:b]):
                 candidates.append((rank, a, b))
@@ -112,4 +117,28 @@ def phone_window(run: str) -> list[tuple[int, int]]:
             if sum(ch.isdigit() for ch in rest) <= _STRAY_DIGITS or validators.credit_card(rest):
                 return [(0, end)]
             return []
+    return []
+
+
+_IBAN_LENGTHS = {c: int(n) for c, n in (line.split() for line in data_lines("iban_lengths.txt"))}
+
+
+def iban_window(run: str) -> list[tuple[int, int]]:
+    """The IBAN at the start of the run: its country's exact length in letters and digits, ending at the end of
+    the run or before a separator (never inside a group), in one case, with valid mod-97 check digits."""
+    length = _IBAN_LENGTHS.get(run[:2].upper())
+    if length is None:
+        return []
+    seen = 0
+    for i, ch in enumerate(run):
+        if ch.isalnum():
+            seen += 1
+            if seen == length:
+                end = i + 1
+                if end < len(run) and run[end].isalnum():
+                    return []
+                value = run[:end]
+                if not (value.isupper() or value.islower() or value[2:].replace(" ", "").replace("-", "").isdigit()):
+                    return []
+                return [(0, end)] if validators.iban(value) else []
     return []
