@@ -15,6 +15,7 @@ import regex
 from .markers import marker_numbers, strip_markers
 from .normalize import normalize
 from .person import FirstPersonChecker
+from .references import strip_references
 from .values import Values, extract, unsupported
 
 CITATION_OUT_OF_RANGE = "citation_out_of_range"
@@ -96,7 +97,7 @@ class Checker:
                 )
             )
         text = self._list_numbers.strip(prose(normalize(sentence)))
-        values = extract(text, normalized=True)
+        values = extract(strip_references(text, n), normalized=True)
         words = word_count(text)
         if not cited and (values or words >= MIN_WORDS_NEEDING_MARKER):
             why = "states a value" if values else f"has {words} words"

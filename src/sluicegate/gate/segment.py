@@ -91,6 +91,13 @@ def _compiled(abbreviations: tuple[str, ...]) -> _Abbreviations:
 
 
 @cache
+def _country_abbreviations() -> re.Pattern[str]:
+    """`U.S.`, `U.K.`...: they end sentences, except before a listed noun (`data/abbreviation_nouns/`)."""
+    heads = sorted(word_list("abbreviation_nouns/abbreviations.txt"), key=len, reverse=True)
+    return re.compile(r"(?<![\w.])(?:" + "|".join(re.escape(h) for h in heads) + r")\Z")
+
+
+@cache
 def default_abbreviations(folder: str = "abbreviations") -> tuple[str, ...]:
     """The union of every shipped per-language list (`data/abbreviations/<lang>.txt`; `data/before_numbers/` holds
     the abbreviations that are kept only before a digit, like `No. 5`)."""
@@ -126,6 +133,8 @@ class SentenceSplitter:
         numbered = default_abbreviations("before_numbers") if before_numbers is None else before_numbers
         self._before_numbers = _compiled(tuple(numbered))
         self._months = frozenset(m.casefold() for m in word_list("months/de.txt"))
+        self._country_nouns = frozenset(m.casefold() for m in word_list("abbreviation_nouns/nouns.txt"))
+        self._countries = _country_abbreviations()
         self._reset()
 
     def _reset(self) -> None:
@@ -365,6 +374,8 @@ class SentenceSplitter:
         if m < 0:
             return self._boundary_at(m)
         c = buf[m]
+        if marker and newlines == 0 and c in TERMINATORS:  # `632 A.D. [S1][S2].`: the period is this sentence's
+            return _SKIP, m
         if closers:
             if any(ch in PARENS for ch in closers):
                 ends = newlines > 0 or marker
@@ -419,15 +430,25 @@ class SentenceSplitter:
                 if buf[m + 1] == ".":
                     return _SKIP, i + 1
         if buf[m].isupper() and _DAY.search(word_before):
-            e = m
-            while e < len(buf) and buf[e].isalpha():
-                e += 1
-            word = buf[m:e].casefold()
-            if e == len(buf) and any(month.startswith(word) for month in self._months):
-                return _NEED, 0
-            if word in self._months:
-                return _SKIP, i + 1
+            found = self._next_word_in(buf, m, self._months)
+            if found is not None:
+                return found if found[0] == _NEED else (_SKIP, i + 1)
+        if buf[m].isupper() and self._countries.search(before):  # `the U.S. Senate`
+            found = self._next_word_in(buf, m, self._country_nouns)
+            if found is not None:
+                return found if found[0] == _NEED else (_SKIP, i + 1)
         return None
+
+    @staticmethod
+    def _next_word_in(buf: str, m: int, words: frozenset[str]) -> tuple[int, int] | None:
+        """Is the word at `m` in `words`? (_NEED, 0) while the text could still become one, (_SKIP, m) if it is."""
+        e = m
+        while e < len(buf) and buf[e].isalpha():
+            e += 1
+        word = buf[m:e].casefold()
+        if e == len(buf) and any(w.startswith(word) for w in words):
+            return _NEED, 0
+        return (_SKIP, m) if word in words else None
 
     def _newline(self, buf: str, i: int) -> tuple[int, int]:
         """A line break not right after a terminator: a blank line, or a list marker on the next line, ends it."""
