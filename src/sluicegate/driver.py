@@ -15,13 +15,23 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Iterator
+from collections.abc import (
+    AsyncGenerator,
+    AsyncIterable,
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Generator,
+    Iterable,
+    Iterator,
+)
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from .stream import Done, Event, Guard, Step, StreamFilter, check_piece
 from .usage import Usage, UsageMeter
 
+T = TypeVar("T")
 TextOf = Callable[[Any], str]
 UsageOf = Callable[[Any, UsageMeter], None]
 OnGuard = Callable[["Outcome"], None]
@@ -125,6 +135,64 @@ class _Run:
         return step
 
 
+class _Closing(Iterator[T]):
+    """A generator's iterator that also closes the upstream when it is closed *before its first item*.
+
+    Why: a generator's body (and its `finally`) does not run until the first `next()`, so a reader who leaves
+    before the first token would otherwise leave the provider generating. Usable as a context manager.
+    """
+
+    def __init__(self, gen: Generator[T, None, None], close_unstarted: Callable[[], None]) -> None:
+        self._gen = gen
+        self._close_unstarted: Callable[[], None] | None = close_unstarted
+
+    def __iter__(self) -> _Closing[T]:
+        return self
+
+    def __next__(self) -> T:
+        self._close_unstarted = None
+        return next(self._gen)
+
+    def close(self) -> None:
+        pending, self._close_unstarted = self._close_unstarted, None
+        self._gen.close()
+        if pending is not None:
+            pending()
+
+    def __enter__(self) -> _Closing[T]:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class _AClosing(AsyncIterator[T]):
+    """The async twin of `_Closing`: `aclose()` before the first item closes the upstream too."""
+
+    def __init__(self, gen: AsyncGenerator[T, None], close_unstarted: Callable[[], Awaitable[None]]) -> None:
+        self._gen = gen
+        self._close_unstarted: Callable[[], Awaitable[None]] | None = close_unstarted
+
+    def __aiter__(self) -> _AClosing[T]:
+        return self
+
+    async def __anext__(self) -> T:
+        self._close_unstarted = None
+        return await self._gen.__anext__()
+
+    async def aclose(self) -> None:
+        pending, self._close_unstarted = self._close_unstarted, None
+        await self._gen.aclose()
+        if pending is not None:
+            await pending()
+
+    async def __aenter__(self) -> _AClosing[T]:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
 def _close(iterator: Any) -> None:
     close = getattr(iterator, "close", None)
     if callable(close):
@@ -147,7 +215,7 @@ def drive(
     usage_of: UsageOf | None = None,
     meter: UsageMeter | None = None,
     outcome: Outcome | None = None,
-) -> Iterator[Step]:
+) -> _Closing[Step]:
     """Yield the filter's non-empty steps for `upstream`; fill `outcome` (pass your own to read it after).
 
     `text_of(item)` extracts the text of one upstream item (default: the item if it is a `str`, else its
@@ -155,6 +223,15 @@ def drive(
     """
     run = _Run(filt, meter, text_of, usage_of, outcome)
     iterator = iter(upstream)
+
+    def cancelled() -> None:
+        _close(iterator)
+        run.finish("cancelled")
+
+    return _Closing(_drive(run, iterator), cancelled)
+
+
+def _drive(run: _Run, iterator: Iterator[Any]) -> Generator[Step, None, None]:
     try:
         while True:
             try:
@@ -189,7 +266,7 @@ def drive(
         _close(iterator)
 
 
-async def adrive(
+def adrive(
     upstream: AsyncIterable[Any],
     filt: StreamFilter,
     *,
@@ -197,10 +274,21 @@ async def adrive(
     usage_of: UsageOf | None = None,
     meter: UsageMeter | None = None,
     outcome: Outcome | None = None,
-) -> AsyncIterator[Step]:
+) -> _AClosing[Step]:
     """The async twin of `drive`: closes the upstream with `aclose()` when the filter stops or we are closed."""
     run = _Run(filt, meter, text_of, usage_of, outcome)
     iterator = upstream.__aiter__()
+
+    async def cancelled() -> None:
+        try:
+            await _aclose(iterator)
+        finally:
+            run.finish("cancelled")
+
+    return _AClosing(_adrive(run, iterator), cancelled)
+
+
+async def _adrive(run: _Run, iterator: AsyncIterator[Any]) -> AsyncGenerator[Step, None]:
     try:
         while True:
             try:
@@ -235,9 +323,15 @@ async def adrive(
         await _aclose(iterator)
 
 
-def _notice(outcome: Outcome, notice: str | None) -> str:
+NOTICE_SEPARATOR = "\n\n"  # the notice is set off from released text as a paragraph of its own
+
+
+def _notice(outcome: Outcome, notice: str | None, released: bool) -> str:
+    """The notice chunk: the guard's fixed text (else `notice`, else the fallback), after a paragraph break
+    when text was released before it, so `"".join(chunks)` never glues it to the last sentence."""
     guard = outcome.guard
-    return guard.notice if guard is not None and guard.notice else (notice or FALLBACK_NOTICE)
+    text = guard.notice if guard is not None and guard.notice else (notice or FALLBACK_NOTICE)
+    return NOTICE_SEPARATOR + text if released else text
 
 
 def drive_text(
@@ -248,7 +342,7 @@ def drive_text(
     notice: str | None = None,
     on_guard: OnGuard | None = None,
     **kwargs: Any,
-) -> Iterator[str]:
+) -> _Closing[str]:
     """What the reader sees: released text, then on a stop the guard's notice as the last chunk.
 
     The upstream is already closed when the notice is yielded. `on_guard(outcome)` runs just before the
@@ -257,19 +351,27 @@ def drive_text(
     """
     out = outcome if outcome is not None else Outcome()
     steps = drive(upstream, filt, outcome=out, **kwargs)
+    return _Closing(_drive_text(steps, out, notice, on_guard), steps.close)
+
+
+def _drive_text(
+    steps: _Closing[Step], out: Outcome, notice: str | None, on_guard: OnGuard | None
+) -> Generator[str, None, None]:
+    released = False
     try:
         for step in steps:
             if step.text:
+                released = True
                 yield step.text
-            if step.stopped:
+            if step.stopped and out.reason != "refused":
                 if on_guard is not None:
                     on_guard(out)
-                yield _notice(out, notice)
+                yield _notice(out, notice, released)
     finally:
         steps.close()
 
 
-async def adrive_text(
+def adrive_text(
     upstream: AsyncIterable[Any],
     filt: StreamFilter,
     *,
@@ -277,19 +379,27 @@ async def adrive_text(
     notice: str | None = None,
     on_guard: AsyncOnGuard | None = None,
     **kwargs: Any,
-) -> AsyncIterator[str]:
+) -> _AClosing[str]:
     """The async twin of `drive_text`; `on_guard` may be a coroutine function."""
     out = outcome if outcome is not None else Outcome()
     steps = adrive(upstream, filt, outcome=out, **kwargs)
+    return _AClosing(_adrive_text(steps, out, notice, on_guard), steps.aclose)
+
+
+async def _adrive_text(
+    steps: _AClosing[Step], out: Outcome, notice: str | None, on_guard: AsyncOnGuard | None
+) -> AsyncGenerator[str, None]:
+    released = False
     try:
         async for step in steps:
             if step.text:
+                released = True
                 yield step.text
-            if step.stopped:
+            if step.stopped and out.reason != "refused":
                 if on_guard is not None:
                     result = on_guard(out)
                     if inspect.isawaitable(result):
                         await result
-                yield _notice(out, notice)
+                yield _notice(out, notice, released)
     finally:
         await steps.aclose()

@@ -29,8 +29,8 @@ MIN_WORDS_NEEDING_MARKER = 8
 # A list enumerator at the start of a line ("2) ", "- ", "IV. ") is layout, not a value or a word. A numbered
 # one ("1. ") is layout only while it continues a list (1, then 2, ...): otherwise "The fee is\n250. Children
 # enter free." would hide the value 250 as an enumerator.
-_ENUMERATOR = regex.compile(r"(?m)^[ \t]*(?:\(?[ivxIVX]{1,4}[.)]|\(?[a-zA-Z][)]|[-*•·‣◦–])[ \t]+")
-_NUMBERED = regex.compile(r"(?m)^([ \t]*\(?)([0-9]{1,3})([.)][ \t]+)")
+_ENUMERATOR = regex.compile(r"(?:^|(?<=[\r\n]))[ \t]*(?:\(?[ivxIVX]{1,4}[.)]|\(?[a-zA-Z][)]|[-*•·‣◦–])[ \t]+")
+_NUMBERED = regex.compile(r"(?:^|(?<=[\r\n]))([ \t]*\(?)([0-9]{1,3})([.)][ \t]+)")
 _HAN = regex.compile(r"\p{Han}")
 _WORD = regex.compile(r"[\p{L}\p{M}\p{N}]")
 

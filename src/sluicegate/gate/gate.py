@@ -16,6 +16,7 @@ from ..notices import notice as fixed_text
 from ..stream import EMPTY_STEP, STOPPED_STEP, Done, Event, Guard, Step, check_piece
 from .checks import Checker, Violation
 from .markers import strip_markers
+from .normalize import normalize
 from .person import SUPPORTED_LANGUAGES, checker_for
 from .segment import CLOSERS, TERMINATORS, SentenceSplitter
 from .values import Values, index_source
@@ -187,16 +188,23 @@ class SentenceGate:
             return head == token if final else None
         return head.startswith(token) and not _WORD_CHAR.match(head, len(token))
 
+    def _has_token(self, sentence: str, shown: str) -> bool:
+        """The token in the sentence as written, as shown (markers removed: `NO_[S1]ANSWER` reads `NO_ANSWER`),
+        or as compared (invisible characters dropped)."""
+        assert self._token_re is not None
+        return any(
+            self._starts_with_token(text, final=True) or self._token_re.search(text) is not None
+            for text in (sentence, shown, normalize(shown))
+        )
+
     def _judge(self, sentence: str, out: list[str]) -> Step | None:
         """Release `sentence` into `out` if it passes; return the final step if the answer ends here."""
-        if self._token_re is not None and (
-            self._starts_with_token(sentence, final=True) or self._token_re.search(sentence)
-        ):
+        shown = strip_markers(sentence)
+        if self._token_re is not None and self._has_token(sentence, shown):
             return self._refuse(out)
         found = self._checker.check(sentence)
         if found:
             return self._stop(found, len(sentence), out)
-        shown = strip_markers(sentence)
         body = shown.strip()
         if not body:  # only whitespace (and markers): nothing to show, keep the spacing (compacted: bounded)
             self._space = _separator(self._space + shown)

@@ -40,7 +40,7 @@ OPEN_QUOTES = "“「『《〈"  # quotations and title marks: a CJK terminator 
 CLOSE_QUOTES = "”」』》〉"
 DEFAULT_CAP = 1000
 
-_CANDIDATE = re.compile("[" + re.escape(TERMINATORS + "\n" + OPEN_QUOTES + CLOSE_QUOTES + BULLETS) + "]")
+_CANDIDATE = re.compile("[" + re.escape(TERMINATORS + "\r\n" + OPEN_QUOTES + CLOSE_QUOTES + BULLETS) + "]")
 # A list marker at the start of a sentence or line, then a space or tab: `1.`, `1.)`, `2)`, `a.`, `a)`, `-`, `*`,
 # `•`, `⁃`, and a bullet before a number (`• 9.`, `⁃10.`).
 _LIST_MARKER = regex.compile(r"(?:\d{1,3}\.\)?|\d{1,3}\)|[a-z]\.\)?|[a-z]\)|[-*])[ \t]")
@@ -49,6 +49,7 @@ _BULLET = regex.compile(r"[•⁃][ \t]{0,3}")  # a bullet, then at most a few s
 _INITIAL = regex.compile(r"(?<![\w.])(?!I\Z)\p{Lu}\Z")
 # What makes it an initial: a capitalised name before it, or another initial (`А. И`); not `E.U` (`the E.U. How`).
 _BEFORE_INITIAL = regex.compile(r"(?:\p{Lu}\p{Ll}+|(?<![\w.])\p{Lu}\.)\s\p{Lu}\Z")
+_LINE_END = re.compile(r"\r\n?|\n")  # CRLF, a lone CR and LF all end a line
 _DAY = re.compile(r"(?<![\w.,])(?:0?[1-9]|[12]\d|3[01])\Z")
 
 # Decision kinds for a candidate character.
@@ -211,7 +212,7 @@ class SentenceSplitter:
                 else:
                     self._pos = i + 1
                 continue
-            kind, at = self._newline(buf, i) if ch == "\n" else self._terminator(buf, i)
+            kind, at = self._newline(buf, i) if ch in "\r\n" else self._terminator(buf, i)
             if kind == _NEED:
                 self._pos = i
                 break
@@ -275,7 +276,8 @@ class SentenceSplitter:
             at = reached + self._base
         while True:
             while at < n and at <= cap and buf[at].isspace():
-                newlines += buf[at] == "\n"
+                c = buf[at]
+                newlines += c == "\r" or (c == "\n" and not (at > 0 and buf[at - 1] == "\r"))  # CRLF, CR, LF
                 at += 1
             if at > cap:
                 return -2, newlines, marker
@@ -457,7 +459,7 @@ class SentenceSplitter:
         m = self._skip_space(buf, i)
         if m < 0:
             return self._boundary_at(m)
-        if buf.count("\n", i, m) >= 2:
+        if len(_LINE_END.findall(buf, i, m)) >= 2:
             return _BOUNDARY, m
         end = _list_marker(buf, m)
         if end == 0:
