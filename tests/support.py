@@ -24,6 +24,8 @@ from sluicegate.stream import EMPTY_STEP, STOPPED_STEP, Done, Guard, Step, check
 T = TypeVar("T")
 ROOT = Path(__file__).resolve().parents[1]
 NOTICE = "[answer withheld: failed verification]"
+# What a reader is shown after released text: the notice set off as a paragraph (sluicegate.driver)
+SHOWN_NOTICE = "\n\n" + NOTICE
 STOP_NOTICE = "The answer was stopped."
 
 

@@ -135,11 +135,12 @@ class _Run:
         return step
 
 
-class _Closing(Iterator[T]):
-    """A generator's iterator that also closes the upstream when it is closed *before its first item*.
+class _Closing(Generator[T, None, None]):
+    """A generator that also closes the upstream when it is closed *before its first item*.
 
     Why: a generator's body (and its `finally`) does not run until the first `next()`, so a reader who leaves
-    before the first token would otherwise leave the provider generating. Usable as a context manager.
+    before the first token would otherwise leave the provider generating. It is a `collections.abc.Generator`
+    (frameworks such as LlamaIndex check for one) and a context manager.
     """
 
     def __init__(self, gen: Generator[T, None, None], close_unstarted: Callable[[], None]) -> None:
@@ -152,6 +153,15 @@ class _Closing(Iterator[T]):
     def __next__(self) -> T:
         self._close_unstarted = None
         return next(self._gen)
+
+    def send(self, value: None) -> T:
+        self._close_unstarted = None
+        return self._gen.send(value)
+
+    def throw(self, typ: Any, val: Any = None, tb: Any = None) -> T:
+        if self._close_unstarted is not None:
+            self.close()
+        return self._gen.throw(typ, val, tb)
 
     def close(self) -> None:
         pending, self._close_unstarted = self._close_unstarted, None
@@ -166,7 +176,7 @@ class _Closing(Iterator[T]):
         self.close()
 
 
-class _AClosing(AsyncIterator[T]):
+class _AClosing(AsyncGenerator[T, None]):
     """The async twin of `_Closing`: `aclose()` before the first item closes the upstream too."""
 
     def __init__(self, gen: AsyncGenerator[T, None], close_unstarted: Callable[[], Awaitable[None]]) -> None:
@@ -179,6 +189,15 @@ class _AClosing(AsyncIterator[T]):
     async def __anext__(self) -> T:
         self._close_unstarted = None
         return await self._gen.__anext__()
+
+    async def asend(self, value: None) -> T:
+        self._close_unstarted = None
+        return await self._gen.asend(value)
+
+    async def athrow(self, typ: Any, val: Any = None, tb: Any = None) -> T:
+        if self._close_unstarted is not None:
+            await self.aclose()
+        return await self._gen.athrow(typ, val, tb)
 
     async def aclose(self) -> None:
         pending, self._close_unstarted = self._close_unstarted, None
