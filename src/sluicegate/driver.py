@@ -345,6 +345,15 @@ async def _adrive(run: _Run, iterator: AsyncIterator[Any]) -> AsyncGenerator[Ste
 NOTICE_SEPARATOR = "\n\n"  # the notice is set off from released text as a paragraph of its own
 
 
+def notice_chunk(outcome: Outcome, *, released: bool, notice: str | None = None) -> str:
+    """What a reader is shown after a stream that `outcome` describes: the notice (set off as a paragraph when
+    text was `released` before it) if the filter stopped, else "" (a refusal already showed its own text).
+
+    For adapters whose framework owns the stream, so every adapter shows a stop the way `drive_text` does.
+    """
+    return _notice(outcome, notice, released) if outcome.reason == "stopped" else ""
+
+
 def _notice(outcome: Outcome, notice: str | None, released: bool) -> str:
     """The notice chunk: the guard's fixed text (else `notice`, else the fallback), after a paragraph break
     when text was released before it, so `"".join(chunks)` never glues it to the last sentence."""
