@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import pytest
 from li_fakes import ScriptedLLM
-from llama_index.core import get_response_synthesizer
-from llama_index.core import VectorStoreIndex
+from llama_index.core import VectorStoreIndex, get_response_synthesizer
 from llama_index.core.embeddings import MockEmbedding
 from llama_index.core.schema import TextNode
 
