@@ -16,8 +16,9 @@ from .._data import word_list
 from .normalize import normalize
 
 _SEPARATOR = regex.compile(r"[.,]")
-# Every link has a dot followed by a letter or digit, or "://": a fast test before the full URL pattern.
-_URL_HINT = re.compile(r"\.[^\W_]|://|(?i:www\.)")
+# Every link has a dot followed by a letter (its top-level domain), or "://": a fast test before the URL pattern
+# (a decimal such as 3.14 does not pass it).
+_URL_HINT = re.compile(r"\.[^\W\d_]|://|(?i:www\.)")
 _SEPARATOR_KEPT = regex.compile(r"([.,])")
 
 # Scripts written without spaces between words: a value glued to them ("请访问evil.com了解") still starts and
