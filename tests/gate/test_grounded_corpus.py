@@ -7,9 +7,12 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sluicegate import Done, SentenceGate
-from sluicegate.testing import assert_chunk_invariant
+from sluicegate.testing import assert_chunk_invariant, run_filter
+from tests.support import drawn_pieces
 
 DATA = Path(__file__).resolve().parents[1] / "benchmarks" / "data"
 
@@ -43,3 +46,13 @@ def test_planted_value_stops_at_every_chunking(record: dict) -> None:
         random_runs=3,
     )
     assert run.stopped and run.events[-1] == Done("stopped"), record["id"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_hypothesis_chunkings_of_both_corpora_match_the_whole_answer(data: st.DataObject) -> None:
+    record = data.draw(st.sampled_from(GROUNDED + PLANTED))
+    whole = run_filter(lambda: SentenceGate(record["sources"], language=record["language"]), [record["answer"]])
+    pieces = drawn_pieces(data, record["answer"])
+    run = run_filter(lambda: SentenceGate(record["sources"], language=record["language"]), pieces)
+    assert (run.text, run.stopped, run.events) == (whole.text, whole.stopped, whole.events)
