@@ -5,7 +5,7 @@ from nemo_gate import PLANTED, QUESTION, SOURCES, app_stream  # the offline exam
 from nemoguardrails import LLMRails
 
 import sluicegate_nemo as sn
-from sluicegate.driver import notice_chunk
+from sluicegate import notice_chunk
 from sluicegate.sources import format_sources, gate_from
 
 logging.getLogger("nemoguardrails").setLevel(logging.CRITICAL)

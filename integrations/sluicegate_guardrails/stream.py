@@ -6,8 +6,7 @@ import inspect
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from typing import Any
 
-from sluicegate import Outcome, adrive, drive
-from sluicegate.driver import notice_chunk
+from sluicegate import Outcome, adrive, drive, notice_chunk
 
 from .state import EOS, STATE_KEY, StreamState
 from .validators import SluicegateValidator, uses_on_output
