@@ -80,3 +80,19 @@ async def test_stock_assign_leaves_the_close_to_the_loop_finaliser() -> None:
     for _ in range(20):
         await asyncio.sleep(0)
     assert len(handler.runs) == 1
+
+
+async def test_aclose_of_astream_events_closes_the_model_too() -> None:
+    errors = _errors(asyncio.get_running_loop())
+    model = ScriptedChatModel(pieces=pieces_of(GOOD, 5), usage="none")
+    handler = UsageCallbackHandler()
+    chain = assign(answer=SourceGate(PROMPT | model, filter_factory=toy_factory))
+    agen = chain.astream_events(INPUT, version="v2", config={"callbacks": [handler]})
+    async for event in agen:
+        if event["event"] == "on_chain_stream" and event["name"] == "SourceGate":
+            break
+    await agen.aclose()
+    assert model.record.closed and len(handler.runs) == 1
+    for _ in range(50):
+        await asyncio.sleep(0)
+    assert errors == []
