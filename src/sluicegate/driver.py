@@ -14,6 +14,7 @@ stop, the guard's fixed notice as the last chunk.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 from collections.abc import (
     AsyncGenerator,
@@ -174,6 +175,12 @@ class _Closing(Generator[T, None, None]):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    def __del__(self) -> None:
+        # Dropped without being read or closed: close the upstream as a started generator's finaliser would.
+        if getattr(self, "_close_unstarted", None) is not None:
+            with contextlib.suppress(Exception):
+                self.close()
 
 
 class _AClosing(AsyncGenerator[T, None]):

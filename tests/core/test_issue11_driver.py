@@ -111,6 +111,12 @@ def test_closing_drive_text_before_the_first_chunk_closes_a_generator_upstream()
     assert gen.gi_frame is None  # closed: it can never produce (and bill) anything now
 
 
+def test_dropping_an_unread_drive_text_closes_the_upstream() -> None:
+    up = Provider()
+    drive_text(up, SentenceGate([]))  # dropped at once (refcount): as a generator's finaliser would, it closes
+    assert up.closed
+
+
 def test_closing_drive_before_the_first_step_closes_the_upstream() -> None:
     from sluicegate import drive
 
