@@ -47,7 +47,7 @@ def main() -> None:
         print(f"  violation: {s.violation}  (guardrails' validation_passed: {s.raw_outcomes[-1].validation_passed})")
     for label, answer in (("grounded answer", GROUNDED), ("planted value", PLANTED)):
         checked = sg.validate(guard, answer, metadata=meta)
-        print(f"validate, {label}\n  reader sees: {checked.validated_output!r}\n  violation: {checked.violation}")
+        print(f"validate, {label}\n  reader sees: {checked.text!r}\n  violation: {checked.violation}")
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResu
 from langchain_core.prompts import ChatPromptTemplate  # noqa: E402
 from langchain_core.runnables import RunnableLambda, RunnablePassthrough  # noqa: E402
 
-from sluicegate_langchain import SourceGate, UsageCallbackHandler  # noqa: E402
+from sluicegate_langchain import SourceGate, UsageCallbackHandler, assign  # noqa: E402
 
 ANSWER = PLANTED  # its third sentence cites [S1] for a figure in no source
 
@@ -63,9 +63,9 @@ prompt = ChatPromptTemplate.from_messages(
     ]
 )
 model = ScriptedChatModel()
-rag = RunnablePassthrough.assign(
-    sources=RunnableLambda(lambda x: retrieve(x["question"]))
-) | RunnablePassthrough.assign(answer=SourceGate(prompt | model))
+rag = RunnablePassthrough.assign(sources=RunnableLambda(lambda x: retrieve(x["question"]))) | assign(
+    answer=SourceGate(prompt | model)
+)
 
 if __name__ == "__main__":
     usage = UsageCallbackHandler()

@@ -13,7 +13,7 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 from pathlib import Path
@@ -24,6 +24,8 @@ from sluicegate.stream import EMPTY_STEP, STOPPED_STEP, Done, Guard, Step, check
 T = TypeVar("T")
 ROOT = Path(__file__).resolve().parents[1]
 NOTICE = "[answer withheld: failed verification]"
+# What a reader is shown after released text: the notice set off as a paragraph (sluicegate.driver)
+SHOWN_NOTICE = "\n\n" + NOTICE
 STOP_NOTICE = "The answer was stopped."
 
 
@@ -111,6 +113,14 @@ def make_stop_filter(context: object = None) -> SentenceStopFilter:
 GOOD = "The report is ready. It covers the year 2018 only. Bye now."
 BAD = "The report is ready. It covers the year 2019 only. Bye now."
 BAD_RELEASED = "The report is ready. "  # what the whole-string filter releases for BAD
+BAD_SHOWN = BAD_RELEASED + "\n\n" + STOP_NOTICE  # what a reader of any adapter's stream sees for BAD
+
+
+def shown_text(factory: Callable[[], Any], text: str) -> str:
+    """What a reader sees for `text` filtered whole: released text, then the notice after a stop."""
+    from sluicegate.driver import drive_text
+
+    return "".join(drive_text([text], factory()))
 
 
 async def cancel_consumer(stream: Any, *, in_body: bool, ticks: int = 50) -> None:

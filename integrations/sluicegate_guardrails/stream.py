@@ -7,13 +7,23 @@ from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from contextlib import suppress
 from typing import Any
 
-from sluicegate import Outcome, adrive, drive
+from sluicegate import Outcome, adrive, drive, notice_chunk
 
 from .state import EOS, STATE_KEY, StreamState
-from .validators import SluicegateValidator
+from .validators import SluicegateValidator, uses_on_output
 
 
 def _validator(guard: Any) -> SluicegateValidator:
+    calls = uses_on_output(guard)
+    if len(calls) > 1:
+        kept = ", ".join(type(v).__name__ for v in calls[-1])
+        dropped = ", ".join(type(v).__name__ for call in calls[:-1] for v in call)
+        raise ValueError(
+            f"Guard.use() was called {len(calls)} times on the output: guardrails keeps only the last call's "
+            f"validators ({kept}) and silently drops {dropped}, so the stream would not be gated as you wrote "
+            "it. Use one sluicegate validator whose filter does both, e.g. Guard().use(sg.StreamGate("
+            'filter=gate_from("sources", redact=True))) (gate, then redaction)'
+        )
     validators = list(getattr(guard, "_validator_map", {}).get("$", []))
     ours = [v for v in validators if isinstance(v, SluicegateValidator)]
     if len(ours) != 1 or len(validators) != 1:
@@ -55,12 +65,21 @@ class GuardedStream:
         text = vo.validated_output
         return text if isinstance(text, str) else ""
 
+    def _notice(self, released: bool) -> str:
+        """After a stop, the reader is shown the fixed notice last, as every sluicegate adapter shows it."""
+        return notice_chunk(self.state.outcome, released=released)
+
     def __iter__(self) -> Iterator[str]:
+        released = False
         try:
             for vo in self._outcomes:
                 text = self._take(vo)
                 if text:
+                    released = True
                     yield text
+            notice = self._notice(released)
+            if notice:
+                yield notice
         finally:
             # The consumer stopped (or the stream ended). Flag first: closing Guardrails' generator makes its
             # telemetry read our model callable to the end, and the flag makes that callable return at once.
@@ -71,11 +90,16 @@ class GuardedStream:
                     close()
 
     async def __aiter__(self) -> AsyncIterator[str]:
+        released = False
         try:
             async for vo in self._outcomes:
                 text = self._take(vo)
                 if text:
+                    released = True
                     yield text
+            notice = self._notice(released)
+            if notice:
+                yield notice
         finally:
             self.state.cancelled = True
             # Closing Guardrails' generator does not close the model stream it was reading: close that too.
@@ -170,7 +194,8 @@ async def astream(
 
 
 class Checked:
-    """A whole-string verdict: the text to show, and the violation (None when it passed)."""
+    """A whole-string verdict: `validated_output` (the released text), `text` (what to show: the released text,
+    then the fixed notice after a stop), and the violation (None when it passed)."""
 
     def __init__(self, validated_output: str, state: StreamState) -> None:
         self.validated_output = validated_output
@@ -179,6 +204,14 @@ class Checked:
     @property
     def violation(self) -> str | None:
         return self.state.violation
+
+    @property
+    def outcome(self) -> Outcome:
+        return self.state.outcome
+
+    @property
+    def text(self) -> str:
+        return self.validated_output + notice_chunk(self.state.outcome, released=bool(self.validated_output))
 
 
 def validate(guard: Any, text: str, *, metadata: Mapping[str, Any] | None = None) -> Checked:

@@ -11,7 +11,9 @@ be "fix", and `validation_passed` says nothing about a stop: read the adapter's 
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Mapping
+from types import FrameType
 from typing import Any
 
 from guardrails.types import OnFailAction
@@ -25,6 +27,36 @@ from sluicegate.sessions import Session
 from .state import EOS, STATE_KEY, StreamState
 
 FilterFactory = Callable[[Mapping[str, Any]], StreamFilter]
+USES_ATTR = "_sluicegate_uses"
+
+
+def _note_use(frame: FrameType | None) -> None:
+    """If called from `Guard.use()` (guardrails 0.11's private `__add_validators`), record that call's
+    validators on the guard, once per call. Anything else (to_dict, a RAIL spec) records nothing."""
+    for _ in range(3):  # the call sits in a list comprehension (its own frame before Python 3.12)
+        if frame is None or frame.f_code.co_name == "__add_validators":
+            break
+        frame = frame.f_back
+    if frame is None or frame.f_code.co_name != "__add_validators":
+        return
+    guard, on, validators = (frame.f_locals.get(k) for k in ("self", "on", "validators"))
+    if guard is None or not isinstance(validators, list):
+        return
+    uses = guard.__dict__.get(USES_ATTR)
+    if uses is None:
+        uses = []
+        try:
+            object.__setattr__(guard, USES_ATTR, uses)
+        except (AttributeError, TypeError):  # a guard that takes no attributes: nothing to check later
+            return
+    if not any(v is validators for _, v in uses):
+        uses.append((on, validators))
+
+
+def uses_on_output(guard: Any) -> list[list[Any]]:
+    """The validator lists of each `Guard.use()` call on the output that included a sluicegate validator."""
+    uses = getattr(guard, "__dict__", {}).get(USES_ATTR) or []
+    return [list(v) for on, v in uses if on == "$"]
 
 
 class SluicegateValidator(Validator):
@@ -46,6 +78,12 @@ class SluicegateValidator(Validator):
     def make_filter(self, metadata: Mapping[str, Any]) -> StreamFilter:
         raise NotImplementedError
 
+    def get_args(self) -> Any:
+        """guardrails' own hook, called by `Guard.use()` for each validator it adds: we note the call on the
+        guard, because a second `use()` on the output silently replaces the first (see `uses_on_output`)."""
+        _note_use(sys._getframe(1))
+        return super().get_args()
+
     def _validate(self, value: Any, metadata: dict[str, Any]) -> ValidationResult:
         self.require_fix()
         if not isinstance(value, str):
@@ -53,6 +91,8 @@ class SluicegateValidator(Validator):
         run = Session(self.make_filter(metadata))
         released = "".join(step.text for step in drive([value], run.filter, outcome=run.outcome, meter=run.meter))
         holder = metadata.get(STATE_KEY) if isinstance(metadata, dict) else None
+        if isinstance(holder, StreamState) and holder.source is None:  # validate() helper, not a stream
+            holder.outcome = run.outcome  # so Checked.text can show the notice after a stop
         if run.stopped:
             if isinstance(holder, StreamState):  # validate() helper: report the verdict outside guardrails
                 holder.violation = run.stop_message

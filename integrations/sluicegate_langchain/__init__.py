@@ -3,6 +3,8 @@
 - `SourceGate(bound=prompt | model)`: the primary shape. It owns the model call, reads `sources` from the chain
   input, numbers them [S1]..[Sn] once for the prompt and the gate, and closes the model stream on a stop.
 - `GateStep(sources=...)`: placed right after a chat model (`prompt | model | GateStep(...)`).
+- `assign(answer=SourceGate(...))`: `RunnablePassthrough.assign` whose async stream closes the gate (and the
+  model) before `aclose()` returns; LangChain's leaves that to the event loop's finaliser.
 - `UsageCallbackHandler`: output tokens of every model run, including runs a stop cut short.
 """
 
@@ -10,6 +12,7 @@ from sluicegate.plugin import require_extra
 
 require_extra("langchain_core", adapter="sluicegate_langchain", framework="LangChain", extra="langchain")
 
+from .assign import assign  # noqa: E402
 from .callbacks import UsageCallbackHandler  # noqa: E402
 from .preflight import PreflightGate as PreflightGate  # noqa: E402  (explicit re-export)
 from .runnables import DEFAULT_UNVERIFIED_TAG, GateStep, SourceGate  # noqa: E402
@@ -22,4 +25,5 @@ __all__ = [
     "SourceGate",
     "ToolCallGate",
     "UsageCallbackHandler",
+    "assign",
 ]

@@ -255,6 +255,21 @@ class SourceGate(_Gating, Runnable[Mapping[str, Any], str]):
             async for chunk in it:
                 yield chunk
 
+    async def atransform(
+        self, input: AsyncIterator[Mapping[str, Any]], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> AsyncIterator[str]:
+        """LangChain's default reads `astream` with a bare `async for`, leaving it to the loop's finaliser when
+        its reader leaves (inside `RunnableParallel`/`assign`): close it at once instead."""
+        last: Any = None
+        async for item in input:
+            last = item if last is None or not isinstance(item, Mapping) else {**last, **item}
+        if last is None:
+            return
+        stream: Any = self.astream(last, config, **kwargs)  # an async generator: it has aclose()
+        async with aclosing(stream) as it:
+            async for chunk in it:
+                yield chunk
+
     async def _agate(
         self, inputs: AsyncIterator[Mapping[str, Any]], run_manager: Any, config: RunnableConfig
     ) -> AsyncIterator[str]:

@@ -63,7 +63,8 @@ def check_streaming(config: RailsConfig) -> None:
         if got != want:
             raise UnsafeStreamingConfig(
                 f"rails.output.streaming.{key} is {json.dumps(got)}, must be {json.dumps(want)}: {_WHY[key]}. "
-                f"sluicegate needs rails.output.streaming = {json.dumps(REQUIRED_STREAMING)}"
+                f"Fix: set rails.output.streaming = {json.dumps(REQUIRED_STREAMING)} in config.yml, or build the "
+                "config with sluicegate_nemo.sluicegate_config()"
             )
     if getattr(config.rails.output, "parallel", False):
         raise UnsafeStreamingConfig("rails.output.parallel must be false with the sluicegate rail")
@@ -157,7 +158,16 @@ def sluicegate_config(config: RailsConfig | None = None) -> RailsConfig:
 
 
 def init_from_config(app: LLMRails) -> None:
-    """What the rail folder's `config.py:init(app)` does when NeMo loads it."""
+    """What the rail folder's `config.py:init(app)` does when NeMo loads it.
+
+    NeMo re-raises what this raises as "Failed to initialize configuration module at <path>" (the cause is
+    chained, printed above it), so the reason is also logged at ERROR first: with no logging configured,
+    Python prints it to stderr before the traceback, and it is the first line a user reads.
+    """
     spec = (app.config.custom_data or {}).get("sluicegate") or {}
     path = spec.get("filter") if isinstance(spec, dict) else None
-    install(app, load_factory(path, setting="custom_data.sluicegate.filter") if path else None)
+    try:
+        install(app, load_factory(path, setting="custom_data.sluicegate.filter") if path else None)
+    except Exception as exc:
+        log.error("sluicegate cannot load this NeMo config: %s", exc)
+        raise

@@ -6,7 +6,7 @@ to filtering the whole string at once.
 """
 
 from .decode import InvalidUtf8Error, Utf8Decoder
-from .driver import Outcome, adrive, adrive_text, drive, drive_text
+from .driver import Outcome, adrive, adrive_text, drive, drive_text, notice_chunk
 from .gate import SentenceGate, SentenceSplitter, Violation
 from .redaction import Redactor, redact
 from .stream import Done, Event, Guard, Pipeline, Step, StreamFilter
@@ -32,6 +32,7 @@ __all__ = [
     "adrive_text",
     "drive",
     "drive_text",
+    "notice_chunk",
     "redact",
 ]
 __version__ = "0.1.0"

@@ -14,21 +14,25 @@ stop, the guard's fixed notice as the last chunk.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 from collections.abc import (
     AsyncGenerator,
     AsyncIterable,
+    AsyncIterator,
     Awaitable,
     Callable,
     Generator,
     Iterable,
+    Iterator,
 )
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from .stream import Done, Event, Guard, Step, StreamFilter, check_piece
 from .usage import Usage, UsageMeter
 
+T = TypeVar("T")
 TextOf = Callable[[Any], str]
 UsageOf = Callable[[Any, UsageMeter], None]
 OnGuard = Callable[["Outcome"], None]
@@ -137,6 +141,89 @@ class _Run:
         return step
 
 
+class _Closing(Generator[T, None, None]):
+    """A generator that also closes the upstream when it is closed *before its first item*.
+
+    Why: a generator's body (and its `finally`) does not run until the first `next()`, so a reader who leaves
+    before the first token would otherwise leave the provider generating. It is a `collections.abc.Generator`
+    (frameworks such as LlamaIndex check for one) and a context manager.
+    """
+
+    def __init__(self, gen: Generator[T, None, None], close_unstarted: Callable[[], None]) -> None:
+        self._gen = gen
+        self._close_unstarted: Callable[[], None] | None = close_unstarted
+
+    def __iter__(self) -> _Closing[T]:
+        return self
+
+    def __next__(self) -> T:
+        self._close_unstarted = None
+        return next(self._gen)
+
+    def send(self, value: None) -> T:
+        self._close_unstarted = None
+        return self._gen.send(value)
+
+    def throw(self, typ: Any, val: Any = None, tb: Any = None) -> T:
+        if self._close_unstarted is not None:
+            self.close()
+        return self._gen.throw(typ, val, tb)
+
+    def close(self) -> None:
+        pending, self._close_unstarted = self._close_unstarted, None
+        self._gen.close()
+        if pending is not None:
+            pending()
+
+    def __enter__(self) -> _Closing[T]:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        # Dropped without being read or closed: close the upstream as a started generator's finaliser would.
+        if getattr(self, "_close_unstarted", None) is not None:
+            with contextlib.suppress(Exception):
+                self.close()
+
+
+class _AClosing(AsyncGenerator[T, None]):
+    """The async twin of `_Closing`: `aclose()` before the first item closes the upstream too."""
+
+    def __init__(self, gen: AsyncGenerator[T, None], close_unstarted: Callable[[], Awaitable[None]]) -> None:
+        self._gen = gen
+        self._close_unstarted: Callable[[], Awaitable[None]] | None = close_unstarted
+
+    def __aiter__(self) -> _AClosing[T]:
+        return self
+
+    async def __anext__(self) -> T:
+        self._close_unstarted = None
+        return await self._gen.__anext__()
+
+    async def asend(self, value: None) -> T:
+        self._close_unstarted = None
+        return await self._gen.asend(value)
+
+    async def athrow(self, typ: Any, val: Any = None, tb: Any = None) -> T:
+        if self._close_unstarted is not None:
+            await self.aclose()
+        return await self._gen.athrow(typ, val, tb)
+
+    async def aclose(self) -> None:
+        pending, self._close_unstarted = self._close_unstarted, None
+        await self._gen.aclose()
+        if pending is not None:
+            await pending()
+
+    async def __aenter__(self) -> _AClosing[T]:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
 def _close(iterator: Any) -> None:
     close = getattr(iterator, "close", None)
     if callable(close):
@@ -159,7 +246,7 @@ def drive(
     usage_of: UsageOf | None = None,
     meter: UsageMeter | None = None,
     outcome: Outcome | None = None,
-) -> Generator[Step, None, None]:
+) -> _Closing[Step]:
     """Yield the filter's non-empty steps for `upstream`; fill `outcome` (pass your own to read it after).
 
     `text_of(item)` extracts the text of one upstream item (default: the item if it is a `str`, else its
@@ -167,6 +254,15 @@ def drive(
     """
     run = _Run(filt, meter, text_of, usage_of, outcome)
     iterator = iter(upstream)
+
+    def cancelled() -> None:
+        _close(iterator)
+        run.finish("cancelled")
+
+    return _Closing(_drive(run, iterator), cancelled)
+
+
+def _drive(run: _Run, iterator: Iterator[Any]) -> Generator[Step, None, None]:
     try:
         while True:
             try:
@@ -201,7 +297,7 @@ def drive(
         _close(iterator)
 
 
-async def adrive(
+def adrive(
     upstream: AsyncIterable[Any],
     filt: StreamFilter,
     *,
@@ -210,7 +306,7 @@ async def adrive(
     meter: UsageMeter | None = None,
     outcome: Outcome | None = None,
     is_cancelled: IsCancelled | None = None,
-) -> AsyncGenerator[Step, None]:
+) -> _AClosing[Step]:
     """The async twin of `drive`: closes the upstream with `aclose()` when the filter stops or we are closed.
 
     `is_cancelled()` (an async callable, such as Starlette's `request.is_disconnected`) is awaited as each
@@ -220,6 +316,19 @@ async def adrive(
     """
     run = _Run(filt, meter, text_of, usage_of, outcome)
     iterator = upstream.__aiter__()
+
+    async def cancelled() -> None:
+        try:
+            await _aclose(iterator)
+        finally:
+            run.finish("cancelled")
+
+    return _AClosing(_adrive(run, iterator, is_cancelled), cancelled)
+
+
+async def _adrive(
+    run: _Run, iterator: AsyncIterator[Any], is_cancelled: IsCancelled | None
+) -> AsyncGenerator[Step, None]:
     try:
         while True:
             try:
@@ -259,9 +368,24 @@ async def adrive(
         await _aclose(iterator)
 
 
-def _notice(outcome: Outcome, notice: str | None) -> str:
+NOTICE_SEPARATOR = "\n\n"  # the notice is set off from released text as a paragraph of its own
+
+
+def notice_chunk(outcome: Outcome, *, released: bool, notice: str | None = None) -> str:
+    """What a reader is shown after a stream that `outcome` describes: the notice (set off as a paragraph when
+    text was `released` before it) if the filter stopped, else "" (a refusal already showed its own text).
+
+    For adapters whose framework owns the stream, so every adapter shows a stop the way `drive_text` does.
+    """
+    return _notice(outcome, notice, released) if outcome.reason == "stopped" else ""
+
+
+def _notice(outcome: Outcome, notice: str | None, released: bool) -> str:
+    """The notice chunk: the guard's fixed text (else `notice`, else the fallback), after a paragraph break
+    when text was released before it, so `"".join(chunks)` never glues it to the last sentence."""
     guard = outcome.guard
-    return guard.notice if guard is not None and guard.notice else (notice or FALLBACK_NOTICE)
+    text = guard.notice if guard is not None and guard.notice else (notice or FALLBACK_NOTICE)
+    return NOTICE_SEPARATOR + text if released else text
 
 
 def drive_text(
@@ -272,7 +396,7 @@ def drive_text(
     notice: str | None = None,
     on_guard: OnGuard | None = None,
     **kwargs: Any,
-) -> Generator[str, None, None]:
+) -> _Closing[str]:
     """What the reader sees: released text, then on a stop the guard's notice as the last chunk.
 
     The upstream is already closed when the notice is yielded. `on_guard(outcome)` runs just before the
@@ -281,19 +405,27 @@ def drive_text(
     """
     out = outcome if outcome is not None else Outcome()
     steps = drive(upstream, filt, outcome=out, **kwargs)
+    return _Closing(_drive_text(steps, out, notice, on_guard), steps.close)
+
+
+def _drive_text(
+    steps: _Closing[Step], out: Outcome, notice: str | None, on_guard: OnGuard | None
+) -> Generator[str, None, None]:
+    released = False
     try:
         for step in steps:
             if step.text:
+                released = True
                 yield step.text
-            if step.stopped:
+            if step.stopped and out.reason != "refused":
                 if on_guard is not None:
                     on_guard(out)
-                yield _notice(out, notice)
+                yield _notice(out, notice, released)
     finally:
         steps.close()
 
 
-async def adrive_text(
+def adrive_text(
     upstream: AsyncIterable[Any],
     filt: StreamFilter,
     *,
@@ -301,19 +433,27 @@ async def adrive_text(
     notice: str | None = None,
     on_guard: AsyncOnGuard | None = None,
     **kwargs: Any,
-) -> AsyncGenerator[str, None]:
+) -> _AClosing[str]:
     """The async twin of `drive_text`; `on_guard` may be a coroutine function."""
     out = outcome if outcome is not None else Outcome()
     steps = adrive(upstream, filt, outcome=out, **kwargs)
+    return _AClosing(_adrive_text(steps, out, notice, on_guard), steps.aclose)
+
+
+async def _adrive_text(
+    steps: _AClosing[Step], out: Outcome, notice: str | None, on_guard: AsyncOnGuard | None
+) -> AsyncGenerator[str, None]:
+    released = False
     try:
         async for step in steps:
             if step.text:
+                released = True
                 yield step.text
-            if step.stopped:
+            if step.stopped and out.reason != "refused":
                 if on_guard is not None:
                     result = on_guard(out)
                     if inspect.isawaitable(result):
                         await result
-                yield _notice(out, notice)
+                yield _notice(out, notice, released)
     finally:
         await steps.aclose()

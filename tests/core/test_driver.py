@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sluicegate import Done, Guard, Pipeline, UsageMeter, adrive, drive
-from sluicegate.driver import FALLBACK_NOTICE, Outcome, adrive_text, drive_text
+from sluicegate.driver import FALLBACK_NOTICE, NOTICE_SEPARATOR, Outcome, adrive_text, drive_text
 from sluicegate.scripted import ScriptedProvider
 from sluicegate.stream import Step
 from sluicegate.testing import assert_chunk_invariant, chunkings, pieces_of
@@ -175,7 +175,7 @@ def test_drive_text_yields_notice_last_after_closing_and_calls_on_guard_first() 
     chunks: list[tuple[str, bool]] = []
     for text in drive_text(up, HoldUntilPeriod(), outcome=out, on_guard=lambda o: calls.append((up.closed, o.reason))):
         chunks.append((text, up.closed))
-    assert [c for c, _ in chunks] == ["Revenue grew in 2018. ", NOTICE]
+    assert [c for c, _ in chunks] == ["Revenue grew in 2018. ", NOTICE_SEPARATOR + NOTICE]
     assert chunks[-1][1] is True
     assert calls == [(True, "stopped")]
 
@@ -282,7 +282,7 @@ async def test_adrive_text_notice_last_and_async_on_guard() -> None:
         calls.append(up.closed)
 
     chunks = [c async for c in adrive_text(up, HoldUntilPeriod(), on_guard=on_guard)]
-    assert chunks == ["Revenue grew in 2018. ", NOTICE] and calls == [True]
+    assert chunks == ["Revenue grew in 2018. ", NOTICE_SEPARATOR + NOTICE] and calls == [True]
 
 
 async def test_adrive_text_matches_sync_for_every_chunking() -> None:

@@ -189,8 +189,12 @@ BLIND_SPOTS: list[tuple[str, list[str]]] = [
     ("Capt. Smith arrived.", ["Capt. ", "Smith arrived."]),
     # now that German quotes close, a German quoted question before any noun ends the sentence too early
     ("Er fragte „Wirklich?“ Frau Meier nickte.", ["Er fragte „Wirklich?“ ", "Frau Meier nickte."]),
-    # an abbreviation that can end a sentence is not listed, so before a capital it always ends one
-    ("I work for the U.S. Government now.", ["I work for the U.S. ", "Government now."]),
+    # an abbreviation that can end a sentence is not listed, so before a capital it ends one, unless it is a
+    # country abbreviation before a listed noun (`the U.S. Government`, data/abbreviation_nouns/)
+    ("She holds a B.E. Chemical Engineering degree.", ["She holds a B.E. ", "Chemical Engineering degree."]),
+    ("It was made by U.S. Steel in Ohio.", ["It was made by U.S. ", "Steel in Ohio."]),
+    ("I work for the U.S. Government now.", ["I work for the U.S. Government now."]),
+    ("It happened in the U.S. How did it end?", ["It happened in the U.S. ", "How did it end?"]),
     # numbered items inside one line, without a terminator, are one sentence
     ("1) The first item 2) The second item", ["1) The first item 2) The second item"]),
     # a quoted question followed by a name ends the sentence too early

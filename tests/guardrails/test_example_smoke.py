@@ -6,7 +6,10 @@ GROUNDED_SEEN = (
     "reader sees: 'The library opens at nine on weekdays. Late fees were abolished in 2019. "
     "Write to <EMAIL_ADDRESS> with questions.'"
 )
-STOPPED_SEEN = "reader sees: 'The library opens at nine on weekdays. Late fees were abolished in 2019.'"
+STOPPED_SEEN = (
+    "reader sees: 'The library opens at nine on weekdays. Late fees were abolished in 2019.\\n\\n"
+    "The rest of this answer could not be supported by the sources and was held back.'"
+)
 
 
 def test_guardrails_example_runs_offline() -> None:

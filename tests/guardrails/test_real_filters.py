@@ -10,6 +10,7 @@ import sluicegate_guardrails as sg
 from sluicegate.sources import gate_from
 from sluicegate.testing import pieces_of, run_filter
 from tests.guardrails.test_validators import MESSAGES, scripted_llm
+from tests.support import shown_text
 
 SOURCES = ["The library opens at nine on weekdays.", "Late fees were abolished in 2021."]
 GATE_OK = "The library opens at nine [S1]. Late fees ended in 2021 [S2]. "
@@ -24,7 +25,7 @@ def test_sentence_gate_validator_matches_the_whole_string(text: str, size: int) 
     guard = Guard().use(sg.StreamGate(filter=lambda metadata: sluicegate.SentenceGate(metadata["sources"])))
     whole = run_filter(lambda: sluicegate.SentenceGate(SOURCES), [text])
     s = sg.stream(guard, scripted_llm, messages=MESSAGES, pieces=pieces_of(text, size), metadata={"sources": SOURCES})
-    assert "".join(s) == whole.text
+    assert "".join(s) == shown_text(lambda: sluicegate.SentenceGate(SOURCES), text)
     assert (s.violation is not None) == whole.stopped
 
 
@@ -85,5 +86,5 @@ def test_rail_spec_names_the_ready_gate_over_the_call_sources() -> None:
     )
     guard = Guard.for_rail_string(rail)
     s = sg.stream(guard, scripted_llm, messages=MESSAGES, pieces=pieces_of(GATE_BAD, 3), metadata={"sources": SOURCES})
-    assert "".join(s) == run_filter(lambda: sluicegate.SentenceGate(SOURCES), [GATE_BAD]).text
+    assert "".join(s) == shown_text(lambda: sluicegate.SentenceGate(SOURCES), GATE_BAD)
     assert s.violation == "sluicegate stopped the stream: unsupported_value"

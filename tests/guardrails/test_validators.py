@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 import sluicegate_guardrails as sg
 from sluicegate.testing import pieces_of, run_filter
-from tests.support import BAD, BAD_RELEASED, GOOD, import_error_without, make_stop_filter
+from tests.support import BAD, BAD_RELEASED, BAD_SHOWN, GOOD, import_error_without, make_stop_filter, shown_text
 
 FILTER = "tests.support.make_stop_filter"
 MESSAGES = [{"role": "user", "content": "What does the report cover?"}]
@@ -65,7 +65,7 @@ def test_sync_guard_good_text_is_byte_identical(guard: Guard, size: int) -> None
 def test_sync_guard_violation_fails_and_withholds_the_bad_sentence(guard: Guard, size: int) -> None:
     pulled: list[str] = []
     text, s = run_sync(guard, pieces_of(BAD, size), pulled)
-    assert text == BAD_RELEASED
+    assert text == BAD_SHOWN
     assert "2019" not in text and "covers" not in text
     assert s.violation == "sluicegate stopped the stream: forbidden"
     assert "".join(pulled) != BAD  # the model stream was closed at the stop
@@ -80,7 +80,7 @@ async def test_async_guard_matches_the_whole_string_filter(aguard: AsyncGuard, s
     good, gs = await run_async(aguard, pieces_of(GOOD, size))
     bad, bs = await run_async(aguard, pieces_of(BAD, size))
     assert (good, gs.violation) == (GOOD, None)
-    assert bad == BAD_RELEASED and bs.violation is not None
+    assert bad == BAD_SHOWN and bs.violation is not None
 
 
 def _pieces(text: str, cuts: list[int]) -> list[str]:
@@ -94,9 +94,10 @@ def test_hypothesis_chunkings_through_both_runners(
 ) -> None:
     pieces = _pieces(text, cuts)
     expected = run_filter(make_stop_filter, [text])
+    shown = shown_text(make_stop_filter, text)
     got_sync, s1 = run_sync(guard, pieces)
     got_async, s2 = asyncio.run(run_async(aguard, pieces))
-    assert got_sync == got_async == expected.text
+    assert got_sync == got_async == shown
     assert (s1.violation is not None) == (s2.violation is not None) == expected.stopped
 
 
@@ -105,7 +106,7 @@ async def test_two_concurrent_async_streams_are_isolated(aguard: AsyncGuard) -> 
         run_async(aguard, pieces_of(GOOD, 2)), run_async(aguard, pieces_of(BAD, 2))
     )
     assert (good, gs.violation) == (GOOD, None)
-    assert bad == BAD_RELEASED and bs.violation is not None
+    assert bad == BAD_SHOWN and bs.violation is not None
 
 
 def test_interleaved_sync_streams_on_one_guard_are_isolated(guard: Guard) -> None:
@@ -114,7 +115,7 @@ def test_interleaved_sync_streams_on_one_guard_are_isolated(guard: Guard) -> Non
     first_a = next(a)
     first_b = next(b)
     assert first_a + "".join(a) == GOOD
-    assert first_b + "".join(b) == BAD_RELEASED
+    assert first_b + "".join(b) == BAD_SHOWN
 
 
 def test_aborted_stream_does_not_leak_into_the_next(guard: Guard) -> None:
@@ -134,6 +135,7 @@ def test_whole_string_validate(guard: Guard) -> None:
     bad = sg.validate(guard, BAD)
     assert (good.validated_output, good.violation) == (GOOD, None)
     assert bad.validated_output == BAD_RELEASED and bad.violation == "sluicegate stopped the stream: forbidden"
+    assert (good.text, bad.text) == (GOOD, BAD_SHOWN)  # what to show: the notice after a stop
 
 
 def test_guard_from_rail_spec_and_dict_roundtrip(guard: Guard) -> None:
@@ -149,7 +151,7 @@ def test_guard_from_rail_spec_and_dict_roundtrip(guard: Guard) -> None:
     from_dict = Guard.from_dict(as_dict)
     for g in (from_rail, from_dict):
         text, s = run_sync(g, pieces_of(BAD, 4))
-        assert text == BAD_RELEASED and s.violation is not None
+        assert text == BAD_SHOWN and s.violation is not None
 
 
 def test_a_second_validator_on_the_output_is_refused() -> None:

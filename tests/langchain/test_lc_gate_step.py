@@ -9,7 +9,7 @@ from lc_fakes import ScriptedChatModel
 
 from sluicegate.testing import pieces_of
 from sluicegate_langchain import GateStep
-from tests.support import NOTICE, import_error_without, toy_factory, wait_closed
+from tests.support import NOTICE, SHOWN_NOTICE, import_error_without, toy_factory, wait_closed
 
 PROMPT = ChatPromptTemplate.from_messages([("human", "{question}")])
 SOURCES = ["Revenue was 5 million in 2018.", "Headcount was 42 in 2018."]
@@ -35,7 +35,7 @@ def test_stop_closes_model_before_the_notice_sync() -> None:
     pieces = pieces_of(BAD, 3)
     model = ScriptedChatModel(pieces=pieces)
     seen = [(c, model.record.closed) for c in chain(model).stream({"question": "q"})]
-    assert [c for c, _ in seen] == ["Revenue was 5 million in 2018 [S1]. ", NOTICE]
+    assert [c for c, _ in seen] == ["Revenue was 5 million in 2018 [S1]. ", SHOWN_NOTICE]
     assert seen[-1][1] and not model.record.exhausted
     assert model.record.produced <= -(-CUT // 3) + 1
 
@@ -43,7 +43,7 @@ def test_stop_closes_model_before_the_notice_sync() -> None:
 async def test_stop_closes_model_async() -> None:
     model = ScriptedChatModel(pieces=pieces_of(BAD, 3))
     got = [c async for c in chain(model).astream({"question": "q"})]
-    assert got == ["Revenue was 5 million in 2018 [S1]. ", NOTICE]
+    assert got == ["Revenue was 5 million in 2018 [S1]. ", SHOWN_NOTICE]
     await wait_closed(model.record)
     assert model.record.produced <= -(-CUT // 3) + 1 and not model.record.exhausted
 
@@ -82,7 +82,7 @@ def test_after_str_output_parser_still_gates_but_cannot_cancel_sync() -> None:
     out = list(
         (PROMPT | model | StrOutputParser() | GateStep(SOURCES, filter_factory=toy_factory)).stream({"question": "q"})
     )
-    assert out == ["Revenue was 5 million in 2018 [S1]. ", NOTICE]
+    assert out == ["Revenue was 5 million in 2018 [S1]. ", SHOWN_NOTICE]
     assert model.record.exhausted  # drained: the reason GateStep must sit directly after the model
 
 

@@ -49,7 +49,7 @@ def test_planted_value_never_reaches_the_reader(size: int) -> None:
     pieces = pieces_of(BAD, size)
     chunks, outcome, model = run(pieces)
     assert not any("2019" in c or "3 million" in c for c in chunks)
-    assert outcome.reason == "stopped" and outcome.guard is not None and chunks[-1] == outcome.guard.notice
+    assert outcome.reason == "stopped" and outcome.guard is not None and chunks[-1] == "\n\n" + outcome.guard.notice
     assert model.record.closed and not model.record.exhausted
     assert model.record.produced <= pieces_to_cover(pieces, BAD_END) + 1
 

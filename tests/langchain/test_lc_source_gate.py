@@ -18,7 +18,7 @@ from lc_fakes import INPUT_TOKENS, Record, ScriptedChatModel
 
 from sluicegate.testing import pieces_of
 from sluicegate_langchain import SourceGate, UsageCallbackHandler
-from tests.support import NOTICE, drawn_pieces, pieces_to_cover, toy_factory, wait_closed
+from tests.support import NOTICE, SHOWN_NOTICE, drawn_pieces, pieces_to_cover, toy_factory, wait_closed
 
 PROMPT = ChatPromptTemplate.from_messages(
     [("system", "Answer only from the numbered sources; cite them as [S1].\n\n{context}"), ("human", "{question}")]
@@ -69,7 +69,7 @@ def test_stop_sync_withholds_planted_value_and_closes_model_at_once(size: int) -
         if "answer" in chunk:
             received.append((chunk["answer"], model.record.closed, model.record.produced))
     texts = [t for t, _, _ in received]
-    assert texts == ["Revenue was 5 million in 2018 [S1]. ", NOTICE]
+    assert texts == ["Revenue was 5 million in 2018 [S1]. ", SHOWN_NOTICE]
     assert not any("2019" in t or "3 million" in t for t in texts)
     notice_closed, notice_produced = received[-1][1], received[-1][2]
     assert notice_closed, "the model stream must be closed before the notice reaches the consumer"
@@ -82,7 +82,7 @@ async def test_stop_async_withholds_planted_value_and_closes_model_promptly(size
     pieces = pieces_of(BAD, size)
     model = ScriptedChatModel(pieces=pieces)
     texts = [c["answer"] async for c in rag(model).astream(INPUT) if "answer" in c]
-    assert texts == ["Revenue was 5 million in 2018 [S1]. ", NOTICE]
+    assert texts == ["Revenue was 5 million in 2018 [S1]. ", SHOWN_NOTICE]
     await wait_closed(model.record)
     assert model.record.produced <= pieces_to_cover(pieces, BAD_END) + 1
     assert not model.record.exhausted
@@ -93,7 +93,7 @@ def test_invoke_and_batch() -> None:
     gate_good = SourceGate(PROMPT | good, filter_factory=toy_factory)
     assert gate_good.invoke(INPUT) == GOOD
     gate_bad = SourceGate(PROMPT | bad, filter_factory=toy_factory)
-    assert gate_bad.invoke(INPUT) == "Revenue was 5 million in 2018 [S1]. " + NOTICE
+    assert gate_bad.invoke(INPUT) == "Revenue was 5 million in 2018 [S1]. " + SHOWN_NOTICE
     # invoke streams underneath, so the stop cancelled the generation here too
     assert bad.record.produced <= pieces_to_cover(pieces_of(BAD, 5), BAD_END) + 1 and not bad.record.exhausted
     model = ScriptedChatModel(pieces=pieces_of(GOOD, 4))
@@ -104,7 +104,7 @@ def test_invoke_and_batch() -> None:
 async def test_ainvoke_and_abatch() -> None:
     model = ScriptedChatModel(pieces=pieces_of(BAD, 4))
     gate = SourceGate(PROMPT | model, filter_factory=toy_factory)
-    assert await gate.ainvoke(INPUT) == "Revenue was 5 million in 2018 [S1]. " + NOTICE
+    assert await gate.ainvoke(INPUT) == "Revenue was 5 million in 2018 [S1]. " + SHOWN_NOTICE
     out = await rag(ScriptedChatModel(pieces=pieces_of(GOOD, 4))).abatch([INPUT, INPUT])
     assert [o["answer"] for o in out] == [GOOD, GOOD]
 
@@ -123,7 +123,7 @@ async def test_astream_events_gate_output_is_clean_and_guard_event_fires() -> No
     model = ScriptedChatModel(pieces=pieces_of(BAD, 3))
     events = [e async for e in rag(model).astream_events(INPUT, version="v2")]
     gate_out = [e["data"]["chunk"] for e in events if e["event"] == "on_chain_stream" and e["name"] == "SourceGate"]
-    assert gate_out == ["Revenue was 5 million in 2018 [S1]. ", NOTICE]
+    assert gate_out == ["Revenue was 5 million in 2018 [S1]. ", SHOWN_NOTICE]
     guards = [e for e in events if e["event"] == "on_custom_event" and e["name"] == "guard"]
     assert len(guards) == 1 and guards[0]["data"] == {"reasons": ["forbidden_word"], "notice": NOTICE}
     raw = [e for e in events if e["event"] == "on_chat_model_stream"]

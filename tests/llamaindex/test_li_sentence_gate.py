@@ -36,7 +36,7 @@ def test_planted_value_never_reaches_the_reader(size: int) -> None:
     response = engine(llm).query("q")
     chunks = list(response.response_gen)
     assert not any("2019" in c or "3 million" in c for c in chunks)
-    assert response.guard.reason == "stopped" and chunks[-1] == response.guard.guard.notice
+    assert response.guard.reason == "stopped" and chunks[-1] == "\n\n" + response.guard.guard.notice
     assert llm.record.closed and not llm.record.exhausted
 
 

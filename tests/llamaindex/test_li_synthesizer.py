@@ -20,7 +20,15 @@ from llama_index.core.schema import NodeWithScore, TextNode
 from sluicegate.testing import pieces_of
 from sluicegate_llamaindex import GATED_QA_TEMPLATE, GatedSynthesizer, MultiCallModeError, UsageEventHandler
 from sluicegate_llamaindex.synthesizer import GuardEvent
-from tests.support import NOTICE, drawn_pieces, import_error_without, pieces_to_cover, toy_factory, wait_closed
+from tests.support import (
+    NOTICE,
+    SHOWN_NOTICE,
+    drawn_pieces,
+    import_error_without,
+    pieces_to_cover,
+    toy_factory,
+    wait_closed,
+)
 
 INDEX = make_index()
 GOOD = "Revenue was 5 million in 2018 [S1]. Headcount was 42 [S2]."
@@ -84,7 +92,7 @@ def test_stop_sync_withholds_planted_value_and_closes_llm(size: int, guard_event
     llm = ScriptedLLM(pieces=pieces)
     response = engine(llm).query(QUESTION)
     seen = [(chunk, llm.record.closed) for chunk in response.response_gen]
-    assert [c for c, _ in seen] == ["Revenue was 5 million in 2018 [S1]. ", NOTICE]
+    assert [c for c, _ in seen] == ["Revenue was 5 million in 2018 [S1]. ", SHOWN_NOTICE]
     assert not any("2019" in c or "3 million" in c for c, _ in seen)
     assert seen[-1][1], "the LLM stream must be closed before the notice reaches the consumer"
     assert llm.record.produced <= pieces_to_cover(pieces, BAD_END) + 1 and not llm.record.exhausted
@@ -100,7 +108,7 @@ async def test_stop_async_withholds_planted_value_and_closes_llm(size: int) -> N
     response = await engine(llm, via="retriever").aquery(QUESTION)
     assert isinstance(response, AsyncStreamingResponse)
     chunks = [c async for c in response.async_response_gen()]
-    assert chunks == ["Revenue was 5 million in 2018 [S1]. ", NOTICE]
+    assert chunks == ["Revenue was 5 million in 2018 [S1]. ", SHOWN_NOTICE]
     await wait_closed(llm.record)
     assert llm.record.produced <= pieces_to_cover(pieces, BAD_END) + 1 and not llm.record.exhausted
     assert response.guard.reason == "stopped"
@@ -128,13 +136,13 @@ def test_non_streaming_inner_is_gated_whole() -> None:
     llm = ScriptedLLM(pieces=pieces_of(BAD, 3))
     response = engine(llm, streaming=False).query(QUESTION)
     assert isinstance(response, Response)
-    assert response.response == "Revenue was 5 million in 2018 [S1]. " + NOTICE
+    assert response.response == "Revenue was 5 million in 2018 [S1]. " + SHOWN_NOTICE
 
 
 def test_simple_summarize_mode() -> None:
     llm = ScriptedLLM(pieces=pieces_of(BAD, 3))
     response = engine(llm, mode="simple_summarize").query(QUESTION)
-    assert "".join(response.response_gen) == "Revenue was 5 million in 2018 [S1]. " + NOTICE
+    assert "".join(response.response_gen) == "Revenue was 5 million in 2018 [S1]. " + SHOWN_NOTICE
 
 
 def test_multi_call_modes_are_refused() -> None:

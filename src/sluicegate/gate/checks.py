@@ -15,6 +15,7 @@ import regex
 from .markers import marker_numbers, strip_markers
 from .normalize import normalize
 from .person import FirstPersonChecker
+from .references import strip_references
 from .values import Values, extract, unsupported
 
 CITATION_OUT_OF_RANGE = "citation_out_of_range"
@@ -28,8 +29,8 @@ MIN_WORDS_NEEDING_MARKER = 8
 # A list enumerator at the start of a line ("2) ", "- ", "IV. ") is layout, not a value or a word. A numbered
 # one ("1. ") is layout only while it continues a list (1, then 2, ...): otherwise "The fee is\n250. Children
 # enter free." would hide the value 250 as an enumerator.
-_ENUMERATOR = regex.compile(r"(?m)^[ \t]*(?:\(?[ivxIVX]{1,4}[.)]|\(?[a-zA-Z][)]|[-*•·‣◦–])[ \t]+")
-_NUMBERED = regex.compile(r"(?m)^([ \t]*\(?)([0-9]{1,3})([.)][ \t]+)")
+_ENUMERATOR = regex.compile(r"(?:^|(?<=[\r\n]))[ \t]*(?:\(?[ivxIVX]{1,4}[.)]|\(?[a-zA-Z][)]|[-*•·‣◦–])[ \t]+")
+_NUMBERED = regex.compile(r"(?:^|(?<=[\r\n]))([ \t]*\(?)([0-9]{1,3})([.)][ \t]+)")
 _HAN = regex.compile(r"\p{Han}")
 _WORD = regex.compile(r"[\p{L}\p{M}\p{N}]")
 
@@ -96,7 +97,7 @@ class Checker:
                 )
             )
         text = self._list_numbers.strip(prose(normalize(sentence)))
-        values = extract(text, normalized=True)
+        values = extract(strip_references(text, n), normalized=True)
         words = word_count(text)
         if not cited and (values or words >= MIN_WORDS_NEEDING_MARKER):
             why = "states a value" if values else f"has {words} words"

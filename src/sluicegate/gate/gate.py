@@ -64,6 +64,18 @@ def _separator(whitespace: str) -> str:
     return "\n\n" if lines >= 2 else "\n" if lines == 1 else " "
 
 
+# What may hide inside the token without changing what the reader sees: markers (removed before release) and
+# invisible characters (format characters, soft hyphen, variation selectors and other default-ignorables).
+_HIDDEN = r"(?:[ \t]*\[S[0-9]+\][ \t]*|[\p{Cf}\u00ad\u034f\u115f\u1160\u180b-\u180f\u3164\ufe00-\ufe0f\uffa0])"
+
+
+def _masked(token: str) -> regex.Pattern[str]:
+    """The token as a word, with hidden characters allowed between its characters."""
+    gap = f"{_HIDDEN}*"
+    body = gap.join(regex.escape(ch) for ch in token)
+    return regex.compile(rf"(?<![\w]){body}(?![\w])")
+
+
 def _finished(tail: str) -> bool:
     """Does a tail cut by truncation end like a sentence (a terminator, or a blank line)? Else it is a fragment."""
     body = tail[: _MARKERS_AND_SPACE.search(tail).start()]  # type: ignore[union-attr]
@@ -102,6 +114,7 @@ class SentenceGate:
         self._token_re = (
             regex.compile(rf"(?<![\w]){regex.escape(self._token)}(?![\w])") if self._token is not None else None
         )
+        self._masked_token_re = _masked(self._token) if self._token is not None else None
         self.refusal_text = refusal_text if refusal_text is not None else fixed_text(self.language, "refusal")
         self.notice = notice if notice is not None else fixed_text(self.language, "stopped")
         self._splitter = SentenceSplitter()
@@ -188,11 +201,19 @@ class SentenceGate:
             return head == token if final else None
         return head.startswith(token) and not _WORD_CHAR.match(head, len(token))
 
+    def _has_token(self, sentence: str) -> bool:
+        """The token at the start of the sentence or anywhere in it as a word, also with markers or invisible
+        characters inside it (`NO_[S1]ANSWER` is shown as `NO_ANSWER`): one search on the raw sentence."""
+        assert self._token_re is not None and self._masked_token_re is not None
+        return (
+            self._starts_with_token(sentence, final=True)
+            or self._token_re.search(sentence) is not None
+            or self._masked_token_re.search(sentence) is not None
+        )
+
     def _judge(self, sentence: str, out: list[str]) -> Step | None:
         """Release `sentence` into `out` if it passes; return the final step if the answer ends here."""
-        if self._token_re is not None and (
-            self._starts_with_token(sentence, final=True) or self._token_re.search(sentence)
-        ):
+        if self._token_re is not None and self._has_token(sentence):
             return self._refuse(out)
         found = self._checker.check(sentence)
         if found:

@@ -23,6 +23,8 @@ _WRAPPED = re.compile(rf"{_HSPACE}*[(\[（]{_HSPACE}*{_MARKERS}{_HSPACE}*[)\]）
 _BEFORE_CLOSER = re.compile(rf"{_HSPACE}*(?:{_MARKERS}{_HSPACE}*)+(?=[{re.escape(_CLOSERS)}])")
 # Any other run of markers: removed with the horizontal space before it; the space after it stays.
 _RUN = re.compile(rf"{_HSPACE}*{_MARKERS}")
+# Markers between two terminators, "632 A.D. [S1][S2].": removed with the second one, so "A.D." is not doubled.
+_DOUBLED = re.compile(rf"(?<=[.!?…]){_HSPACE}*(?:{_MARKERS}{_HSPACE}*)+\.")
 _LEADING = re.compile(rf"^\s*(?:{_MARKERS}{_HSPACE}*)+")
 
 
@@ -37,5 +39,5 @@ def strip_markers(text: str) -> str:
         lead = _LEADING.match(text)
         if lead:  # a marker opening the text: drop it with the space that follows
             text = text[lead.end() :]
-        text = _RUN.sub("", _BEFORE_CLOSER.sub("", _WRAPPED.sub("", text)))
+        text = _RUN.sub("", _BEFORE_CLOSER.sub("", _DOUBLED.sub("", _WRAPPED.sub("", text))))
     return text

@@ -27,6 +27,8 @@ _TOKEN = regex.compile(r"[\p{L}\p{M}\p{Nd}_']+")
 _HAN_ONLY = regex.compile(r"^\p{Han}+$")
 _ROMAN = regex.compile(r"^[IVXLCDM]+$")
 _CASED_LETTER = regex.compile(r"\p{Lu}")
+_TITLE_CASE = regex.compile(r"\p{Lu}(?:\p{Ll}|')")  # "London", "Seti", "O'Neill": not "I", not "NASA"
+_LOWERCASE_WORD = regex.compile(r"[ \t]+\p{Ll}")
 
 
 @dataclass(frozen=True)
@@ -82,18 +84,73 @@ def lists_for(language: str) -> tuple[str, ...]:
     return tuple(chosen)
 
 
-def _set_aside(tokens: list[str]) -> list[bool]:
-    """Tokens no list may match: all-caps acronyms, a surname before "et al.", a Roman numeral after "annex"."""
+@cache
+def _numeral_titles() -> frozenset[str]:
+    return frozenset(w.casefold() for w in word_list("numeral_titles.txt"))
+
+
+# After the numeral I (never after the pronoun): "Seti I is", "Elizabeth I and", "Henry I of".
+_AFTER_NUMERAL = frozenset({"is", "has", "does", "and", "or", "of", "who", "whose", "which", "whom"})
+_FUNCTION_WORDS = frozenset({"to", "of", "the", "a", "an", "and", "in", "on", "for", "at", "with", "from"})
+
+
+def _capitalised(token: str) -> bool:
+    return bool(_TITLE_CASE.match(token))
+
+
+def _roman_one(tokens: list[str], i: int, lowercase_next: bool) -> bool:
+    """Is the capital I at `i` the numeral one? The rule (docs/gate.md, blind spots):
+
+    after a word of `roman_context.txt` ("World War I", "annex I.") or a capitalised name ("Seti I."), when no
+    lowercase word follows (or only "is", "and", "of"... which never follow the pronoun); after a title and a
+    name ("Queen Elizabeth I ruled"); after two capitalised words that do not open the sentence ("the Pharaoh
+    Seti I ruled"). So "In London I met" (the capitalised word follows the sentence's first word) is first
+    person, and so is "in that war I lost".
+    """
+    if i == 0:
+        return False
+    prev = tokens[i - 1]
+    settled = not lowercase_next or (i + 1 < len(tokens) and tokens[i + 1] in _AFTER_NUMERAL)
+    if prev.casefold() in _roman_context() and (_capitalised(prev) or settled):
+        return True
+    if not _capitalised(prev):
+        return False
+    if settled:
+        return True
+    if i >= 2 and tokens[i - 2].casefold() in _numeral_titles():
+        return True
+    return i >= 3 and _capitalised(tokens[i - 2])
+
+
+def _in_title(tokens: list[str], i: int) -> bool:
+    """A capitalised pronoun inside a title-cased run, not opening the sentence: "Farewell My Concubine",
+    "Happy Birthday to Me", "So Ends Our Night". Mid-sentence, a pronoun is capitalised only in a title."""
+    if i == 0 or not _capitalised(tokens[i]):
+        return False
+    prev = tokens[i - 1]
+    if (i >= 2 and _capitalised(prev)) or (i + 1 < len(tokens) and _capitalised(tokens[i + 1])):
+        return True  # (the sentence's first word is capitalised anyway: it does not make a title)
+    return prev in _FUNCTION_WORDS and i >= 2 and _capitalised(tokens[i - 2])
+
+
+def _set_aside(tokens: list[str], lowercase_next: list[bool]) -> list[bool]:
+    """Tokens no list may match: all-caps acronyms, a surname before "et al.", a Roman numeral after "annex" or
+    a name ("Seti I"), a capitalised pronoun in a title. `lowercase_next[i]`: a lowercase word follows token i
+    directly (no punctuation between)."""
     roman_context = _roman_context()
     aside = [False] * len(tokens)
     for i, tok in enumerate(tokens):
         letters = tok.replace("'", "")
-        if len(letters) >= 2 and _CASED_LETTER.search(letters) and letters == letters.upper():
+        if tok == "I":
+            aside[i] = _roman_one(tokens, i, lowercase_next[i])
+        elif len(letters) >= 2 and _CASED_LETTER.search(letters) and letters == letters.upper():
             aside[i] = True  # WE, US, NASA, МЫ: read as acronyms
         elif i + 2 < len(tokens) and tokens[i + 1] == "et" and tokens[i + 2] == "al":
             aside[i] = True  # "Ma et al."
         elif _ROMAN.match(tok) and i > 0 and tokens[i - 1].casefold() in roman_context:
-            aside[i] = True  # "annex I"
+            aside[i] = True  # "annex II"
+        elif _in_title(tokens, i):
+            aside[i] = True  # "Farewell My Concubine"
     return aside
 
 
@@ -154,9 +211,14 @@ class FirstPersonChecker:
             for mask in self._masks:
                 masked = masked.replace(mask, "\x00" * len(mask))
             found.extend(h for h in self._han if h in masked)
-        tokens = [t.strip("'") for t in _TOKEN.findall(text)]
-        tokens = [t for t in tokens if t]
-        aside = _set_aside(tokens)
+        tokens: list[str] = []
+        lowercase_next: list[bool] = []
+        for hit in _TOKEN.finditer(text):
+            tok = hit.group().strip("'")
+            if tok:
+                tokens.append(tok)
+                lowercase_next.append(bool(_LOWERCASE_WORD.match(text, hit.end())))
+        aside = _set_aside(tokens, lowercase_next)
         folded = [t.casefold() for t in tokens]
         for i, tok in enumerate(tokens):
             if aside[i]:

@@ -40,7 +40,7 @@ OPEN_QUOTES = "“「『《〈"  # quotations and title marks: a CJK terminator 
 CLOSE_QUOTES = "”」』》〉"
 DEFAULT_CAP = 1000
 
-_CANDIDATE = re.compile("[" + re.escape(TERMINATORS + "\n" + OPEN_QUOTES + CLOSE_QUOTES + BULLETS) + "]")
+_CANDIDATE = re.compile("[" + re.escape(TERMINATORS + "\r\n" + OPEN_QUOTES + CLOSE_QUOTES + BULLETS) + "]")
 # A list marker at the start of a sentence or line, then a space or tab: `1.`, `1.)`, `2)`, `a.`, `a)`, `-`, `*`,
 # `•`, `⁃`, and a bullet before a number (`• 9.`, `⁃10.`).
 _LIST_MARKER = regex.compile(r"(?:\d{1,3}\.\)?|\d{1,3}\)|[a-z]\.\)?|[a-z]\)|[-*])[ \t]")
@@ -49,6 +49,7 @@ _BULLET = regex.compile(r"[•⁃][ \t]{0,3}")  # a bullet, then at most a few s
 _INITIAL = regex.compile(r"(?<![\w.])(?!I\Z)\p{Lu}\Z")
 # What makes it an initial: a capitalised name before it, or another initial (`А. И`); not `E.U` (`the E.U. How`).
 _BEFORE_INITIAL = regex.compile(r"(?:\p{Lu}\p{Ll}+|(?<![\w.])\p{Lu}\.)\s\p{Lu}\Z")
+_LINE_END = re.compile(r"\r\n?|\n")  # CRLF, a lone CR and LF all end a line
 _DAY = re.compile(r"(?<![\w.,])(?:0?[1-9]|[12]\d|3[01])\Z")
 
 # Decision kinds for a candidate character.
@@ -91,6 +92,13 @@ def _compiled(abbreviations: tuple[str, ...]) -> _Abbreviations:
 
 
 @cache
+def _country_abbreviations() -> re.Pattern[str]:
+    """`U.S.`, `U.K.`...: they end sentences, except before a listed noun (`data/abbreviation_nouns/`)."""
+    heads = sorted(word_list("abbreviation_nouns/abbreviations.txt"), key=len, reverse=True)
+    return re.compile(r"(?<![\w.])(?:" + "|".join(re.escape(h) for h in heads) + r")\Z")
+
+
+@cache
 def default_abbreviations(folder: str = "abbreviations") -> tuple[str, ...]:
     """The union of every shipped per-language list (`data/abbreviations/<lang>.txt`; `data/before_numbers/` holds
     the abbreviations that are kept only before a digit, like `No. 5`)."""
@@ -126,6 +134,8 @@ class SentenceSplitter:
         numbered = default_abbreviations("before_numbers") if before_numbers is None else before_numbers
         self._before_numbers = _compiled(tuple(numbered))
         self._months = frozenset(m.casefold() for m in word_list("months/de.txt"))
+        self._country_nouns = frozenset(m.casefold() for m in word_list("abbreviation_nouns/nouns.txt"))
+        self._countries = _country_abbreviations()
         self._reset()
 
     def _reset(self) -> None:
@@ -202,7 +212,7 @@ class SentenceSplitter:
                 else:
                     self._pos = i + 1
                 continue
-            kind, at = self._newline(buf, i) if ch == "\n" else self._terminator(buf, i)
+            kind, at = self._newline(buf, i) if ch in "\r\n" else self._terminator(buf, i)
             if kind == _NEED:
                 self._pos = i
                 break
@@ -266,7 +276,8 @@ class SentenceSplitter:
             at = reached + self._base
         while True:
             while at < n and at <= cap and buf[at].isspace():
-                newlines += buf[at] == "\n"
+                c = buf[at]
+                newlines += c == "\r" or (c == "\n" and not (at > 0 and buf[at - 1] == "\r"))  # CRLF, CR, LF
                 at += 1
             if at > cap:
                 return -2, newlines, marker
@@ -365,6 +376,8 @@ class SentenceSplitter:
         if m < 0:
             return self._boundary_at(m)
         c = buf[m]
+        if marker and newlines == 0 and c in TERMINATORS:  # `632 A.D. [S1][S2].`: the period is this sentence's
+            return _SKIP, m
         if closers:
             if any(ch in PARENS for ch in closers):
                 ends = newlines > 0 or marker
@@ -419,15 +432,25 @@ class SentenceSplitter:
                 if buf[m + 1] == ".":
                     return _SKIP, i + 1
         if buf[m].isupper() and _DAY.search(word_before):
-            e = m
-            while e < len(buf) and buf[e].isalpha():
-                e += 1
-            word = buf[m:e].casefold()
-            if e == len(buf) and any(month.startswith(word) for month in self._months):
-                return _NEED, 0
-            if word in self._months:
-                return _SKIP, i + 1
+            found = self._next_word_in(buf, m, self._months)
+            if found is not None:
+                return found if found[0] == _NEED else (_SKIP, i + 1)
+        if buf[m].isupper() and self._countries.search(before):  # `the U.S. Senate`
+            found = self._next_word_in(buf, m, self._country_nouns)
+            if found is not None:
+                return found if found[0] == _NEED else (_SKIP, i + 1)
         return None
+
+    @staticmethod
+    def _next_word_in(buf: str, m: int, words: frozenset[str]) -> tuple[int, int] | None:
+        """Is the word at `m` in `words`? (_NEED, 0) while the text could still become one, (_SKIP, m) if it is."""
+        e = m
+        while e < len(buf) and buf[e].isalpha():
+            e += 1
+        word = buf[m:e].casefold()
+        if e == len(buf) and any(w.startswith(word) for w in words):
+            return _NEED, 0
+        return (_SKIP, m) if word in words else None
 
     def _newline(self, buf: str, i: int) -> tuple[int, int]:
         """A line break not right after a terminator: a blank line, or a list marker on the next line, ends it."""
@@ -436,7 +459,7 @@ class SentenceSplitter:
         m = self._skip_space(buf, i)
         if m < 0:
             return self._boundary_at(m)
-        if buf.count("\n", i, m) >= 2:
+        if len(_LINE_END.findall(buf, i, m)) >= 2:
             return _BOUNDARY, m
         end = _list_marker(buf, m)
         if end == 0:

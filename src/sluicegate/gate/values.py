@@ -16,23 +16,44 @@ from .._data import word_list
 from .normalize import normalize
 
 _SEPARATOR = regex.compile(r"[.,]")
-# Every link has a dot followed by a letter or digit, or "://": a fast test before the full URL pattern.
-_URL_HINT = re.compile(r"\.[^\W_]|://|(?i:www\.)")
+# Every link has a dot followed by a letter (its top-level domain), or "://": a fast test before the URL pattern
+# (a decimal such as 3.14 does not pass it).
+_URL_HINT = re.compile(r"\.[^\W\d_]|://|(?i:www\.)")
 _SEPARATOR_KEPT = regex.compile(r"([.,])")
 
-_TLDS = word_list("tlds.txt")
+# Scripts written without spaces between words: a value glued to them ("请访问evil.com了解") still starts and
+# ends where the script changes.
+CJK = r"\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}\u3005\u30fc"
+_CJK_RUN_START = regex.compile(rf"[{CJK}]+(?=[^\W{CJK}_])")
+_CJK_RUN_END = regex.compile(rf"(?<=[^\W{CJK}_])[{CJK}]+\Z")
+# Punctuation that is never part of a link: CJK and danda terminators, closing and opening brackets and quotes.
+_PUNCT = "。！？，、；：「」『』【】〈〉《》（）｛｝［］।॥‘’‹›"
 
-EMAIL_RE = regex.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}(?![\w-])")
-_URL_TAIL = r"""[^\s<>"'“”«»\[\]{}|\\^`]*"""
+
+def _tlds() -> str:
+    """The top-level domains of a bare host: ASCII and IDN lists (longest first), and any punycode TLD."""
+    names = {t.casefold() for t in word_list("tlds.txt")} | {normalize(t).casefold() for t in word_list("tlds_idn.txt")}
+    listed = "|".join(regex.escape(t) for t in sorted(names, key=len, reverse=True))
+    return rf"(?:{listed}|xn--[a-z0-9-]{{2,59}})"
+
+
+_LABEL = r"(?>[\p{L}\p{M}\p{N}]+(?:-+[\p{L}\p{M}\p{N}]+)*)"  # any script; atomic, so a long run is scanned once
+_NOT_AFTER_TLD = rf"(?!(?![{CJK}])[\p{{L}}\p{{M}}\p{{N}}_-])"  # CJK text may follow a host with no space
+EMAIL_RE = regex.compile(
+    r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.(?:xn--[a-z0-9-]{2,59}|[^\W\d_]{2,})(?![\w-])", regex.IGNORECASE
+)
+_HOST_CHARS = rf"""[^\s/?#<>"'“”«»\[\]{{}}|\\^`{_PUNCT}]*"""
+_PATH_CHARS = rf"""[^\s<>"'“”«»\[\]{{}}|\\^`{_PUNCT}{CJK}]*"""
+_URL_TAIL = rf"{_HOST_CHARS}(?:[/?#]{_PATH_CHARS})?"
 URL_RE = regex.compile(
-    rf"(?i)(?<![\w@.-])(?:[a-z][a-z0-9+.-]*://|www\.){_URL_TAIL}"
-    rf"|(?<![\w@./-])(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+(?:{'|'.join(_TLDS)})(?![\w-])(?:/{_URL_TAIL})?"
+    rf"(?i)(?:(?<![\w@.-])|(?<=[{CJK}]))(?:[a-z][a-z0-9+.-]*://|www\.){_URL_TAIL}"
+    rf"|(?<![\p{{L}}\p{{M}}\p{{N}}_@./-])(?:{_LABEL}\.)+{_tlds()}{_NOT_AFTER_TLD}(?:/{_PATH_CHARS})?"
     # a host with a path is a link whatever its top-level domain ("bit.ly/abc")
-    rf"|(?<![\w@./-])(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z]{{2,24}}/{_URL_TAIL}"
+    rf"|(?<![\p{{L}}\p{{M}}\p{{N}}_@./-])(?:{_LABEL}\.)+[\p{{L}}\p{{M}}]{{2,24}}/{_PATH_CHARS}"
 )
 # Digits with single separators between them: "3.14", "1,200,000", "2,5". Digit boundaries on both sides.
 NUMBER_RE = regex.compile(r"(?<![0-9])[0-9]+(?:[.,][0-9]+)*")
-_URL_TRAILING = ".,;:!?)]}'\"»”’…،؛؟۔"
+_URL_TRAILING = ".,;:!?)]}'\"»”’…،؛؟۔" + _PUNCT
 _SCHEME = regex.compile(r"(?i)^[a-z][a-z0-9+.-]*://")
 
 
@@ -83,7 +104,29 @@ def canonical_url(url: str) -> str:
     url = _SCHEME.sub("", url.casefold())
     if url.startswith("www."):
         url = url[4:]
-    return url.rstrip("/")
+    host, sep, rest = url.partition("/")
+    if "xn--" in host:
+        host = ".".join(_unpunycode(label) for label in host.split("."))
+    return (host + sep + rest).rstrip("/")
+
+
+def _unpunycode(label: str) -> str:
+    """`xn--p1ai` -> `рф`: an IDN label compares in its Unicode form, however the text wrote it."""
+    if not label.startswith("xn--"):
+        return label
+    try:
+        return label[4:].encode("ascii").decode("punycode").casefold()
+    except (UnicodeError, ValueError):
+        return label  # not valid punycode: compared as written
+
+
+def _trim_cjk(value: str) -> str:
+    """Cut CJK text glued to a value at the script change: "请访问evil.com" -> "evil.com". A label written
+    wholly in CJK ("例子.中国") is kept as written: where it starts in glued text cannot be known (fail closed)."""
+    head = _CJK_RUN_START.match(value)
+    if head is not None:
+        value = value[head.end() :]
+    return _CJK_RUN_END.sub("", value)
 
 
 def _strip_url(url: str) -> str:
@@ -100,15 +143,16 @@ def _scan(text: str) -> tuple[list[str], list[str], list[str]]:
     urls: list[str] = []
 
     def take_email(m: regex.Match[str]) -> str:
-        emails.append(m.group().casefold())
+        local, _, domain = m.group().casefold().partition("@")
+        emails.append(f"{_trim_cjk(local + '@')[:-1]}@{_trim_cjk(domain)}")
         return " "
 
     def take_url(m: regex.Match[str]) -> str:
         raw = m.group()
-        url = _strip_url(raw)
+        url = _trim_cjk(_strip_url(raw))
         if url:
             urls.append(url)
-        return " " + raw[len(url) :]
+        return " "
 
     if "@" in text:  # cheap necessary conditions first: most sentences hold neither an address nor a link
         text = EMAIL_RE.sub(take_email, text)
