@@ -15,7 +15,7 @@ from pathlib import Path
 from ..notices import notice
 from .decision import NO_RECORDS, Decision, Record
 from .normalize import normalize_question, with_aliases
-from .patterns import Entries, Pattern, compile_all, entries_from_path, first_match, shipped
+from .patterns import Entries, Pattern, by_language, compile_all, first_match, shipped, with_users
 
 RecordsSource = Callable[[str, str], Iterable[Record]]  # (question, language) -> the records to answer from
 
@@ -47,13 +47,7 @@ class Overview:
         patterns: list[Pattern] = []
         if shipped_patterns:
             patterns += compile_all(shipped("overview"), origin="sluicegate data/overview")
-        if path is not None:
-            patterns += compile_all(entries_from_path(path), origin=str(path))
-        if entries is not None:
-            patterns += compile_all(entries, origin="entries")
-        self._by_language: dict[str, list[Pattern]] = {}
-        for pattern in patterns:
-            self._by_language.setdefault(pattern.language, []).append(pattern)
+        self._by_language = by_language(with_users(patterns, path, entries))
         self._records = records
         self.aliases = {normalize_question(k): normalize_question(v) for k, v in (aliases or {}).items()}
         self.limit = limit

@@ -178,6 +178,25 @@ def compile_all(entries: Entries, *, origin: str) -> list[Pattern]:
     return out
 
 
+def with_users(patterns: list[Pattern], path: str | Path | None, entries: Entries | None) -> list[Pattern]:
+    """`patterns` plus the user's own, from a file and then from code.
+
+    Why one helper: the refusal rules and the overview route take user patterns the same way."""
+    if path is not None:
+        patterns = patterns + compile_all(entries_from_path(path), origin=str(path))
+    if entries is not None:
+        patterns = patterns + compile_all(entries, origin="entries")
+    return patterns
+
+
+def by_language(patterns: Iterable[Pattern]) -> dict[str, list[Pattern]]:
+    """The patterns grouped by language, each group in the given order."""
+    groups: dict[str, list[Pattern]] = {}
+    for pattern in patterns:
+        groups.setdefault(pattern.language, []).append(pattern)
+    return groups
+
+
 def _expand(line: str, macros: Mapping[str, str]) -> str:
     """Replace `{@name}` with an earlier `@name = ...` line of the same file (a shared regex prefix)."""
     for name, body in macros.items():

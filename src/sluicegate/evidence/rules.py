@@ -15,7 +15,7 @@ from ..notices import languages as notice_languages
 from ..notices import notice
 from .decision import Decision, MatchedOn
 from .normalize import normalize_question, with_aliases
-from .patterns import Entries, Pattern, compile_all, entries_from_path, first_match, shipped
+from .patterns import Entries, Pattern, by_language, compile_all, first_match, shipped, with_users
 
 GENERIC: tuple[str, ...] = ("instructions", "tasks")  # the shipped categories, on by default
 SUPPORTED_LANGUAGES: tuple[str, ...] = ("en", "fa", "ar", "ru", "hi", "zh", "de", "fr", "es", "pt")
@@ -50,13 +50,8 @@ class RefusalRules:
         if unknown:
             raise ValueError(f"unknown shipped categories {unknown}; shipped: {sorted(available)}")
         patterns = compile_all({c: available[c] for c in chosen}, origin="sluicegate data/refusal")
-        if path is not None:
-            patterns += compile_all(entries_from_path(path), origin=str(path))
-        if entries is not None:
-            patterns += compile_all(entries, origin="entries")
-        self._by_language: dict[str, list[Pattern]] = {}
-        for pattern in patterns:
-            self._by_language.setdefault(pattern.language, []).append(pattern)
+        patterns = with_users(patterns, path, entries)
+        self._by_language = by_language(patterns)
         self.categories: tuple[str, ...] = tuple(dict.fromkeys(p.category for p in patterns))
         self.aliases = {normalize_question(k): normalize_question(v) for k, v in (aliases or {}).items()}
         self._texts = {c: dict(t) for c, t in (texts or {}).items()}
