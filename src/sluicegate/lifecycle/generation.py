@@ -506,7 +506,15 @@ class Generation:
             raise OutcomeUnknown(key, "reconcile could not tell") from exc
         if found is not NOT_APPLIED:
             return call, key, self._recorded(store, key, call_id, _dumps(found), ran=False)
-        store.mark_not_applied(key)
+        try:
+            store.mark_not_applied(key)  # only from unknown: a pending claim may be a peer still running it
+        except KeyError:
+            self.telemetry.unknown_outcomes += 1
+            raise OutcomeUnknown(
+                key,
+                f"the operation is {store_status(store, key)}: a peer may still be running it, so a lookup that "
+                "finds nothing does not allow a second run (if that executor died, mark_unknown(key) first)",
+            ) from None
         if not store.claim(key, meta).claimed:
             self.telemetry.unknown_outcomes += 1
             raise OutcomeUnknown(key, "another executor took the operation after reconciliation")
@@ -576,6 +584,11 @@ def validate_tool_calls(
         except Rejected as exc:
             rejected.append(Rejection(call_id or "*", exc.code, exc.detail, name))
     return tuple(accepted), tuple(rejected)
+
+
+def store_status(store: OperationStore, key: str) -> str:
+    record = store.get(key)
+    return "absent" if record is None else record.status
 
 
 def _dumps(value: object) -> str:
