@@ -36,6 +36,9 @@ SCRIPTS: dict[str, Script] = {
     "slow": lambda: ScriptedProvider(sentences(GROUNDED + " " + GROUNDED), delay=0.3),  # 6 sentences, one per 0.3 s
     "long": lambda: ScriptedProvider.of(GROUNDED * 20, 4, delay=0.05),
     "idle": lambda: ScriptedProvider(["The library opens at 9:00 on weekdays [S1]. ", "x"], hold_at=1),
+    # two pieces (the gate releases the first sentence when the second starts), then silent until closed: a
+    # stream whose first delta can only arrive unbuffered, and whose close is observable with no clock
+    "held": lambda: ScriptedProvider(["The library opens at 9:00 on weekdays [S1]. ", "Late ", "fees."], hold_at=2),
     "fail_early": lambda: ScriptedProvider(["never"], fail_at=0),
     "fail_late": lambda: ScriptedProvider.of(GROUNDED, 9, fail_at=7),
 }
