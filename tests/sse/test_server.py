@@ -72,19 +72,21 @@ def test_invented_value_never_on_the_wire(server: UvicornServer) -> None:
 
 
 def test_frames_arrive_as_the_gate_releases_them(server: UvicornServer) -> None:
-    """One piece per sentence, 0.3 s apart: each sentence must reach the client while the provider is still
-    producing the next ones, not at the end."""
+    """One piece per sentence, in lockstep: the provider makes piece k+2 only after sentence k reached the
+    client, so a frame held anywhere (the endpoint, the pump, a buffer) stops the stream and the read times
+    out. The gate settles sentence k when piece k+1 starts, so sentence k arrives with k+1 pieces produced."""
     seen: list[tuple[int, int]] = []  # (deltas so far, pieces the provider had produced then)
     parser = SSEParser()
     with httpx.stream("POST", f"{server.url}/chat", json={"question": "slow"}, timeout=10) as r:
         for chunk in r.iter_raw():
             for event in parser.feed(chunk):
                 if event.event == "delta":
-                    seen.append((len(seen) + 1, providers(server)[-1].produced))
+                    provider = providers(server)[-1]
+                    seen.append((len(seen) + 1, provider.produced))
+                    provider.allow(len(seen) + 2)
     total = len(SCRIPTS["slow"]().pieces)
-    assert seen and seen[0][1] < total  # the first sentence arrived before generation ended
-    # the gate settles a sentence when the next piece starts, so sentence k arrives by piece k+1
-    assert all(produced <= k + 1 for k, produced in seen[:-1]), seen
+    assert len(seen) == total == 6
+    assert all(produced == k + 1 for k, produced in seen[:-1]), seen
 
 
 def test_pings_on_an_idle_upstream(server: UvicornServer) -> None:
