@@ -329,3 +329,14 @@ def test_a_filter_module_in_the_working_directory_is_found(tmp_path: Path) -> No
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)
     assert doc["filter"] == "myguard:make" and doc["records"][0]["outcome"] == "released"
+
+
+def test_a_filter_error_that_quotes_the_answer_reaches_the_reports_redacted(tmp_path: Path) -> None:
+    secret = "jane.doe@example.com"
+    path = write_jsonl(tmp_path / "a.jsonl", [rec("a", f"Write to {secret} [S1].")])
+    html = tmp_path / "r.html"
+    proc, doc = replay_json(str(path), "--filter", "tests.cli.filters:QuotingFailure", "--html", str(html))
+    row = doc["records"][0]
+    assert row["outcome"] == "error" and row["error"].startswith("ValueError: cannot judge")
+    assert secret not in json.dumps(doc) and "<EMAIL_ADDRESS>" in row["error"]
+    assert secret not in html.read_text("utf-8") and secret not in proc.stderr
