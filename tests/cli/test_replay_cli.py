@@ -340,3 +340,14 @@ def test_a_filter_error_that_quotes_the_answer_reaches_the_reports_redacted(tmp_
     assert row["outcome"] == "error" and row["error"].startswith("ValueError: cannot judge")
     assert secret not in json.dumps(doc) and "<EMAIL_ADDRESS>" in row["error"]
     assert secret not in html.read_text("utf-8") and secret not in proc.stderr
+
+
+def test_a_recorded_sse_event_nested_past_the_stack_is_a_bad_line(tmp_path: Path) -> None:
+    base = {"id": "x", "question": "q", "language": "en", "sources": LIB}
+    ok = 'data: {"choices":[{"delta":{"content":"It opens at nine [S1]."},"finish_reason":"stop"}]}\n\n'
+    deep = "data: " + "[" * 100_000 + "]" * 100_000 + "\n\n"
+    lines = [{**base, "id": "deep", "sse": [deep, ok]}, {**base, "id": "ok", "sse": [ok]}]
+    proc, doc = replay_json("--format", "sse", str(write_jsonl(tmp_path / "a.jsonl", lines)))
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert [r["id"] for r in doc["records"]] == ["ok"]
+    assert doc["invalid"][0]["line"] == 1 and "cannot be parsed" in doc["invalid"][0]["error"]
