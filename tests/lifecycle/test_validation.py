@@ -178,3 +178,19 @@ def test_validate_tool_calls_for_framework_assembled_calls() -> None:
         TOOLS, [("c1", "transfer", args()), ("c1", "get_weather", "{}"), (None, "transfer", args()), ("c3", "x", "{}")]
     )
     assert [r.code for r in rejected] == ["duplicate_call_id", "missing_call_id", "unknown_tool"]
+
+
+def test_arguments_nested_past_the_stack_are_rejected_not_raised() -> None:
+    """A model (or an injected prompt) can emit arguments nested deeper than Python's stack: json.loads raises
+    RecursionError, not ValueError. It must fail the generation with a code, not escape from feed()."""
+    gen = run("chat", chat_with_args('{"to": ' + "[" * 100_000 + "]" * 100_000 + "}"))
+    assert gen.state == State.FAILED and [r.code for r in gen.rejections] == ["invalid_json"]
+    assert gen.tool_calls == ()
+
+
+def test_an_event_nested_past_the_stack_fails_the_generation() -> None:
+    from sluicegate.sse import SSEEvent
+
+    gen = Generation(TOOLS, reader=OpenAIChatReader(), principal="u", config_version="v", operation="op")
+    gen.feed(SSEEvent(data="[" * 100_000 + "]" * 100_000))
+    assert gen.state == State.FAILED and [r.code for r in gen.rejections] == ["event_not_json"]
