@@ -65,7 +65,7 @@ def parse_body(raw: bytes, model: type[BaseModel], content_type: str | None) -> 
             raise BodyError(415, {"detail": f"expected application/json, got {media or 'nothing'}"})
     try:
         data = json.loads(raw)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (ValueError, RecursionError) as exc:  # also a number over 4300 digits, nesting past the stack
         detail = [{"type": "json_invalid", "loc": ["body"], "msg": f"invalid JSON: {type(exc).__name__}"}]
         raise BodyError(422, {"detail": detail}) from None
     try:

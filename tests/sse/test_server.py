@@ -152,6 +152,8 @@ def test_provider_failing_before_its_first_piece_is_502_json(server: UvicornServ
         (b'{"question": "grounded", "history": [{"role": "system", "content": "x"}]}', {}, 422),
         (b'{"question": "grounded", "extra": 1}', {}, 422),
         (b"\xff\xfe", {"content-type": "application/json"}, 422),
+        (b'{"question": "grounded", "n": ' + b"1" * 5000 + b"}", {}, 422),  # json.loads: plain ValueError
+        (b"[" * 30_000 + b"]" * 30_000, {}, 422),  # json.loads: RecursionError
         (b'{"question": "grounded"}', {"content-type": "text/plain"}, 415),
         (b'{"question": "' + b"x" * 70_000 + b'"}', {"content-type": "application/json"}, 413),
     ],
