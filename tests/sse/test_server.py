@@ -287,3 +287,27 @@ def test_the_demo_runs_as_one_command() -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def test_a_language_the_gate_does_not_speak_is_422_not_a_provider_failure() -> None:
+    """The recipe (README, docs/sse.md, the demo) builds `SentenceGate(..., language=chat.language)` in
+    `answer()`; an unsupported language made it raise there, which the endpoint reported as 502 'the model
+    provider failed'. The body model refuses it with 422 before `answer()` runs."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "examples" / "sse_server.py"
+    spec = importlib.util.spec_from_file_location("sse_server_demo_lang", path)
+    assert spec is not None and spec.loader is not None
+    demo = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(demo)
+    app = demo.create_app(delay=0)
+    with serve(app) as running:
+        question = "When does the library open?"
+        r = httpx.post(f"{running.url}/chat", json={"question": question, "language": "xx"}, timeout=10)
+        assert r.status_code == 422, r.text
+        detail = r.json()["detail"][0]
+        assert detail["loc"] == ["language"] and "en" in detail["msg"]
+        assert app.state.demo["provider"] is None  # refused before any provider was opened
+        ok, events, _ = post(running, question, language="fr-CA")  # a region subtag is fine: the gate reads "fr"
+        assert ok.status_code == 200 and events[-1].event == "done"
