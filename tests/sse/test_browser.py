@@ -193,3 +193,19 @@ def test_client_reports_statuses_and_error_events(browser_page: Any, test_app_se
     assert len(invalid) == 1 and invalid[0][:3] == ["error", "http_422", 422]
     stopped = browser_page.evaluate(CALL, ["/chat", {"question": "invented"}])
     assert stopped[-2][0] == "guard" and stopped[-1] == ["done", "stopped"]
+
+
+@pytest.mark.parametrize("demo_server", [0.1], indirect=True)
+def test_a_second_question_is_not_ended_by_the_first_ones_abort(browser_page: Any, demo_server: UvicornServer) -> None:
+    """Asking again aborts the running answer; that answer's late onDone ('cancelled') must not mark the new
+    one as ended (Stop disabled while it still streams, a wrong end reason)."""
+    browser_page.goto(f"{demo_server.url}/")
+    browser_page.get_by_role("button", name="When does the library open?").click()
+    browser_page.wait_for_function("document.getElementById('answer').textContent.length > 0", timeout=10_000)
+    browser_page.get_by_role("button", name="Are there late fees?").click()
+    browser_page.wait_for_function(
+        "document.getElementById('answer').textContent.startsWith('Books can be renewed')", timeout=10_000
+    )
+    assert browser_page.text_content("#reason") == "streaming"
+    assert browser_page.is_enabled("#stop")
+    browser_page.wait_for_function("document.getElementById('reason').textContent === 'stopped'", timeout=15_000)
