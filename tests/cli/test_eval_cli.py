@@ -162,6 +162,7 @@ def test_unusable_golden_files_are_a_one_line_error_with_exit_2(tmp_path: Path) 
         "rrf scores": [write("e.yaml", "settings: {score_kind: rrf}\ncorpus: [x]\nanswerable: [x]\n")],
         "bad retriever": [write("f.yaml", "must_refuse: [x]\n"), "--retriever", "no_such_module:thing"],
         "expected not in corpus": [write("g.yaml", "corpus: [x]\nretrieval: [{question: q, expected: [zz]}]\n")],
+        "nested past the stack": [write("h.yaml", "must_refuse: " + "[" * 50_000 + "]" * 50_000 + "\n")],
     }
     for label, args in cases.items():
         proc = run_cli("eval", *args)
