@@ -194,3 +194,19 @@ def test_an_event_nested_past_the_stack_fails_the_generation() -> None:
     gen = Generation(TOOLS, reader=OpenAIChatReader(), principal="u", config_version="v", operation="op")
     gen.feed(SSEEvent(data="[" * 100_000 + "]" * 100_000))
     assert gen.state == State.FAILED and [r.code for r in gen.rejections] == ["event_not_json"]
+
+
+def test_a_restored_generation_gives_back_its_confirmed_structured_output(tmp_path: Any) -> None:
+    """confirm() persists the validated output; after a restart restore() must give it back (strictly
+    re-validated), not None, and must not silently drop it when no output model is passed."""
+    from sluicegate.lifecycle import SQLiteStore
+
+    store = SQLiteStore(tmp_path / "ops.sqlite3")
+    gen = run("anthropic", _anthropic_text('{"number": "F-17", "total_cents": 4200}'), output=Invoice)
+    gen.confirm(store)
+    restored = Generation.restore(store, gen.id, TOOLS, output=Invoice)
+    assert restored.state == State.CONFIRMED
+    assert restored.output == Invoice(number="F-17", total_cents=4200) and restored.text == gen.text
+    with pytest.raises(ValueError, match="output="):
+        Generation.restore(store, gen.id, TOOLS)
+    store.close()

@@ -388,9 +388,13 @@ class Generation:
         tools: Mapping[str, type[BaseModel]],
         *,
         rules: Mapping[str, Rule] | None = None,
+        output: type[BaseModel] | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> Generation:
-        """A confirmed generation after a restart, from its stored record; ready for `execute`."""
+        """A confirmed generation after a restart, from its stored record; ready for `execute`.
+
+        A generation confirmed with structured output needs its `output` model again: the stored value is
+        re-validated strictly and must round-trip, like the calls' arguments (never dropped silently)."""
         stored = store.get_confirmed(generation_id)
         if stored is None:
             raise KeyError(f"generation {generation_id} was never confirmed in this store")
@@ -403,9 +407,17 @@ class Generation:
             config_version=record["config_version"],
             operation=record["operation"],
             rules=rules,
+            output=output,
             generation_id=generation_id,
             clock=clock,
         )
+        restored_output = None
+        if record.get("output") is not None:
+            if output is None:
+                raise ValueError(f"generation {generation_id} was confirmed with structured output: pass output=")
+            restored_output = _validate(output, record["output"], None)
+            if canonical_json(restored_output) != record["output"]:
+                raise ValueError("the output model changed: the confirmed output no longer round-trips")
         calls = []
         for entry in record["calls"]:
             model = gen.tools.get(entry["name"])
@@ -418,6 +430,7 @@ class Generation:
             calls.append(ToolCall(entry["call_id"], entry["name"], value, canonical, digest(canonical)))
         gen.provider_id = gen.telemetry.provider_id = record["provider_id"]
         gen._calls, gen._text, gen._record = tuple(calls), record["text"], stored
+        gen._output = restored_output
         for target in (State.ASSEMBLED, State.VALIDATED, State.CONFIRMED):
             gen._move(target)
         return gen
