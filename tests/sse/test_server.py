@@ -311,3 +311,14 @@ def test_a_language_the_gate_does_not_speak_is_422_not_a_provider_failure() -> N
         assert app.state.demo["provider"] is None  # refused before any provider was opened
         ok, events, _ = post(running, question, language="fr-CA")  # a region subtag is fine: the gate reads "fr"
         assert ok.status_code == 200 and events[-1].event == "done"
+
+
+def test_an_on_done_hook_that_raises_does_not_turn_a_502_into_a_500() -> None:
+    def broken(request: Request, outcome: Any) -> None:
+        raise RuntimeError("usage store down")
+
+    with serve(make_app(on_done=broken)) as running:
+        r = httpx.post(f"{running.url}/chat", json={"question": "fail_early"}, timeout=10)
+        assert r.status_code == 502 and r.json()["error"]["code"] == "upstream_error"
+        _, events, _ = post(running, "grounded")  # and a stream still ends with its done frame
+        assert events[-1].event == "done"
