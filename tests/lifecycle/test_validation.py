@@ -210,3 +210,29 @@ def test_a_restored_generation_gives_back_its_confirmed_structured_output(tmp_pa
     with pytest.raises(ValueError, match="output="):
         Generation.restore(store, gen.id, TOOLS)
     store.close()
+
+
+@pytest.mark.parametrize(
+    ("reader", "event"),
+    [
+        ("chat", {"id": "c1", "choices": [{"index": 0, "delta": "not an object"}]}),
+        ("chat", {"id": "c1", "choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "function": "x"}]}}]}),
+        ("responses", {"type": "response.output_item.added", "sequence_number": 0, "item": "not an object"}),
+        ("anthropic", {"type": "content_block_start", "index": 0, "content_block": "not an object"}),
+        ("anthropic", {"type": "message_delta", "delta": "not an object"}),
+    ],
+)
+def test_a_malformed_provider_event_fails_the_generation(reader: str, event: dict[str, Any]) -> None:
+    """Right type, wrong shape inside (a string where the format has an object): the generation fails with a
+    code, fail closed, instead of an AttributeError escaping from feed() with the generation still live."""
+    from sluicegate.lifecycle import AnthropicReader, OpenAIResponsesReader
+
+    readers = {"chat": OpenAIChatReader, "responses": OpenAIResponsesReader, "anthropic": AnthropicReader}
+    gen = Generation(TOOLS, reader=readers[reader](), principal="u", config_version="v", operation="op")
+    if reader == "responses":
+        gen.feed({"type": "response.created", "sequence_number": 0, "response": {"id": "r1"}})
+        event = {**event, "sequence_number": 1}
+    gen.feed(event)
+    assert gen.state == State.FAILED, gen.state
+    assert gen.rejections[-1].code in ("malformed_event", "block_without_index")
+    assert "not an object" not in repr(gen.telemetry.as_dict())  # codes and types only, no payload

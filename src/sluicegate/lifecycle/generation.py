@@ -180,6 +180,11 @@ class Generation:
         except EventError as exc:
             self._fail("*", exc.code)
             return ()
+        except (AttributeError, TypeError, KeyError, IndexError, ValueError) as exc:
+            # Valid JSON of the wrong shape (a string where the format has an object): fail closed, with a code
+            # and the exception's type only (its message could quote the payload).
+            self._fail("*", "malformed_event", type(exc).__name__)
+            return ()
         drafts: list[Draft] = []
         for op in ops:
             if self._state not in _LIVE:
