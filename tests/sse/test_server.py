@@ -322,3 +322,32 @@ def test_an_on_done_hook_that_raises_does_not_turn_a_502_into_a_500() -> None:
         assert r.status_code == 502 and r.json()["error"]["code"] == "upstream_error"
         _, events, _ = post(running, "grounded")  # and a stream still ends with its done frame
         assert events[-1].event == "done"
+
+
+def test_a_client_that_stops_reading_is_dropped_and_the_provider_closed() -> None:
+    """A silent reader (a frozen tab, a dead network path that sends no FIN) never disconnects: the per-send
+    timeout must treat it as gone, so the provider does not stream into full socket buffers for ever."""
+    import socket
+
+    from starlette.applications import Starlette
+    from starlette.routing import Route
+
+    from sluicegate.sse import PassThrough
+    from sluicegate_starlette import GatedSSEResponse
+
+    provider = ScriptedProvider(["x" * 16_384] * 4_000)  # 64 MB: far more than loopback socket buffers hold
+    settled: list[Any] = []
+
+    async def page(request: Request) -> Response:
+        return GatedSSEResponse(provider.stream(), PassThrough(), on_done=settled.append, send_timeout=0.5)
+
+    with serve(Starlette(routes=[Route("/answer", page)])) as running:
+        client = socket.create_connection(("127.0.0.1", running.port))
+        try:
+            client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            client.sendall(b"GET /answer HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")  # and never read a byte
+            assert wait_for(lambda: provider.closed, 30.0)
+            assert not provider.exhausted and wait_for(lambda: bool(settled), 10.0)
+            assert settled[0].reason == "cancelled"
+        finally:
+            client.close()
