@@ -351,3 +351,13 @@ def test_a_recorded_sse_event_nested_past_the_stack_is_a_bad_line(tmp_path: Path
     assert "Traceback" not in proc.stderr, proc.stderr
     assert [r["id"] for r in doc["records"]] == ["ok"]
     assert doc["invalid"][0]["line"] == 1 and "cannot be parsed" in doc["invalid"][0]["error"]
+
+
+def test_record_ids_are_printed_as_text_not_as_terminal_markup(tmp_path: Path) -> None:
+    """Ids, codes and file names are the user's data: `[/oops]` made rich raise MarkupError after the JSON
+    was written (a traceback), and `[red]` restyled the table."""
+    lines = [rec(rid, "It opens at nine [S1].", expected="stop") for rid in ("[/oops]", "[red]x")]  # missed stops
+    path = write_jsonl(tmp_path / "[weird].jsonl", lines)
+    proc = run_cli("replay", str(path))
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    assert "[/oops]" in proc.stdout and "[red]x" in proc.stdout and "[weird]" in proc.stdout
