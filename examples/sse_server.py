@@ -122,6 +122,7 @@ sentences and the redactor replaces personal data. Stop cancels the request, and
 import { streamAnswer } from "/sluicegate-client.js";
 const $ = (id) => document.getElementById(id);
 let run = null;
+let asked = 0; // which question is current
 async function poll() {
   try {
     const s = await (await fetch("/provider", { cache: "no-store" })).json();
@@ -136,11 +137,14 @@ for (const button of document.querySelectorAll("button.q")) {
     if (run) run.abort();
     $("answer").textContent = ""; $("notice").textContent = ""; $("reason").textContent = "streaming";
     $("stop").disabled = false;
+    // An aborted run still calls its onDone ("cancelled") later: only the current run may touch the page.
+    const token = ++asked;
+    const mine = (fn) => (arg) => { if (token === asked) fn(arg); };
     run = streamAnswer("/chat", { question: button.textContent, language: "en", history: [] }, {
-      onDelta: (text) => { $("answer").append(text); },
-      onGuard: ({ notice }) => { $("notice").textContent = notice; },
-      onError: ({ message }) => { $("notice").textContent = message; },
-      onDone: ({ reason }) => { $("reason").textContent = reason; $("stop").disabled = true; },
+      onDelta: mine((text) => { $("answer").append(text); }),
+      onGuard: mine(({ notice }) => { $("notice").textContent = notice; }),
+      onError: mine(({ message }) => { $("notice").textContent = message; }),
+      onDone: mine(({ reason }) => { $("reason").textContent = reason; $("stop").disabled = true; }),
     });
   });
 }

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from contextlib import aclosing, closing
 from typing import Any
 
@@ -26,7 +26,18 @@ from langchain_core.tools import BaseTool
 from pydantic import BaseModel
 
 from sluicegate import StreamFilter
-from sluicegate.lifecycle import ChunkReader, Draft, Generation, OperationStore, Policy, Reconcile, Rule
+from sluicegate.lifecycle import (
+    ChunkReader,
+    Draft,
+    Generation,
+    OperationStore,
+    Policy,
+    Reconcile,
+    Rule,
+    ToolCall,
+    aexecute_calls,
+    execute_calls,
+)
 
 IDENTITY = ("principal", "config_version", "operation")
 
@@ -155,31 +166,21 @@ class IdempotentToolExecutor:
         content = result if isinstance(result, str) else json.dumps(result, ensure_ascii=False)
         return ToolMessage(content=content, tool_call_id=call_id, name=name)
 
+    def _apply(self, call: ToolCall) -> Callable[[BaseModel], object]:
+        tool = self._tool(call.name, call.call_id)
+        return lambda args: tool.invoke(args.model_dump(mode="json"))
+
+    def _aapply(self, call: ToolCall) -> Callable[[BaseModel], Awaitable[object]]:
+        tool = self._tool(call.name, call.call_id)
+        return lambda args: tool.ainvoke(args.model_dump(mode="json"))
+
     def run(self, generation: Generation) -> list[ToolMessage]:
-        messages = []
-        for call in generation.tool_calls:
-            tool = self._tool(call.name, call.call_id)
-
-            def apply(args: BaseModel, tool: BaseTool = tool) -> object:
-                return tool.invoke(args.model_dump(mode="json"))
-
-            result = generation.execute(
-                call.call_id, apply, store=self.store, policy=self.policy, reconcile=self.reconcile
-            )
-            messages.append(self._message(result, call.call_id, call.name))
-        return messages
+        done = execute_calls(generation, self._apply, store=self.store, policy=self.policy, reconcile=self.reconcile)
+        return [self._message(result, call.call_id, call.name) for call, result in done]
 
     async def arun(self, generation: Generation) -> list[ToolMessage]:
         """`run` with `tool.ainvoke`, one call after the other (their order is the model's)."""
-        messages = []
-        for call in generation.tool_calls:
-            tool = self._tool(call.name, call.call_id)
-
-            async def apply(args: BaseModel, tool: BaseTool = tool) -> object:
-                return await tool.ainvoke(args.model_dump(mode="json"))
-
-            result = await generation.aexecute(
-                call.call_id, apply, store=self.store, policy=self.policy, reconcile=self.reconcile
-            )
-            messages.append(self._message(result, call.call_id, call.name))
-        return messages
+        done = await aexecute_calls(
+            generation, self._aapply, store=self.store, policy=self.policy, reconcile=self.reconcile
+        )
+        return [self._message(result, call.call_id, call.name) for call, result in done]

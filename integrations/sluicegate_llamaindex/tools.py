@@ -15,7 +15,7 @@ runs a confirmed generation's calls through LlamaIndex tools with the idempotenc
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from llama_index.core.base.llms.types import ChatMessage, ChatResponse, MessageRole
@@ -24,7 +24,18 @@ from llama_index.core.tools import BaseTool
 from pydantic import BaseModel, ConfigDict
 
 from sluicegate import StreamFilter
-from sluicegate.lifecycle import Draft, Generation, OperationStore, Policy, Reader, Reconcile, Rule
+from sluicegate.lifecycle import (
+    Draft,
+    Generation,
+    OperationStore,
+    Policy,
+    Reader,
+    Reconcile,
+    Rule,
+    ToolCall,
+    aexecute_calls,
+    execute_calls,
+)
 
 
 def strict_models(tools: Sequence[BaseTool]) -> dict[str, type[BaseModel]]:
@@ -172,36 +183,34 @@ class IdempotentToolExecutor:
             role=MessageRole.TOOL, content=content, additional_kwargs={"tool_call_id": call_id, "name": name}
         )
 
+    def _apply(self, call: ToolCall) -> Callable[[BaseModel], object]:
+        tool = self._tool(call.name, call.call_id)
+
+        def apply(args: BaseModel) -> object:
+            result = tool(**args.model_dump(mode="json"))
+            return {"content": result.content, "is_error": bool(result.is_error)}
+
+        return apply
+
+    def _aapply(self, call: ToolCall) -> Callable[[BaseModel], Awaitable[object]]:
+        tool = self._tool(call.name, call.call_id)
+        acall = getattr(tool, "acall", None)
+        if acall is None:
+            raise TypeError(f"LlamaIndex tool {call.name!r} has no acall: use run()")
+
+        async def apply(args: BaseModel) -> object:
+            result = await acall(**args.model_dump(mode="json"))
+            return {"content": result.content, "is_error": bool(result.is_error)}
+
+        return apply
+
     def run(self, generation: Generation) -> list[ChatMessage]:
-        messages = []
-        for call in generation.tool_calls:
-            tool = self._tool(call.name, call.call_id)
-
-            def apply(args: BaseModel, tool: BaseTool = tool) -> object:
-                result = tool(**args.model_dump(mode="json"))
-                return {"content": result.content, "is_error": bool(result.is_error)}
-
-            recorded = generation.execute(
-                call.call_id, apply, store=self.store, policy=self.policy, reconcile=self.reconcile
-            )
-            messages.append(self._message(recorded, call.call_id, call.name))
-        return messages
+        done = execute_calls(generation, self._apply, store=self.store, policy=self.policy, reconcile=self.reconcile)
+        return [self._message(recorded, call.call_id, call.name) for call, recorded in done]
 
     async def arun(self, generation: Generation) -> list[ChatMessage]:
         """`run` with `tool.acall` (async tools), one call after the other."""
-        messages = []
-        for call in generation.tool_calls:
-            tool = self._tool(call.name, call.call_id)
-            acall = getattr(tool, "acall", None)
-            if acall is None:
-                raise TypeError(f"LlamaIndex tool {call.name!r} has no acall: use run()")
-
-            async def apply(args: BaseModel, acall: Any = acall) -> object:
-                result = await acall(**args.model_dump(mode="json"))
-                return {"content": result.content, "is_error": bool(result.is_error)}
-
-            recorded = await generation.aexecute(
-                call.call_id, apply, store=self.store, policy=self.policy, reconcile=self.reconcile
-            )
-            messages.append(self._message(recorded, call.call_id, call.name))
-        return messages
+        done = await aexecute_calls(
+            generation, self._aapply, store=self.store, policy=self.policy, reconcile=self.reconcile
+        )
+        return [self._message(recorded, call.call_id, call.name) for call, recorded in done]

@@ -43,13 +43,19 @@ class ToolCallRail:
         self.rejections: tuple[Rejection, ...] = ()
 
     async def validate(self, tool_calls: Any = None, **_: Any) -> list[dict[str, Any]]:
-        calls = []
+        # Never raise: NeMo 0.24 answers a failed action with its "internal error" text *and the unvalidated
+        # calls* (fail-open, tested), so a call this cannot even read is a rejection, like a bad schema.
+        calls, unreadable = [], []
         for tc in tool_calls or []:
-            function = (tc or {}).get("function") or {}
-            arguments = function.get("arguments")
-            raw = arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
-            calls.append((tc.get("id"), function.get("name"), raw))
-        accepted, self.rejections = validate_tool_calls(self.tools, calls, rules=self.rules)
+            try:
+                function = tc.get("function") or {}
+                arguments = function.get("arguments")
+                raw = arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
+                calls.append((tc.get("id"), function.get("name"), raw))
+            except (AttributeError, TypeError, ValueError, RecursionError):
+                unreadable.append(Rejection("*", "invalid_json", "the call could not be read as JSON"))
+        accepted, rejected = validate_tool_calls(self.tools, calls, rules=self.rules)
+        self.rejections = (*unreadable, *rejected)
         if self.rejections:
             log.warning("tool calls withheld: %s", ", ".join(sorted({r.code for r in self.rejections})))
             return []

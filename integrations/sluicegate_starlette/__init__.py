@@ -5,11 +5,16 @@ package adds the HTTP parts (body limits and validation, status codes before the
 check, the `before_upstream` hook) and ships the browser client `sluicegate-client.js`.
 """
 
-from .body import DEFAULT_MAX_BODY_BYTES, ChatRequest, Message
-from .client import CLIENT_JS, client_js_route
-from .compression import compressing_middleware
-from .response import GatedSSEResponse
-from .route import Answer, gated_sse_endpoint, gated_sse_route
+from sluicegate.plugin import require_extra
+
+for _module in ("starlette", "sse_starlette", "pydantic"):
+    require_extra(_module, adapter="sluicegate_starlette", framework="Starlette and sse-starlette", extra="server")
+
+from .body import DEFAULT_MAX_BODY_BYTES, ChatRequest, Message  # noqa: E402
+from .client import CLIENT_JS, client_js_route  # noqa: E402
+from .compression import compressing_middleware  # noqa: E402
+from .response import GatedSSEResponse  # noqa: E402
+from .route import Answer, gated_sse_endpoint, gated_sse_route  # noqa: E402
 
 __all__ = [
     "CLIENT_JS",

@@ -10,8 +10,10 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from starlette.requests import Request
+
+from sluicegate import SUPPORTED_LANGUAGES
 
 DEFAULT_MAX_BODY_BYTES = 64 * 1024
 
@@ -31,6 +33,15 @@ class ChatRequest(BaseModel):
     question: str = Field(min_length=1, max_length=8_000)
     language: str = Field(default="en", pattern=r"^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$")
     history: tuple[Message, ...] = Field(default=(), max_length=50)
+
+    @field_validator("language")
+    @classmethod
+    def _gate_speaks_it(cls, value: str) -> str:
+        # The recipe builds SentenceGate(language=chat.language) inside answer(): an unsupported language must be
+        # a 422 here, not a ValueError there that the endpoint would report as a provider failure (502).
+        if value.split("-", 1)[0] not in SUPPORTED_LANGUAGES:
+            raise ValueError(f"unsupported language; supported: {', '.join(SUPPORTED_LANGUAGES)}")
+        return value
 
 
 class BodyError(Exception):
@@ -65,10 +76,12 @@ def parse_body(raw: bytes, model: type[BaseModel], content_type: str | None) -> 
             raise BodyError(415, {"detail": f"expected application/json, got {media or 'nothing'}"})
     try:
         data = json.loads(raw)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (ValueError, RecursionError) as exc:  # also a number over 4300 digits, nesting past the stack
         detail = [{"type": "json_invalid", "loc": ["body"], "msg": f"invalid JSON: {type(exc).__name__}"}]
         raise BodyError(422, {"detail": detail}) from None
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        raise BodyError(422, {"detail": exc.errors(include_url=False, include_input=False)}) from None
+        raise BodyError(
+            422, {"detail": exc.errors(include_url=False, include_input=False, include_context=False)}
+        ) from None

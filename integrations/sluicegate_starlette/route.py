@@ -93,7 +93,10 @@ def gated_sse_endpoint(
 
         async def done(outcome: Outcome) -> None:
             if on_done is not None:
-                await _maybe_await(on_done(request, outcome))
+                try:
+                    await _maybe_await(on_done(request, outcome))
+                except Exception:  # a failing usage hook must not turn a 502 into a 500, nor skip a close
+                    log.exception("on_done hook failed")
 
         meter: UsageMeter | None = None
         try:

@@ -8,11 +8,13 @@ to filtering the whole string at once.
 from .decode import InvalidUtf8Error, Utf8Decoder
 from .driver import Outcome, adrive, adrive_text, drive, drive_text, notice_chunk
 from .gate import SentenceGate, SentenceSplitter, Violation
+from .gate.person import SUPPORTED_LANGUAGES
 from .redaction import Redactor, redact
 from .stream import Done, Event, Guard, Pipeline, Step, StreamFilter
 from .usage import Usage, UsageMeter
 
 __all__ = [
+    "SUPPORTED_LANGUAGES",
     "Done",
     "Event",
     "Guard",

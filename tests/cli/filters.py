@@ -86,3 +86,16 @@ def explodes(record: Mapping[str, Any]) -> PerPiece:
     if "boom" in record["question"]:
         raise RuntimeError("factory failed")
     return PerPiece()
+
+
+class QuotingFailure:
+    """Raises with the text it was fed in its message, as a careless filter would: the report must not carry
+    a secret through the error string (violation details are redacted; so must this be)."""
+
+    stopped = False
+
+    def feed(self, piece: str) -> Step:
+        raise ValueError(f"cannot judge {piece!r}")
+
+    def flush(self, *, truncated: bool = False) -> Step:
+        return Step()

@@ -277,3 +277,87 @@ def test_without_the_cli_extra_the_commands_say_which_extra_to_install(tmp_path:
         assert proc.returncode == 2, proc.stderr
         assert "pip install 'sluicegate[cli]'" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
     assert subprocess.run([*sluicegate_command(), "--help"], capture_output=True, env=env).returncode == 0
+
+
+def test_json_the_decoder_refuses_beyond_syntax_is_one_bad_line(tmp_path: Path) -> None:
+    """`json.loads` raises plain ValueError (an integer over 4300 digits) and RecursionError (deep nesting),
+    not only JSONDecodeError: each is that line's error, never a traceback that ends the run."""
+    lines = [
+        rec("a", "It opens at nine [S1]."),
+        '{"id": "huge", "n": ' + "1" * 5000 + "}",
+        "[" * 100_000 + "]" * 100_000,
+        rec("b", "It opens at nine [S1]."),
+    ]
+    path = write_jsonl(tmp_path / "a.jsonl", lines)
+    proc, doc = replay_json(str(path))
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert [r["id"] for r in doc["records"]] == ["a", "b"]
+    assert [e["line"] for e in doc["invalid"]] == [2, 3]
+    assert all(e["error"].startswith("invalid JSON") for e in doc["invalid"])
+
+
+def test_a_filter_module_that_fails_on_import_is_a_one_line_error(tmp_path: Path) -> None:
+    (tmp_path / "broken_guard.py").write_text('raise RuntimeError("configuration missing")\n')
+    good = write_jsonl(tmp_path / "a.jsonl", [rec("a", "x")])
+    proc = subprocess.run(
+        [*sluicegate_command(), "replay", str(good), "--filter", "broken_guard:make"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1 and "RuntimeError" in proc.stderr, proc.stderr
+
+
+def test_a_filter_module_in_the_working_directory_is_found(tmp_path: Path) -> None:
+    """`sluicegate replay --filter myguard:make` from the project's directory, as `uvicorn main:app` works:
+    a console script does not put the working directory on sys.path by itself."""
+    (tmp_path / "myguard.py").write_text(
+        "from sluicegate import SentenceGate\n\ndef make(record):\n    return SentenceGate(record['sources'])\n"
+    )
+    good = write_jsonl(tmp_path / "a.jsonl", [rec("a", "It opens at nine [S1].")])
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    proc = subprocess.run(
+        [*sluicegate_command(), "replay", str(good), "--filter", "myguard:make", "--json", "-"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["filter"] == "myguard:make" and doc["records"][0]["outcome"] == "released"
+
+
+def test_a_filter_error_that_quotes_the_answer_reaches_the_reports_redacted(tmp_path: Path) -> None:
+    secret = "jane.doe@example.com"
+    path = write_jsonl(tmp_path / "a.jsonl", [rec("a", f"Write to {secret} [S1].")])
+    html = tmp_path / "r.html"
+    proc, doc = replay_json(str(path), "--filter", "tests.cli.filters:QuotingFailure", "--html", str(html))
+    row = doc["records"][0]
+    assert row["outcome"] == "error" and row["error"].startswith("ValueError: cannot judge")
+    assert secret not in json.dumps(doc) and "<EMAIL_ADDRESS>" in row["error"]
+    assert secret not in html.read_text("utf-8") and secret not in proc.stderr
+
+
+def test_a_recorded_sse_event_nested_past_the_stack_is_a_bad_line(tmp_path: Path) -> None:
+    base = {"id": "x", "question": "q", "language": "en", "sources": LIB}
+    ok = 'data: {"choices":[{"delta":{"content":"It opens at nine [S1]."},"finish_reason":"stop"}]}\n\n'
+    deep = "data: " + "[" * 100_000 + "]" * 100_000 + "\n\n"
+    lines = [{**base, "id": "deep", "sse": [deep, ok]}, {**base, "id": "ok", "sse": [ok]}]
+    proc, doc = replay_json("--format", "sse", str(write_jsonl(tmp_path / "a.jsonl", lines)))
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert [r["id"] for r in doc["records"]] == ["ok"]
+    assert doc["invalid"][0]["line"] == 1 and "cannot be parsed" in doc["invalid"][0]["error"]
+
+
+def test_record_ids_are_printed_as_text_not_as_terminal_markup(tmp_path: Path) -> None:
+    """Ids, codes and file names are the user's data: `[/oops]` made rich raise MarkupError after the JSON
+    was written (a traceback), and `[red]` restyled the table."""
+    lines = [rec(rid, "It opens at nine [S1].", expected="stop") for rid in ("[/oops]", "[red]x")]  # missed stops
+    path = write_jsonl(tmp_path / "[weird].jsonl", lines)
+    proc = run_cli("replay", str(path))
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    assert "[/oops]" in proc.stdout and "[red]x" in proc.stdout and "[weird]" in proc.stdout

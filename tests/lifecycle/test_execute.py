@@ -246,3 +246,79 @@ async def test_aexecute_once_and_lost_responses(store: OperationStore) -> None:
     with pytest.raises(OutcomeUnknown):
         await other.aexecute(call_id(other), transfer, store=store, policy=POLICY)
     assert applied == [125000]
+
+
+def _in_thread(target: Any) -> tuple[threading.Thread, list[object]]:
+    box: list[object] = []
+
+    def body() -> None:
+        try:
+            box.append(target())
+        except Exception as exc:  # the assertion is made on what it returned or raised
+            box.append(exc)
+
+    thread = threading.Thread(target=body)
+    thread.start()
+    return thread, box
+
+
+def test_reconcile_never_reruns_an_operation_a_peer_holds_in_flight(store: OperationStore) -> None:
+    """A pending claim may be a peer still running the tool: its effect is not visible to a lookup yet, so a
+    NOT_APPLIED answer must not start a second run (this is the double execution of the same intent)."""
+    bank = Bank()
+    gen = confirmed(store)
+    running, release = threading.Event(), threading.Event()
+
+    def slow(t: Transfer) -> dict[str, Any]:
+        running.set()
+        assert release.wait(30)
+        return bank.transfer(t)
+
+    peer, peer_box = _in_thread(lambda: gen.execute(call_id(gen), slow, store=store, policy=POLICY))
+    try:
+        assert running.wait(30)
+        with pytest.raises(OutcomeUnknown, match="pending"):
+            gen.execute(call_id(gen), bank.transfer, store=store, policy=POLICY, reconcile=lambda k, c: NOT_APPLIED)
+    finally:
+        release.set()
+        peer.join(30)
+    assert peer_box == [{"bank_ref": "TX-1"}]
+    assert len(bank.applied) == 1
+
+
+def test_two_reconcilers_of_one_lost_response_run_the_tool_once(store: OperationStore) -> None:
+    """Both saw `unknown` and both lookups said NOT_APPLIED: only one of them may take the operation again."""
+    bank = Bank(lose_response=True)
+    gen = confirmed(store)
+    with pytest.raises(OutcomeUnknown):
+        gen.execute(call_id(gen), bank.transfer, store=store, policy=POLICY)
+    bank.applied.clear()  # the lookup says it never arrived: both reconcilers will answer NOT_APPLIED
+    bank.lose_response = False
+    b_looking, a_running, b_done = threading.Event(), threading.Event(), threading.Event()
+
+    def slow_lookup(key: str, call: Any) -> object:
+        b_looking.set()
+        assert a_running.wait(30)  # answers only once A has re-claimed the operation and is running the tool
+        return NOT_APPLIED
+
+    def a_tool(t: Transfer) -> dict[str, Any]:
+        a_running.set()
+        b_done.wait(30)
+        return bank.transfer(t)
+
+    b, b_box = _in_thread(
+        lambda: gen.execute(call_id(gen), bank.transfer, store=store, policy=POLICY, reconcile=slow_lookup)
+    )
+    try:
+        assert b_looking.wait(30)
+        a, a_box = _in_thread(
+            lambda: gen.execute(call_id(gen), a_tool, store=store, policy=POLICY, reconcile=lambda k, c: NOT_APPLIED)
+        )
+        b.join(30)
+    finally:
+        b_done.set()
+        a_running.set()
+    a.join(30)
+    assert a_box == [{"bank_ref": "TX-1"}]
+    assert isinstance(b_box[0], OutcomeUnknown), b_box
+    assert len(bank.applied) == 1

@@ -178,3 +178,61 @@ def test_validate_tool_calls_for_framework_assembled_calls() -> None:
         TOOLS, [("c1", "transfer", args()), ("c1", "get_weather", "{}"), (None, "transfer", args()), ("c3", "x", "{}")]
     )
     assert [r.code for r in rejected] == ["duplicate_call_id", "missing_call_id", "unknown_tool"]
+
+
+def test_arguments_nested_past_the_stack_are_rejected_not_raised() -> None:
+    """A model (or an injected prompt) can emit arguments nested deeper than Python's stack: json.loads raises
+    RecursionError, not ValueError. It must fail the generation with a code, not escape from feed()."""
+    gen = run("chat", chat_with_args('{"to": ' + "[" * 100_000 + "]" * 100_000 + "}"))
+    assert gen.state == State.FAILED and [r.code for r in gen.rejections] == ["invalid_json"]
+    assert gen.tool_calls == ()
+
+
+def test_an_event_nested_past_the_stack_fails_the_generation() -> None:
+    from sluicegate.sse import SSEEvent
+
+    gen = Generation(TOOLS, reader=OpenAIChatReader(), principal="u", config_version="v", operation="op")
+    gen.feed(SSEEvent(data="[" * 100_000 + "]" * 100_000))
+    assert gen.state == State.FAILED and [r.code for r in gen.rejections] == ["event_not_json"]
+
+
+def test_a_restored_generation_gives_back_its_confirmed_structured_output(tmp_path: Any) -> None:
+    """confirm() persists the validated output; after a restart restore() must give it back (strictly
+    re-validated), not None, and must not silently drop it when no output model is passed."""
+    from sluicegate.lifecycle import SQLiteStore
+
+    store = SQLiteStore(tmp_path / "ops.sqlite3")
+    gen = run("anthropic", _anthropic_text('{"number": "F-17", "total_cents": 4200}'), output=Invoice)
+    gen.confirm(store)
+    restored = Generation.restore(store, gen.id, TOOLS, output=Invoice)
+    assert restored.state == State.CONFIRMED
+    assert restored.output == Invoice(number="F-17", total_cents=4200) and restored.text == gen.text
+    with pytest.raises(ValueError, match="output="):
+        Generation.restore(store, gen.id, TOOLS)
+    store.close()
+
+
+@pytest.mark.parametrize(
+    ("reader", "event"),
+    [
+        ("chat", {"id": "c1", "choices": [{"index": 0, "delta": "not an object"}]}),
+        ("chat", {"id": "c1", "choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "function": "x"}]}}]}),
+        ("responses", {"type": "response.output_item.added", "sequence_number": 0, "item": "not an object"}),
+        ("anthropic", {"type": "content_block_start", "index": 0, "content_block": "not an object"}),
+        ("anthropic", {"type": "message_delta", "delta": "not an object"}),
+    ],
+)
+def test_a_malformed_provider_event_fails_the_generation(reader: str, event: dict[str, Any]) -> None:
+    """Right type, wrong shape inside (a string where the format has an object): the generation fails with a
+    code, fail closed, instead of an AttributeError escaping from feed() with the generation still live."""
+    from sluicegate.lifecycle import AnthropicReader, OpenAIResponsesReader
+
+    readers = {"chat": OpenAIChatReader, "responses": OpenAIResponsesReader, "anthropic": AnthropicReader}
+    gen = Generation(TOOLS, reader=readers[reader](), principal="u", config_version="v", operation="op")
+    if reader == "responses":
+        gen.feed({"type": "response.created", "sequence_number": 0, "response": {"id": "r1"}})
+        event = {**event, "sequence_number": 1}
+    gen.feed(event)
+    assert gen.state == State.FAILED, gen.state
+    assert gen.rejections[-1].code in ("malformed_event", "block_without_index")
+    assert "not an object" not in repr(gen.telemetry.as_dict())  # codes and types only, no payload

@@ -94,3 +94,11 @@ def test_install_needs_the_rail_in_the_config() -> None:
     rails = LLMRails(RailsConfig.from_content(yaml_content="passthrough: true\n"), llm=ToolModel())
     with pytest.raises(ValueError, match="tool_rail_config"):
         sn.install_tool_rail(rails, TOOLS)
+
+
+async def test_arguments_the_rail_cannot_read_are_withheld_not_passed_through(setup: Any) -> None:
+    """If the rail's action raised, NeMo would go on with the calls unvalidated (as with an abort): fail open.
+    Arguments that are not JSON (here a set, as a client-side parse could hand over) must be withheld."""
+    message = await ask(setup, {**TRANSFER_ARGS, "memo": {"not", "json"}})
+    assert not message.get("tool_calls")
+    assert [r.code for r in setup[2].rejections] == ["invalid_json"]

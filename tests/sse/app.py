@@ -6,9 +6,10 @@ outcome `on_done` saw (`app.state.outcomes`), so a test can check that the provi
 
 from __future__ import annotations
 
+import asyncio
 import re
 import threading
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from starlette.applications import Starlette
@@ -24,6 +25,30 @@ from .support import GROUNDED, INVENTED, SOURCES, gate
 Script = Callable[[], ScriptedProvider]
 
 
+class Lockstep(ScriptedProvider):
+    """Produces piece i+1 only once the test has called `allow(i + 1)`: arrival is checked in pieces, with no
+    clock. The first `ahead` pieces come at once."""
+
+    def __init__(self, pieces: list[str], *, ahead: int = 2) -> None:
+        super().__init__(pieces)
+        self.allowed = ahead
+
+    def allow(self, pieces: int) -> None:
+        self.allowed = max(self.allowed, pieces)  # one int store, read by the server thread's loop
+
+    async def stream(self) -> AsyncIterator[str]:
+        try:
+            for piece in self.pieces:
+                while self.produced >= self.allowed:
+                    await asyncio.sleep(0.002)
+                self.produced += 1
+                yield piece
+            self.exhausted = True
+        finally:
+            self.closed = True
+            self.closed_event.set()
+
+
 def sentences(text: str) -> list[str]:
     """The answer cut after each sentence: one piece per sentence, as a slow model would send it."""
     return re.findall(r".*?\]\.\s*|.+$", text)
@@ -33,9 +58,12 @@ SCRIPTS: dict[str, Script] = {
     "grounded": lambda: ScriptedProvider.of(GROUNDED, 6, delay=0.002),
     "invented": lambda: ScriptedProvider.of(INVENTED, 6, delay=0.002),
     "email": lambda: ScriptedProvider(["You can write to jane.doe@exa", "mple.com for help. The desk answers."]),
-    "slow": lambda: ScriptedProvider(sentences(GROUNDED + " " + GROUNDED), delay=0.3),  # 6 sentences, one per 0.3 s
+    "slow": lambda: Lockstep(sentences(GROUNDED + " " + GROUNDED)),  # 6 sentences, one at a time
     "long": lambda: ScriptedProvider.of(GROUNDED * 20, 4, delay=0.05),
     "idle": lambda: ScriptedProvider(["The library opens at 9:00 on weekdays [S1]. ", "x"], hold_at=1),
+    # two pieces (the gate releases the first sentence when the second starts), then silent until closed: a
+    # stream whose first delta can only arrive unbuffered, and whose close is observable with no clock
+    "held": lambda: ScriptedProvider(["The library opens at 9:00 on weekdays [S1]. ", "Late ", "fees."], hold_at=2),
     "fail_early": lambda: ScriptedProvider(["never"], fail_at=0),
     "fail_late": lambda: ScriptedProvider.of(GROUNDED, 9, fail_at=7),
 }

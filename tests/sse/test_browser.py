@@ -114,12 +114,13 @@ def test_stop_makes_the_server_close_the_model_stream(browser_page: Any, demo_se
     browser_page.wait_for_function("document.getElementById('answer').textContent.length > 0", timeout=10_000)
     provider = state["provider"]
     browser_page.click("#stop")
-    stopped_at = provider.produced
-    deadline = time.monotonic() + 3.0
+    deadline = time.monotonic() + 10.0
     while not provider.closed and time.monotonic() < deadline:
         time.sleep(0.01)
+    # closed long before its end (about 50 pieces 0.1 s apart); no bound in pieces here, which would be a
+    # wall-clock margin across Playwright, Chromium and the server (test_server checks the bound exactly)
     assert provider.closed and not provider.exhausted
-    assert provider.produced <= stopped_at + 2 < len(provider.pieces)
+    assert provider.produced < len(provider.pieces)
     browser_page.wait_for_function("document.getElementById('reason').textContent === 'cancelled'")
     browser_page.wait_for_function("document.getElementById('upstream').textContent === 'closed early'")
     shown = int(browser_page.text_content("#produced"))
@@ -192,3 +193,19 @@ def test_client_reports_statuses_and_error_events(browser_page: Any, test_app_se
     assert len(invalid) == 1 and invalid[0][:3] == ["error", "http_422", 422]
     stopped = browser_page.evaluate(CALL, ["/chat", {"question": "invented"}])
     assert stopped[-2][0] == "guard" and stopped[-1] == ["done", "stopped"]
+
+
+@pytest.mark.parametrize("demo_server", [0.1], indirect=True)
+def test_a_second_question_is_not_ended_by_the_first_ones_abort(browser_page: Any, demo_server: UvicornServer) -> None:
+    """Asking again aborts the running answer; that answer's late onDone ('cancelled') must not mark the new
+    one as ended (Stop disabled while it still streams, a wrong end reason)."""
+    browser_page.goto(f"{demo_server.url}/")
+    browser_page.get_by_role("button", name="When does the library open?").click()
+    browser_page.wait_for_function("document.getElementById('answer').textContent.length > 0", timeout=10_000)
+    browser_page.get_by_role("button", name="Are there late fees?").click()
+    browser_page.wait_for_function(
+        "document.getElementById('answer').textContent.startsWith('Books can be renewed')", timeout=10_000
+    )
+    assert browser_page.text_content("#reason") == "streaming"
+    assert browser_page.is_enabled("#stop")
+    browser_page.wait_for_function("document.getElementById('reason').textContent === 'stopped'", timeout=15_000)

@@ -72,19 +72,21 @@ def test_invented_value_never_on_the_wire(server: UvicornServer) -> None:
 
 
 def test_frames_arrive_as_the_gate_releases_them(server: UvicornServer) -> None:
-    """One piece per sentence, 0.3 s apart: each sentence must reach the client while the provider is still
-    producing the next ones, not at the end."""
+    """One piece per sentence, in lockstep: the provider makes piece k+2 only after sentence k reached the
+    client, so a frame held anywhere (the endpoint, the pump, a buffer) stops the stream and the read times
+    out. The gate settles sentence k when piece k+1 starts, so sentence k arrives with k+1 pieces produced."""
     seen: list[tuple[int, int]] = []  # (deltas so far, pieces the provider had produced then)
     parser = SSEParser()
     with httpx.stream("POST", f"{server.url}/chat", json={"question": "slow"}, timeout=10) as r:
         for chunk in r.iter_raw():
             for event in parser.feed(chunk):
                 if event.event == "delta":
-                    seen.append((len(seen) + 1, providers(server)[-1].produced))
+                    provider = providers(server)[-1]
+                    seen.append((len(seen) + 1, provider.produced))
+                    provider.allow(len(seen) + 2)
     total = len(SCRIPTS["slow"]().pieces)
-    assert seen and seen[0][1] < total  # the first sentence arrived before generation ended
-    # the gate settles a sentence when the next piece starts, so sentence k arrives by piece k+1
-    assert all(produced <= k + 1 for k, produced in seen[:-1]), seen
+    assert len(seen) == total == 6
+    assert all(produced == k + 1 for k, produced in seen[:-1]), seen
 
 
 def test_pings_on_an_idle_upstream(server: UvicornServer) -> None:
@@ -104,17 +106,18 @@ def test_pings_on_an_idle_upstream(server: UvicornServer) -> None:
 
 
 def test_client_closing_mid_stream_closes_the_upstream_within_one_piece(server: UvicornServer) -> None:
+    """The provider sends no piece after the one that released the first delta: the close must come from the
+    disconnect itself, so "within one piece" is checked exactly (zero more pieces), with no clock margin."""
     outcomes = server.server.config.app.state.outcomes
     before = len(outcomes)
-    with httpx.stream("POST", f"{server.url}/chat", json={"question": "long"}, timeout=10) as r:
+    with httpx.stream("POST", f"{server.url}/chat", json={"question": "held"}, timeout=10) as r:
         for chunk in r.iter_raw():
             if b"event: delta" in chunk:
                 break
         provider = providers(server)[-1]
-        produced_at_close = provider.produced
-    assert wait_for(lambda: provider.closed, 2.0)
-    assert not provider.exhausted and provider.produced <= produced_at_close + 1
-    assert wait_for(lambda: len(outcomes) > before)
+    assert wait_for(lambda: provider.closed, 10.0)
+    assert not provider.exhausted and provider.produced == 2
+    assert wait_for(lambda: len(outcomes) > before, 10.0)
     outcome = outcomes[-1]
     assert outcome.reason == "cancelled" and outcome.usage is not None
     assert outcome.usage.pieces == provider.produced  # billed for what was generated
@@ -149,6 +152,8 @@ def test_provider_failing_before_its_first_piece_is_502_json(server: UvicornServ
         (b'{"question": "grounded", "history": [{"role": "system", "content": "x"}]}', {}, 422),
         (b'{"question": "grounded", "extra": 1}', {}, 422),
         (b"\xff\xfe", {"content-type": "application/json"}, 422),
+        (b'{"question": "grounded", "n": ' + b"1" * 5000 + b"}", {}, 422),  # json.loads: plain ValueError
+        (b"[" * 30_000 + b"]" * 30_000, {}, 422),  # json.loads: RecursionError
         (b'{"question": "grounded"}', {"content-type": "text/plain"}, 415),
         (b'{"question": "' + b"x" * 70_000 + b'"}', {"content-type": "application/json"}, 413),
     ],
@@ -282,3 +287,67 @@ def test_the_demo_runs_as_one_command() -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def test_a_language_the_gate_does_not_speak_is_422_not_a_provider_failure() -> None:
+    """The recipe (README, docs/sse.md, the demo) builds `SentenceGate(..., language=chat.language)` in
+    `answer()`; an unsupported language made it raise there, which the endpoint reported as 502 'the model
+    provider failed'. The body model refuses it with 422 before `answer()` runs."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "examples" / "sse_server.py"
+    spec = importlib.util.spec_from_file_location("sse_server_demo_lang", path)
+    assert spec is not None and spec.loader is not None
+    demo = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(demo)
+    app = demo.create_app(delay=0)
+    with serve(app) as running:
+        question = "When does the library open?"
+        r = httpx.post(f"{running.url}/chat", json={"question": question, "language": "xx"}, timeout=10)
+        assert r.status_code == 422, r.text
+        detail = r.json()["detail"][0]
+        assert detail["loc"] == ["language"] and "en" in detail["msg"]
+        assert app.state.demo["provider"] is None  # refused before any provider was opened
+        ok, events, _ = post(running, question, language="fr-CA")  # a region subtag is fine: the gate reads "fr"
+        assert ok.status_code == 200 and events[-1].event == "done"
+
+
+def test_an_on_done_hook_that_raises_does_not_turn_a_502_into_a_500() -> None:
+    def broken(request: Request, outcome: Any) -> None:
+        raise RuntimeError("usage store down")
+
+    with serve(make_app(on_done=broken)) as running:
+        r = httpx.post(f"{running.url}/chat", json={"question": "fail_early"}, timeout=10)
+        assert r.status_code == 502 and r.json()["error"]["code"] == "upstream_error"
+        _, events, _ = post(running, "grounded")  # and a stream still ends with its done frame
+        assert events[-1].event == "done"
+
+
+def test_a_client_that_stops_reading_is_dropped_and_the_provider_closed() -> None:
+    """A silent reader (a frozen tab, a dead network path that sends no FIN) never disconnects: the per-send
+    timeout must treat it as gone, so the provider does not stream into full socket buffers for ever."""
+    import socket
+
+    from starlette.applications import Starlette
+    from starlette.routing import Route
+
+    from sluicegate.sse import PassThrough
+    from sluicegate_starlette import GatedSSEResponse
+
+    provider = ScriptedProvider(["x" * 16_384] * 4_000)  # 64 MB: far more than loopback socket buffers hold
+    settled: list[Any] = []
+
+    async def page(request: Request) -> Response:
+        return GatedSSEResponse(provider.stream(), PassThrough(), on_done=settled.append, send_timeout=0.5)
+
+    with serve(Starlette(routes=[Route("/answer", page)])) as running:
+        client = socket.create_connection(("127.0.0.1", running.port))
+        try:
+            client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            client.sendall(b"GET /answer HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")  # and never read a byte
+            assert wait_for(lambda: provider.closed, 30.0)
+            assert not provider.exhausted and wait_for(lambda: bool(settled), 10.0)
+            assert settled[0].reason == "cancelled"
+        finally:
+            client.close()

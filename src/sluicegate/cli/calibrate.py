@@ -11,7 +11,6 @@ calibration: run this against the embedding you deploy.
 from __future__ import annotations
 
 import argparse
-import importlib
 import inspect
 import json
 import math
@@ -20,6 +19,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from .imports import import_user_module
 
 BINS = 20
 
@@ -100,7 +101,7 @@ def load_retriever(path: str) -> Any:
     module_name, sep, attr = path.partition(":")
     if not sep or not attr:
         raise ValueError(f"--retriever takes module:attr, got {path!r}")
-    target: Any = importlib.import_module(module_name)
+    target: Any = import_user_module(module_name)
     for part in attr.split("."):
         target = getattr(target, part)
     if isinstance(target, Retriever):

@@ -8,12 +8,12 @@ the first record, so a typo is a one-line error and not a thousand failed record
 
 from __future__ import annotations
 
-import importlib
 import inspect
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..stream import StreamFilter
+from .imports import import_user_module
 
 RecordFactory = Callable[[Mapping[str, Any], str], StreamFilter]
 
@@ -52,9 +52,13 @@ def load_filter(spec: str | None) -> tuple[RecordFactory, str]:
     if not sep or not module_name or not attr:
         raise FilterSpecError(f"--filter must be module:factory (e.g. mypkg.guards:make_filter), got {spec!r}")
     try:
-        module = importlib.import_module(module_name)
+        module = import_user_module(module_name)
     except ImportError as exc:
         raise FilterSpecError(f"--filter {spec}: cannot import {module_name!r} ({exc})") from None
+    except Exception as exc:  # the module itself failed while importing: still one line, exit 2
+        raise FilterSpecError(
+            f"--filter {spec}: importing {module_name!r} raised {type(exc).__name__}: {exc}"
+        ) from None
     target: Any = module
     for part in attr.split("."):
         if not hasattr(target, part):

@@ -157,8 +157,10 @@ def run(args: argparse.Namespace) -> int:
 def _print(doc: dict[str, Any], stream: Any, failing: list[str]) -> None:
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
-    console = Console(file=stream, highlight=False, width=None if stream.isatty() else 120)
+    # markup off: names, questions and answers are the user's data ("[/x]" would raise, "[red]" would restyle)
+    console = Console(file=stream, highlight=False, markup=False, width=None if stream.isatty() else 120)
     table = Table(title=f"sluicegate eval: {doc['name']}", title_justify="left")
     for column in ("set", "passed", "of", "gate"):
         table.add_column(column, justify="right" if column in ("passed", "of") else "left")
@@ -175,7 +177,8 @@ def _print(doc: dict[str, Any], stream: Any, failing: list[str]) -> None:
     console.print(table)
     for item in doc["items"]:
         if not item["passed"]:
-            console.print(f"[red]miss[/] {item['set']}[{item['index']}] ({item['language']}): {item['got']}")
+            line = f" {item['set']}[{item['index']}] ({item['language']}): {item['got']}"
+            console.print(Text.assemble(("miss", "red"), line))
     console.print(
         f"embedding model: {doc['embedding_model']}; corpus: {doc['corpus']}; threshold {doc['threshold']}; "
         f"recall@{doc['k']}: {doc['recall_at_k']['hits']}/{doc['recall_at_k']['total']}"
@@ -183,4 +186,7 @@ def _print(doc: dict[str, Any], stream: Any, failing: list[str]) -> None:
     console.print("What this run does not prove:")
     for line in doc["does_not_prove"]:
         console.print(f"  - {line}")
-    console.print("[bold red]FAILED[/]: " + ", ".join(failing) if failing else "[bold green]passed[/]")
+    if failing:
+        console.print(Text.assemble(("FAILED", "bold red"), ": " + ", ".join(failing)))
+    else:
+        console.print(Text("passed", style="bold green"))

@@ -237,6 +237,8 @@ def load_golden(path: str | Path) -> Golden:
         mark = getattr(exc, "problem_mark", None)
         at = f" (line {mark.line + 1})" if mark is not None else ""
         raise GoldenError(f"{p} is not valid YAML{at}: {getattr(exc, 'problem', None) or exc}") from None
+    except RecursionError:  # PyYAML's composer recurses once per nesting level
+        raise GoldenError(f"{p} is not a golden set: it nests deeper than Python's stack") from None
     try:
         return parse_golden(raw, p)
     except GoldenError as exc:

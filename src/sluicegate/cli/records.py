@@ -142,6 +142,9 @@ def read_records(lines: Iterable[str | bytes], extract: SSEExtractor | None = No
         except json.JSONDecodeError as exc:
             yield LineError(number, f"invalid JSON: {exc.msg} (column {exc.colno})")
             continue
+        except (ValueError, RecursionError) as exc:  # a number over 4300 digits, nesting deeper than the stack
+            yield LineError(number, f"invalid JSON: {type(exc).__name__}: {str(exc)[:120]}")
+            continue
         rid = obj.get("id") if isinstance(obj, dict) else None
         rid = rid if isinstance(rid, (str, int)) and not isinstance(rid, bool) else None
         try:

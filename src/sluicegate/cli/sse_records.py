@@ -65,6 +65,8 @@ class _Reader:
             payload: Any = json.loads(data)
         except ValueError:
             payload = None
+        except RecursionError:  # nesting deeper than the stack: not a provider event, and not to be guessed at
+            raise RecordError("the recorded SSE stream cannot be parsed: an event's JSON nests too deep") from None
         if not isinstance(payload, dict):
             if event == "message":  # a plain text stream: the data is the text
                 self.pieces.append(data)

@@ -52,7 +52,7 @@ def record_row(result: Result) -> dict[str, Any]:
         "notice": result.notice,
     }
     if main.error is not None:
-        row["error"] = main.error
+        row["error"] = redact(main.error)  # an exception message can quote the text it was fed
     row["server_side"] = {
         "blocked_sentence": redact(result.blocked_sentence) if result.blocked_sentence is not None else None,
         "violations": [_detail(v) for v in main.violations],

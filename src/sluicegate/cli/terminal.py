@@ -38,8 +38,10 @@ def print_summary(doc: dict[str, Any], *, stream: IO[str], baseline: dict[str, A
     """The counts table, the false stops with their rule and shown characters, and chunk-dependent records."""
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
-    console = Console(file=stream, highlight=False, width=None if stream.isatty() else 120)
+    # markup off: ids, codes and file names are the user's data ("[/x]" would raise, "[red]" would restyle)
+    console = Console(file=stream, highlight=False, markup=False, width=None if stream.isatty() else 120)
     t = doc["totals"]
     table = Table(title=f"sluicegate replay: {doc['file']}", title_justify="left")
     table.add_column("outcome")
@@ -77,8 +79,11 @@ def print_summary(doc: dict[str, Any], *, stream: IO[str], baseline: dict[str, A
     for r in doc["records"]:
         if r["chunk_dependent"]:
             console.print(
-                f"[bold red]chunk-dependent[/]: line {r['line']} id {r['id']!s}: outcome changes at "
-                f"chunking {', '.join(r['differs_at'])} (a bug in the filter, not in the answer)"
+                Text.assemble(
+                    ("chunk-dependent", "bold red"),
+                    f": line {r['line']} id {r['id']!s}: outcome changes at "
+                    f"chunking {', '.join(r['differs_at'])} (a bug in the filter, not in the answer)",
+                )
             )
     if baseline is not None:
         new, fixed = baseline["new_false_stops"], baseline["fixed_false_stops"]

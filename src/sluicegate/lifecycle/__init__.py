@@ -7,6 +7,7 @@ or cancelled / incomplete / failed / expired); the readers turn documented provi
 Needs the `[lifecycle]` extra (pydantic). `import sluicegate` does not import this package.
 """
 
+from .executor import aexecute_calls, execute_calls
 from .generation import NOT_APPLIED, Draft, Generation, Reconcile, ToolCall, validate_tool_calls
 from .ops import Kind
 from .policy import NotAuthorized, Policy, idempotency_key
@@ -42,6 +43,8 @@ __all__ = [
     "State",
     "Telemetry",
     "ToolCall",
+    "aexecute_calls",
+    "execute_calls",
     "idempotency_key",
     "validate_tool_calls",
 ]

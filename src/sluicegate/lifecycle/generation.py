@@ -180,6 +180,11 @@ class Generation:
         except EventError as exc:
             self._fail("*", exc.code)
             return ()
+        except (AttributeError, TypeError, KeyError, IndexError, ValueError) as exc:
+            # Valid JSON of the wrong shape (a string where the format has an object): fail closed, with a code
+            # and the exception's type only (its message could quote the payload).
+            self._fail("*", "malformed_event", type(exc).__name__)
+            return ()
         drafts: list[Draft] = []
         for op in ops:
             if self._state not in _LIVE:
@@ -388,9 +393,13 @@ class Generation:
         tools: Mapping[str, type[BaseModel]],
         *,
         rules: Mapping[str, Rule] | None = None,
+        output: type[BaseModel] | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> Generation:
-        """A confirmed generation after a restart, from its stored record; ready for `execute`."""
+        """A confirmed generation after a restart, from its stored record; ready for `execute`.
+
+        A generation confirmed with structured output needs its `output` model again: the stored value is
+        re-validated strictly and must round-trip, like the calls' arguments (never dropped silently)."""
         stored = store.get_confirmed(generation_id)
         if stored is None:
             raise KeyError(f"generation {generation_id} was never confirmed in this store")
@@ -403,9 +412,17 @@ class Generation:
             config_version=record["config_version"],
             operation=record["operation"],
             rules=rules,
+            output=output,
             generation_id=generation_id,
             clock=clock,
         )
+        restored_output = None
+        if record.get("output") is not None:
+            if output is None:
+                raise ValueError(f"generation {generation_id} was confirmed with structured output: pass output=")
+            restored_output = _validate(output, record["output"], None)
+            if canonical_json(restored_output) != record["output"]:
+                raise ValueError("the output model changed: the confirmed output no longer round-trips")
         calls = []
         for entry in record["calls"]:
             model = gen.tools.get(entry["name"])
@@ -418,6 +435,7 @@ class Generation:
             calls.append(ToolCall(entry["call_id"], entry["name"], value, canonical, digest(canonical)))
         gen.provider_id = gen.telemetry.provider_id = record["provider_id"]
         gen._calls, gen._text, gen._record = tuple(calls), record["text"], stored
+        gen._output = restored_output
         for target in (State.ASSEMBLED, State.VALIDATED, State.CONFIRMED):
             gen._move(target)
         return gen
@@ -506,7 +524,15 @@ class Generation:
             raise OutcomeUnknown(key, "reconcile could not tell") from exc
         if found is not NOT_APPLIED:
             return call, key, self._recorded(store, key, call_id, _dumps(found), ran=False)
-        store.mark_not_applied(key)
+        try:
+            store.mark_not_applied(key)  # only from unknown: a pending claim may be a peer still running it
+        except KeyError:
+            self.telemetry.unknown_outcomes += 1
+            raise OutcomeUnknown(
+                key,
+                f"the operation is {store_status(store, key)}: a peer may still be running it, so a lookup that "
+                "finds nothing does not allow a second run (if that executor died, mark_unknown(key) first)",
+            ) from None
         if not store.claim(key, meta).claimed:
             self.telemetry.unknown_outcomes += 1
             raise OutcomeUnknown(key, "another executor took the operation after reconciliation")
@@ -576,6 +602,11 @@ def validate_tool_calls(
         except Rejected as exc:
             rejected.append(Rejection(call_id or "*", exc.code, exc.detail, name))
     return tuple(accepted), tuple(rejected)
+
+
+def store_status(store: OperationStore, key: str) -> str:
+    record = store.get(key)
+    return "absent" if record is None else record.status
 
 
 def _dumps(value: object) -> str:

@@ -93,7 +93,7 @@ def parse_strict(raw: str) -> object:
         return json.loads(raw, object_pairs_hook=_no_duplicate_keys, parse_constant=_no_constants)
     except Rejected:
         raise
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:  # RecursionError: nested deeper than the stack (an attack too)
         raise Rejected("invalid_json", type(exc).__name__) from None
 
 

@@ -36,7 +36,7 @@ def coerce_event(event: object) -> tuple[str | None, Mapping[str, Any] | str]:
         return name, DONE_SENTINEL
     try:
         payload = json.loads(data)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested deeper than the stack
         raise EventError("event_not_json") from None
     if not isinstance(payload, dict):
         raise EventError("event_not_object")

@@ -3,6 +3,11 @@
 An operation moves pending -> done (result recorded) or pending -> unknown (the tool's response was lost);
 unknown -> not_applied only after a reconcile lookup said so, and only then may it be claimed again. `claim`
 is atomic in both stores: of two executors racing for the same key, exactly one gets `claimed=True`.
+
+A *pending* operation is never marked not_applied: it may be a peer still running the tool, whose effect a
+lookup cannot see yet (re-running it is the double execution this store exists to prevent), and a second
+reconciler of the same lost response must not reset the first one's fresh claim. An executor that died while
+holding a claim is declared by an operator with `mark_unknown(key)`; reconciliation then applies.
 """
 
 from __future__ import annotations
@@ -14,6 +19,11 @@ PENDING = "pending"
 DONE = "done"
 UNKNOWN = "unknown"
 NOT_APPLIED = "not_applied"
+
+# The statuses each write may leave (one table for both stores).
+COMPLETE_FROM = (PENDING, UNKNOWN)
+UNKNOWN_FROM = (PENDING,)
+NOT_APPLIED_FROM = (UNKNOWN,)
 
 
 @dataclass(frozen=True)

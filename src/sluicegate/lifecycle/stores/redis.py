@@ -8,7 +8,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import DONE, NOT_APPLIED, PENDING, UNKNOWN, ConfirmationConflict, OperationRecord
+from .base import (
+    COMPLETE_FROM,
+    DONE,
+    NOT_APPLIED,
+    NOT_APPLIED_FROM,
+    PENDING,
+    UNKNOWN,
+    UNKNOWN_FROM,
+    ConfirmationConflict,
+    OperationRecord,
+)
 
 _CLAIM = """
 local s = redis.call('HGET', KEYS[1], 'status')
@@ -71,13 +81,13 @@ class RedisStore:
             raise KeyError(f"operation {key} is not in {allowed}")
 
     def complete(self, key: str, result: str) -> None:
-        self._set(key, DONE, result, (PENDING, UNKNOWN))
+        self._set(key, DONE, result, COMPLETE_FROM)
 
     def mark_unknown(self, key: str) -> None:
-        self._set(key, UNKNOWN, None, (PENDING,))
+        self._set(key, UNKNOWN, None, UNKNOWN_FROM)
 
     def mark_not_applied(self, key: str) -> None:
-        self._set(key, NOT_APPLIED, None, (PENDING, UNKNOWN))
+        self._set(key, NOT_APPLIED, None, NOT_APPLIED_FROM)
 
     def get(self, key: str) -> OperationRecord | None:
         raw = self.client.hgetall(f"{self.prefix}op:{key}")

@@ -7,7 +7,17 @@ import threading
 import time
 from os import PathLike
 
-from .base import DONE, NOT_APPLIED, PENDING, UNKNOWN, ConfirmationConflict, OperationRecord
+from .base import (
+    COMPLETE_FROM,
+    DONE,
+    NOT_APPLIED,
+    NOT_APPLIED_FROM,
+    PENDING,
+    UNKNOWN,
+    UNKNOWN_FROM,
+    ConfirmationConflict,
+    OperationRecord,
+)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS sg_confirmed (generation_id TEXT PRIMARY KEY, record TEXT NOT NULL, at REAL NOT NULL);
@@ -91,13 +101,13 @@ class SQLiteStore:
                 raise KeyError(f"operation {key} is not in {allowed}")
 
     def complete(self, key: str, result: str) -> None:
-        self._set(key, DONE, result, (PENDING, UNKNOWN))
+        self._set(key, DONE, result, COMPLETE_FROM)
 
     def mark_unknown(self, key: str) -> None:
-        self._set(key, UNKNOWN, None, (PENDING,))
+        self._set(key, UNKNOWN, None, UNKNOWN_FROM)
 
     def mark_not_applied(self, key: str) -> None:
-        self._set(key, NOT_APPLIED, None, (PENDING, UNKNOWN))
+        self._set(key, NOT_APPLIED, None, NOT_APPLIED_FROM)
 
     def get(self, key: str) -> OperationRecord | None:
         with self._lock:
