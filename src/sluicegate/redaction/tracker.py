@@ -16,7 +16,14 @@ from .settle import Engine
 
 class OpenTracker:
     """`open_from(view, base)` equal to `Engine.open_from` for a view that only grows at the end between calls,
-    and shifts left (by `shift`) when released text is dropped from its front."""
+    and shifts left (by `shift`) when released text is dropped from its front.
+
+    Lazy: each detector that may be open has a lower bound on its leftmost open start (exact once probed). The
+    answer is the least open start over all detectors, so they are probed in order of their bounds, and once the
+    least start found is at or before every remaining bound, the rest are left unprobed: their bounds stay valid
+    (a leftmost open start never moves left) and a later probe from the bound covers every start after it. On
+    prose the word being written keeps the address detector open at its first letter, so a piece inside a word
+    costs one probe, not one per detector whose starters it holds."""
 
     def __init__(self, engine: Engine) -> None:
         assert engine.starters is not None
@@ -24,8 +31,8 @@ class OpenTracker:
         self._search = tuple(d.probe.search for d in engine.detectors)
         self._detectors = engine.detectors
         self._prefilter = engine.prefilter
-        self._open: dict[int, int] = {}  # detector index -> its leftmost open start in the view
-        self._seen = 0  # the view up to here has been probed
+        self._lb: dict[int, int] = {}  # detector index -> a lower bound on its leftmost open start in the view
+        self._seen = 0  # the view up to here has been accounted for in `_lb`
 
     def open_from(self, view: str, base: int) -> int:
         n = len(view)
@@ -34,43 +41,42 @@ class OpenTracker:
             got = self._open_compiled(view, base, seen)
             if got is not None:
                 return got
-        mask = self._starters.mask(view[seen:]) if n > seen else 0
+        lb = self._lb
+        if n > seen:
+            mask = self._starters.mask(view[seen:])
+            while mask:
+                low = mask & -mask
+                mask ^= low
+                i = low.bit_length() - 1
+                if lb.get(i, n) > seen:
+                    lb[i] = seen
+        self._seen = n
+        if not lb:
+            return n
         best = n
         search = self._search
-        still: dict[int, int] = {}
-        for i, at in self._open.items():
-            mask &= ~(1 << i)  # searching from `at` covers its new starts too
+        for at, i in sorted([(at, i) for i, at in lb.items()]):
+            if at >= best:
+                break
             m = search[i](view, at if at > base else base, partial=True)
-            if m is not None:
-                q = m.start()
-                if q < n:
-                    still[i] = q
-                    if q < best:
-                        best = q
-        while mask:
-            low = mask & -mask
-            mask ^= low
-            i = low.bit_length() - 1
-            m = search[i](view, seen, partial=True)
-            if m is not None:
-                q = m.start()
-                if q < n:
-                    still[i] = q
-                    if q < best:
-                        best = q
-        self._open = still
-        self._seen = n
+            q = n if m is None else m.start()
+            if q < n:
+                lb[i] = q
+                if q < best:
+                    best = q
+            else:
+                del lb[i]
         return best
 
     def _open_compiled(self, view: str, base: int, seen: int) -> int | None:
         """The same answer as the loop in `open_from`, with covered detectors asked only at candidates. Every
-        detector that is not open is asked from `seen` (no starters table: the prefilter knows where it can
-        start, and one that cannot start in the new text gets no candidate there). None: the prefilter declined
-        (over budget, or the scan failed), so the caller takes the pure path."""
+        detector is probed (exactly) from its bound or from `seen` (no starters table: the prefilter knows where
+        it can start, and one that cannot start in the new text gets no candidate there). None: the prefilter
+        declined (over budget, or the scan failed), so the caller takes the pure path."""
         assert self._prefilter is not None
         n = len(view)
         starts = dict.fromkeys(range(len(self._detectors)), seen)
-        for i, at in self._open.items():
+        for i, at in self._lb.items():
             starts[i] = at if at > base else base
         spans = self._prefilter.ranges(view, min(starts.values()))
         if spans is None:
@@ -88,7 +94,7 @@ class OpenTracker:
                 still[i] = q
                 if q < best:
                     best = q
-        self._open = still
+        self._lb = still
         self._seen = n
         return best
 
@@ -96,4 +102,4 @@ class OpenTracker:
         """The first `k` characters of the view were dropped."""
         if k:
             self._seen -= k
-            self._open = {i: at - k for i, at in self._open.items()}
+            self._lb = {i: at - k for i, at in self._lb.items()}
