@@ -105,7 +105,14 @@ class Redactor:
                     point = self._tracker.open_from(self._view, self._base)
                 else:
                     point = self._engine.open_from(self._view, self._base)
-                text, held = self._release(point, final=False)
+                if point <= self._base and self._positions is None:  # nothing settles: `_release` without copies
+                    held = len(self._raw)
+                    self._next_check = held + (1 if held < _EAGER else held // 4)
+                    if held >= self._max_hold:
+                        return self._stop("".join(out))
+                    continue
+                hint = self._tracker.complete_mask(self._base, point) if self._tracker is not None else None
+                text, held = self._release(point, final=False, hint=hint)
                 out.append(text)
                 if held >= self._max_hold:
                     return self._stop("".join(out))
@@ -153,12 +160,14 @@ class Redactor:
             return False
         return value.casefold() not in self._allow
 
-    def _release(self, point: int, *, final: bool, forced: Finding | None = None) -> tuple[str, int]:
+    def _release(
+        self, point: int, *, final: bool, forced: Finding | None = None, hint: int | None = None
+    ) -> tuple[str, int]:
         """Release raw text up to view position `point` (after settling it); return (text, chars still held).
 
         `forced` (the end of a truncated stream): an open value to replace up to the end; findings that reach
         into it are merged into it."""
-        point, findings = self._engine.settle(self._view, self._base, point, final=final, keep=self._keep)
+        point, findings = self._engine.settle(self._view, self._base, point, final=final, keep=self._keep, hint=hint)
         if forced is not None:
             start = forced.start
             for f in findings:

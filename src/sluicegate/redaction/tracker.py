@@ -29,10 +29,14 @@ class OpenTracker:
         assert engine.starters is not None
         self._starters = engine.starters
         self._search = tuple(d.probe.search for d in engine.detectors)
+        self._full = tuple(d.compiled.search for d in engine.detectors)
         self._detectors = engine.detectors
         self._prefilter = engine.prefilter
         self._lb: dict[int, int] = {}  # detector index -> a lower bound on its leftmost open start in the view
         self._seen = 0  # the view up to here has been accounted for in `_lb`
+        # Until the view is released up to here, `_lb` may not bound complete matches (the compiled path probes
+        # open starts only), so `complete_mask` answers None.
+        self._unsure = 0
 
     def open_from(self, view: str, base: int) -> int:
         n = len(view)
@@ -55,18 +59,46 @@ class OpenTracker:
             return n
         best = n
         search = self._search
+        full = self._full
         for at, i in sorted([(at, i) for i, at in lb.items()]):
             if at >= best:
                 break
-            m = search[i](view, at if at > base else base, partial=True)
-            q = n if m is None else m.start()
-            if q < n:
-                lb[i] = q
-                if q < best:
-                    best = q
-            else:
+            s = at if at > base else base
+            # A partial search of the pattern itself reports a complete match anywhere after `s` before a
+            # partial one (tests/redact/test_settle.py), so one call usually answers both questions: None means
+            # no match starts after `s`, complete or open; a partial match is the leftmost open start. Only a
+            # complete match needs the probe as well.
+            m = full[i](view, s, partial=True)
+            if m is None:
                 del lb[i]
+                continue
+            if m.partial:
+                q = m.start()
+                if q >= n:
+                    del lb[i]
+                    continue
+                lb[i] = q
+            else:
+                p = search[i](view, s, partial=True)
+                q = n if p is None else p.start()
+                lb[i] = min(m.start(), q)
+            if q < best:
+                best = q
         return best
+
+    def complete_mask(self, base: int, point: int) -> int | None:
+        """Bits of the detectors that may have a complete match starting before `point`, right after
+        `open_from`: every complete match of detector i starts at or after its bound (a detector without one
+        has none in the view), because each bound comes from a search that would have reported a complete
+        match after it, and a match that appears later starts in new text or where a path was still open.
+        None: not known (see `_unsure`)."""
+        if self._unsure > base:
+            return None
+        mask = 0
+        for i, at in self._lb.items():
+            if at < point:
+                mask |= 1 << i
+        return mask
 
     def _open_compiled(self, view: str, base: int, seen: int) -> int | None:
         """The same answer as the loop in `open_from`, with covered detectors asked only at candidates. Every
@@ -96,10 +128,12 @@ class OpenTracker:
                     best = q
         self._lb = still
         self._seen = n
+        self._unsure = n
         return best
 
     def shift(self, k: int) -> None:
         """The first `k` characters of the view were dropped."""
         if k:
             self._seen -= k
+            self._unsure = max(0, self._unsure - k)
             self._lb = {i: at - k for i, at in self._lb.items()}
