@@ -32,6 +32,7 @@ class OpenTracker:
         self._full = tuple(d.compiled.search for d in engine.detectors)
         self._detectors = engine.detectors
         self._prefilter = engine.prefilter
+        self._bits: dict[int, tuple[int, ...]] = {}  # a starters mask -> its set bits
         self._lb: dict[int, int] = {}  # detector index -> a lower bound on its leftmost open start in the view
         self._seen = 0  # the view up to here has been accounted for in `_lb`
         # Until the view is released up to here, `_lb` may not bound complete matches (the compiled path probes
@@ -47,20 +48,26 @@ class OpenTracker:
                 return got
         lb = self._lb
         if n > seen:
+            # Every bound is below `seen` (it came from text already seen), so a detector that may start in the
+            # new text and has none gets `seen`, and one that has one keeps it.
             mask = self._starters.mask(view[seen:])
-            while mask:
-                low = mask & -mask
-                mask ^= low
-                i = low.bit_length() - 1
-                if lb.get(i, n) > seen:
-                    lb[i] = seen
+            bits = self._bits.get(mask)
+            if bits is None:
+                bits = tuple(i for i in range(mask.bit_length()) if mask >> i & 1)
+                if len(self._bits) < 4096:
+                    self._bits[mask] = bits
+            if bits:
+                fresh = dict.fromkeys(bits, seen)
+                fresh.update(lb)
+                self._lb = lb = fresh
         self._seen = n
         if not lb:
             return n
         best = n
         search = self._search
         full = self._full
-        for at, i in sorted([(at, i) for i, at in lb.items()]):
+        order = sorted([(at, i) for i, at in lb.items()]) if len(lb) > 1 else [(at, i) for i, at in lb.items()]
+        for at, i in order:
             if at >= best:
                 break
             s = at if at > base else base
