@@ -54,3 +54,18 @@ def test_harness_prints_every_table_and_our_rows() -> None:
             assert not any("not available" in r for r in rows), f"{label} exists but a row says not available: {rows}"
         else:
             assert all("not available" in r for r in rows), rows
+
+
+def test_redactor_cost_table_runs_at_a_tiny_size() -> None:
+    script = Path(__file__).resolve().parent / "benchmarks" / "redactor_cost.py"
+    proc = subprocess.run(
+        [sys.executable, str(script), "--kb", "2", "--scale-kb", "1", "--repeats", "1"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    rows = [line for line in proc.stdout.splitlines() if line.startswith("| ")]
+    for start in ("| planted: mean", "| prose: mean", "| prose: most characters held", "| planted: whole text"):
+        assert any(r.startswith(start) for r in rows), start
+    assert any("Redactor before, pure" in r for r in rows)

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..stream import EMPTY_STEP, STOPPED_STEP, Done, Guard, Step, check_piece
+from . import prefilter as _pf
 from .detector import LOOKBEHIND, Detector, custom_detector
 from .normalize import extend_view, needs_normalizing, normalize
 from .operators import OperatorSpec, resolve_operator
@@ -91,9 +92,30 @@ class Redactor:
         return dict(self._counts)
 
     def feed(self, piece: str) -> Step:
-        check_piece(piece)
+        if type(piece) is not str:
+            check_piece(piece)
         if self._stopped or self._done:
             return STOPPED_STEP if self._stopped else EMPTY_STEP
+        raw = self._raw
+        if len(raw) + len(piece) < self._max_hold and self._tracker is not None:
+            # The usual piece: one slice of the loop below, and the held text stays under `max_hold`, so it
+            # cannot stop. The same steps, without the loop's bookkeeping.
+            if self._positions is None and piece.isascii():
+                self._view += piece
+                self._raw = raw = raw + piece
+            else:
+                self._append(piece)
+                raw = self._raw
+            if len(raw) < self._next_check:
+                return EMPTY_STEP
+            base = self._base
+            point = self._tracker.open_from(self._view, base)
+            if point <= base and self._positions is None:  # nothing settles: `_release` without its copies
+                held = len(raw)
+                self._next_check = held + (1 if held < _EAGER else held // 4)
+                return EMPTY_STEP
+            text, _ = self._release(point, final=False, hint=self._tracker.complete_mask(base, point))
+            return Step(text) if text else EMPTY_STEP
         out: list[str] = []
         i = 0
         while i < len(piece):
@@ -105,11 +127,19 @@ class Redactor:
                     point = self._tracker.open_from(self._view, self._base)
                 else:
                     point = self._engine.open_from(self._view, self._base)
-                text, held = self._release(point, final=False)
+                if point <= self._base and self._positions is None:  # nothing settles: `_release` without copies
+                    held = len(self._raw)
+                    self._next_check = held + (1 if held < _EAGER else held // 4)
+                    if held >= self._max_hold:
+                        return self._stop("".join(out))
+                    continue
+                hint = self._tracker.complete_mask(self._base, point) if self._tracker is not None else None
+                text, held = self._release(point, final=False, hint=hint)
                 out.append(text)
                 if held >= self._max_hold:
                     return self._stop("".join(out))
-        return Step("".join(out)) if out else EMPTY_STEP
+        text = "".join(out)
+        return Step(text) if text else EMPTY_STEP
 
     def flush(self, *, truncated: bool = False) -> Step:
         if self._stopped or self._done:
@@ -153,12 +183,19 @@ class Redactor:
             return False
         return value.casefold() not in self._allow
 
-    def _release(self, point: int, *, final: bool, forced: Finding | None = None) -> tuple[str, int]:
+    def _release(
+        self, point: int, *, final: bool, forced: Finding | None = None, hint: int | None = None
+    ) -> tuple[str, int]:
         """Release raw text up to view position `point` (after settling it); return (text, chars still held).
 
         `forced` (the end of a truncated stream): an open value to replace up to the end; findings that reach
         into it are merged into it."""
-        point, findings = self._engine.settle(self._view, self._base, point, final=final, keep=self._keep)
+        if hint == 0 and point - self._base <= _pf.MIN_RANGE:  # no detector can have a complete match there
+            findings: list[Finding] = []
+        else:
+            point, findings = self._engine.settle(
+                self._view, self._base, point, final=final, keep=self._keep, hint=hint
+            )
         if forced is not None:
             start = forced.start
             for f in findings:

@@ -123,12 +123,20 @@ class Engine:
         return best
 
     def settle(
-        self, view: str, pos: int, point: int, *, final: bool, keep: Callable[[Detector, str], bool]
+        self,
+        view: str,
+        pos: int,
+        point: int,
+        *,
+        final: bool,
+        keep: Callable[[Detector, str], bool],
+        hint: int | None = None,
     ) -> tuple[int, list[Finding]]:
         """Given a candidate settlement point, return the settled point and the findings before it.
 
         Findings do not overlap: the earliest start wins, then the longest span, then detector priority.
-        `keep(detector, value)` applies validation and the allow-list.
+        `keep(detector, value)` applies validation and the allow-list. `hint` (from `OpenTracker.complete_mask`):
+        bits of the only detectors that may have a complete match starting before `point`.
         """
         n = len(view)
         if point <= pos:
@@ -141,7 +149,8 @@ class Engine:
         if self.starters is None or cands is not None:
             detectors: Sequence[Detector] = self.detectors
         else:  # a match starting in [pos, point) starts with one of its detector's starters
-            detectors = self._pick(self.starters.mask(view[pos:point]))
+            mask = self.starters.mask(view[pos:point]) if hint is None else hint
+            detectors = self._pick(mask)
             if not detectors:
                 return point, []
         if point - pos <= _SHORT:  # usually nothing complete: one search per detector says so cheaply

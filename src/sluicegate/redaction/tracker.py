@@ -16,16 +16,28 @@ from .settle import Engine
 
 class OpenTracker:
     """`open_from(view, base)` equal to `Engine.open_from` for a view that only grows at the end between calls,
-    and shifts left (by `shift`) when released text is dropped from its front."""
+    and shifts left (by `shift`) when released text is dropped from its front.
+
+    Lazy: each detector that may be open has a lower bound on its leftmost open start (exact once probed). The
+    answer is the least open start over all detectors, so they are probed in order of their bounds, and once the
+    least start found is at or before every remaining bound, the rest are left unprobed: their bounds stay valid
+    (a leftmost open start never moves left) and a later probe from the bound covers every start after it. On
+    prose the word being written keeps the address detector open at its first letter, so a piece inside a word
+    costs one probe, not one per detector whose starters it holds."""
 
     def __init__(self, engine: Engine) -> None:
         assert engine.starters is not None
         self._starters = engine.starters
         self._search = tuple(d.probe.search for d in engine.detectors)
+        self._full = tuple(d.compiled.search for d in engine.detectors)
         self._detectors = engine.detectors
         self._prefilter = engine.prefilter
-        self._open: dict[int, int] = {}  # detector index -> its leftmost open start in the view
-        self._seen = 0  # the view up to here has been probed
+        self._bits: dict[int, tuple[int, ...]] = {}  # a starters mask -> its set bits
+        self._lb: dict[int, int] = {}  # detector index -> a lower bound on its leftmost open start in the view
+        self._seen = 0  # the view up to here has been accounted for in `_lb`
+        # Until the view is released up to here, `_lb` may not bound complete matches (the compiled path probes
+        # open starts only), so `complete_mask` answers None.
+        self._unsure = 0
 
     def open_from(self, view: str, base: int) -> int:
         n = len(view)
@@ -34,43 +46,76 @@ class OpenTracker:
             got = self._open_compiled(view, base, seen)
             if got is not None:
                 return got
-        mask = self._starters.mask(view[seen:]) if n > seen else 0
+        lb = self._lb
+        if n > seen:
+            # Every bound is below `seen` (it came from text already seen), so a detector that may start in the
+            # new text and has none gets `seen`, and one that has one keeps it.
+            mask = self._starters.mask(view[seen:])
+            bits = self._bits.get(mask)
+            if bits is None:
+                bits = tuple(i for i in range(mask.bit_length()) if mask >> i & 1)
+                if len(self._bits) < 4096:
+                    self._bits[mask] = bits
+            if bits:
+                fresh = dict.fromkeys(bits, seen)
+                fresh.update(lb)
+                self._lb = lb = fresh
+        self._seen = n
+        if not lb:
+            return n
         best = n
         search = self._search
-        still: dict[int, int] = {}
-        for i, at in self._open.items():
-            mask &= ~(1 << i)  # searching from `at` covers its new starts too
-            m = search[i](view, at if at > base else base, partial=True)
-            if m is not None:
+        full = self._full
+        order = sorted([(at, i) for i, at in lb.items()]) if len(lb) > 1 else [(at, i) for i, at in lb.items()]
+        for at, i in order:
+            if at >= best:
+                break
+            s = at if at > base else base
+            # A partial search of the pattern itself reports a complete match anywhere after `s` before a
+            # partial one (tests/redact/test_settle.py), so one call usually answers both questions: None means
+            # no match starts after `s`, complete or open; a partial match is the leftmost open start. Only a
+            # complete match needs the probe as well.
+            m = full[i](view, s, partial=True)
+            if m is None:
+                del lb[i]
+                continue
+            if m.partial:
                 q = m.start()
-                if q < n:
-                    still[i] = q
-                    if q < best:
-                        best = q
-        while mask:
-            low = mask & -mask
-            mask ^= low
-            i = low.bit_length() - 1
-            m = search[i](view, seen, partial=True)
-            if m is not None:
-                q = m.start()
-                if q < n:
-                    still[i] = q
-                    if q < best:
-                        best = q
-        self._open = still
-        self._seen = n
+                if q >= n:
+                    del lb[i]
+                    continue
+                lb[i] = q
+            else:
+                p = search[i](view, s, partial=True)
+                q = n if p is None else p.start()
+                lb[i] = min(m.start(), q)
+            if q < best:
+                best = q
         return best
+
+    def complete_mask(self, base: int, point: int) -> int | None:
+        """Bits of the detectors that may have a complete match starting before `point`, right after
+        `open_from`: every complete match of detector i starts at or after its bound (a detector without one
+        has none in the view), because each bound comes from a search that would have reported a complete
+        match after it, and a match that appears later starts in new text or where a path was still open.
+        None: not known (see `_unsure`)."""
+        if self._unsure > base:
+            return None
+        mask = 0
+        for i, at in self._lb.items():
+            if at < point:
+                mask |= 1 << i
+        return mask
 
     def _open_compiled(self, view: str, base: int, seen: int) -> int | None:
         """The same answer as the loop in `open_from`, with covered detectors asked only at candidates. Every
-        detector that is not open is asked from `seen` (no starters table: the prefilter knows where it can
-        start, and one that cannot start in the new text gets no candidate there). None: the prefilter declined
-        (over budget, or the scan failed), so the caller takes the pure path."""
+        detector is probed (exactly) from its bound or from `seen` (no starters table: the prefilter knows where
+        it can start, and one that cannot start in the new text gets no candidate there). None: the prefilter
+        declined (over budget, or the scan failed), so the caller takes the pure path."""
         assert self._prefilter is not None
         n = len(view)
         starts = dict.fromkeys(range(len(self._detectors)), seen)
-        for i, at in self._open.items():
+        for i, at in self._lb.items():
             starts[i] = at if at > base else base
         spans = self._prefilter.ranges(view, min(starts.values()))
         if spans is None:
@@ -88,12 +133,14 @@ class OpenTracker:
                 still[i] = q
                 if q < best:
                     best = q
-        self._open = still
+        self._lb = still
         self._seen = n
+        self._unsure = n
         return best
 
     def shift(self, k: int) -> None:
         """The first `k` characters of the view were dropped."""
         if k:
             self._seen -= k
-            self._open = {i: at - k for i, at in self._open.items()}
+            self._unsure = max(0, self._unsure - k)
+            self._lb = {i: at - k for i, at in self._lb.items()}

@@ -1,0 +1,86 @@
+"""The detection view: a per-character normalized copy of the held text, with an exact map back to the raw text.
+
+Detectors must see `4111\u00a01111`, fullwidth digits and a zero-width space inside a value the way a reader
+sees them, yet the output must keep the raw text everywhere outside a match. Normalization is strictly per
+character (one raw character becomes one view character or none), so building the view piece by piece gives
+the same view as building it whole: the chunk-invariance contract does not depend on where pieces are cut.
+"""
+
+from __future__ import annotations
+
+import regex
+
+from .detector import data_lines
+
+# Unicode spaces a model or a copy-paste may put between digit groups: all read as an ASCII space.
+_SPACES = [0x00A0, 0x1680, *range(0x2000, 0x200B), 0x202F, 0x205F, 0x3000]
+# Hyphens, dashes and the minus sign: all read as '-'.
+_DASHES = [*range(0x2010, 0x2016), 0x2212, 0xFE58, 0xFE63]
+# Punctuation that reads as '@' or '.' in an address: small forms and the halfwidth ideographic full stop
+# (their fullwidth forms are in the fullwidth ASCII block).
+_PUNCT = {0xFE6B: "@", 0xFE52: ".", 0xFF61: "."}
+
+TABLE: dict[int, str] = {}
+TABLE.update({cp: " " for cp in _SPACES})
+TABLE.update({cp: "-" for cp in _DASHES})
+TABLE.update({cp: chr(cp - 0xFEE0) for cp in range(0xFF01, 0xFF5F)})  # fullwidth ASCII
+# Every script's decimal digits (Persian, Arabic-Indic, Devanagari, Bengali, Thai, mathematical, ...), as the
+# sentence gate folds them: the zero of each block is in a data file, its nine successors follow it.
+for _zero in data_lines("digit_zeros.txt"):
+    TABLE.update({int(_zero, 16) + i: str(i) for i in range(10)})
+TABLE.update(_PUNCT)
+
+# Invisible characters that can be slipped inside a value to break a pattern: dropped from the view. Every
+# format character (bidi marks and isolates, word joiners, tags, the Mongolian vowel separator) and every
+# default-ignorable code point (variation selectors, the combining grapheme joiner, Hangul fillers), as
+# the Unicode Character Database defines them in the `regex` package's tables.
+_DROP = r"\p{Cf}\p{Default_Ignorable_Code_Point}"
+_DROPS = regex.compile(f"[{_DROP}]")
+assert not any(_DROPS.match(chr(cp)) for cp in TABLE), "a mapped character is also dropped"
+
+
+def _ranges(cps: list[int]) -> str:
+    """A character class body of ranges (hundreds of digits as single characters made every check 2x slower)."""
+    out: list[str] = []
+    run_start = prev = cps[0]
+    for cp in [*cps[1:], -2]:
+        if cp != prev + 1:
+            out.append(regex.escape(chr(run_start)) + ("" if prev == run_start else "-" + regex.escape(chr(prev))))
+            run_start = cp
+        prev = cp
+    return "".join(out)
+
+
+_SPECIAL = regex.compile("[" + _ranges(sorted(TABLE)) + _DROP + "]")
+assert all(cp > 0x7F for cp in TABLE), "ASCII text never needs normalizing"
+
+
+def needs_normalizing(text: str) -> bool:
+    """Fast check so that plain text skips the per-character path (ASCII never needs it)."""
+    return not text.isascii() and _SPECIAL.search(text) is not None
+
+
+def normalize(text: str) -> str:
+    """The view of `text` (for allow-lists and one-off values; streaming uses `extend_view`)."""
+    return _DROPS.sub("", text).translate(TABLE)
+
+
+def extend_view(piece: str, raw_offset: int, positions: list[int]) -> str:
+    """Return the view of `piece` and append, for each view character, its index in the raw buffer.
+
+    `raw_offset` is the raw index of `piece[0]`.
+    """
+    view: list[str] = []
+    at = 0
+    for m in _SPECIAL.finditer(piece):
+        i = m.start()
+        view.append(piece[at:i])
+        positions.extend(range(raw_offset + at, raw_offset + i))
+        mapped = TABLE.get(ord(piece[i]))
+        if mapped is not None:  # not in TABLE: a dropped character
+            view.append(mapped)
+            positions.append(raw_offset + i)
+        at = i + 1
+    view.append(piece[at:])
+    positions.extend(range(raw_offset + at, raw_offset + len(piece)))
+    return "".join(view)

@@ -1,0 +1,197 @@
+"""The settlement point: how far held text can be released because no detector match can still reach into it.
+
+Two facts about the `regex` package decide the design (checked in tests/redact/test_settle.py):
+- a plain `partial=True` search prefers a *complete* match, so `a(?:b.*END|b)` on "abXX" reports a final "ab"
+  although more text could turn it into "abXX…END";
+- `(?:P)(?!)` never completes, so a `partial=True` search for it reports the leftmost position where *some*
+  path of `P` runs into the end of the buffer, lookaheads included. That position, or the end of the buffer
+  if there is none, is where a match could still start or grow. Nothing before it can change.
+
+A complete match that ends exactly at the end of the buffer is also open (one more character could extend
+it), and a complete match that straddles the settlement point pulls it back to its start, so that findings
+before the point are exactly those the whole string has there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import regex
+
+from . import prefilter as _pf
+from .detector import Detector
+from .starters import Starters, starters_for
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A validated value to replace: view span [start, end) and its detector."""
+
+    start: int
+    end: int
+    detector: Detector
+
+
+# Detectors whose partial matches are common in prose (a word may become an address, a number a card) are
+# probed first: once some detector is open at the start of the buffer, the others need not be asked.
+_PROBE_FIRST = ("EMAIL_ADDRESS", "CREDIT_CARD", "PHONE_NUMBER", "LABELED_SECRET", "IP_ADDRESS")
+
+
+# Below this many characters to settle, look for any complete match before collecting them all.
+_SHORT = 512
+
+
+class Engine:
+    """Runs the detectors' patterns one by one: measured 5-10x faster than one big alternation, which
+    loses the `regex` package's per-pattern prefix optimizations."""
+
+    def __init__(self, detectors: Sequence[Detector], *, fast: bool = True, compiled: bool = True) -> None:
+        self.detectors = tuple(detectors)
+        self._priority = {id(d): i for i, d in enumerate(self.detectors)}
+        rank = {name: i for i, name in enumerate(_PROBE_FIRST)}
+        self._probe_order = tuple(sorted(self.detectors, key=lambda d: rank.get(d.entity, len(rank))))
+        self._blocks = tuple(d for d in self.detectors if d.opener_rx is not None)
+        self._prefixed = tuple(d for d in self.detectors if d.prefix_rx is not None)
+        # `fast`: skip detectors that cannot start anywhere in the text in question (starters.py). False keeps
+        # the straightforward path, which the differential test compares against.
+        self.starters: Starters | None = starters_for(self.detectors) if fast else None
+        self._picked: dict[int, tuple[Detector, ...]] = {}
+        # `compiled`: use the hyperscan prefilter (prefilter.py) on long ranges when the extra is installed.
+        self.prefilter: _pf.Prefilter | None = _pf.shared(self.detectors) if fast and compiled else None
+        self._index = {id(d): i for i, d in enumerate(self.detectors)}
+
+    def _pick(self, mask: int) -> tuple[Detector, ...]:
+        """The detectors whose bits are set, in priority order."""
+        got = self._picked.get(mask)
+        if got is None:
+            got = tuple(d for i, d in enumerate(self.detectors) if mask >> i & 1)
+            if len(self._picked) < 4096:
+                self._picked[mask] = got
+        return got
+
+    def open_from(self, view: str, pos: int) -> int:
+        """Leftmost position >= pos from which a match could still start or grow (len(view) if none)."""
+        best = len(view)
+        for d in self._probe_order:
+            m = d.probe.search(view, pos, partial=True)
+            if m is not None and m.start() < best:
+                best = m.start()
+                if best <= pos:
+                    break
+        return best
+
+    def open_block(self, view: str, pos: int) -> int | None:
+        """Start of an unbounded block (private key) whose opener is complete but whose end never came (a block
+        that has a complete match from there, e.g. an END line the stream ended on, is not open)."""
+        best: int | None = None
+        for d in self._blocks:
+            m = d.probe.search(view, pos, partial=True)
+            if m is None or d.opener_rx is None or not d.opener_rx.match(view, m.start()):
+                continue
+            if d.compiled.match(view, m.start()) is None:
+                best = m.start() if best is None else min(best, m.start())
+        return best
+
+    def open_prefix(self, view: str, pos: int) -> Finding | None:
+        """For a stream cut short: the leftmost value still open past its detector's distinctive prefix, as a
+        finding from its value start to the end of the view (`Detector.prefix`), or None.
+
+        Chunk invariant: an open start at the end of the stream was open at every earlier check, so it is never
+        before the released point, and searching from `pos` finds the same starts whatever was released."""
+        best: Finding | None = None
+        for d in self._prefixed:
+            m = d.probe.search(view, pos, partial=True)
+            if m is None or d.prefix_rx is None:
+                continue
+            p = d.prefix_rx.match(view, m.start())
+            if p is None:
+                continue
+            start = p.start("v") if "v" in d.prefix_rx.groupindex else m.start()
+            if best is None or start < best.start:
+                best = Finding(start, len(view), d)
+        return best
+
+    def _first_complete(self, view: str, pos: int, detectors: Sequence[Detector]) -> int | None:
+        best: int | None = None
+        for d in detectors:
+            m = d.compiled.search(view, pos)
+            if m is not None and (best is None or m.start() < best):
+                best = m.start()
+                if best <= pos:
+                    break
+        return best
+
+    def settle(
+        self, view: str, pos: int, point: int, *, final: bool, keep: Callable[[Detector, str], bool]
+    ) -> tuple[int, list[Finding]]:
+        """Given a candidate settlement point, return the settled point and the findings before it.
+
+        Findings do not overlap: the earliest start wins, then the longest span, then detector priority.
+        `keep(detector, value)` applies validation and the allow-list.
+        """
+        n = len(view)
+        if point <= pos:
+            return point, []
+        # With the compiled prefilter, covered detectors are asked only at their candidates, which also makes
+        # the starters table unnecessary. None: no prefilter, a short range, or it declined (over budget).
+        cands = None
+        if self.prefilter is not None and point - pos > _pf.MIN_RANGE:
+            cands = self.prefilter.ranges(view, pos)
+        if self.starters is None or cands is not None:
+            detectors: Sequence[Detector] = self.detectors
+        else:  # a match starting in [pos, point) starts with one of its detector's starters
+            detectors = self._pick(self.starters.mask(view[pos:point]))
+            if not detectors:
+                return point, []
+        if point - pos <= _SHORT:  # usually nothing complete: one search per detector says so cheaply
+            first = self._first_complete(view, pos, detectors)
+            if first is None or first >= point:
+                return point, []
+        else:  # a long range (whole text, a long held block) nearly always has findings: scan once, not twice
+            first = pos
+        per: list[tuple[Detector, list[regex.Match[str]]]] = []
+        for d in detectors:
+            if cands is not None:
+                own = cands.get(self._index[id(d)])
+                if own is not None:
+                    found = _pf.matches_in(d, view, own, first, point)
+                    if found:
+                        per.append((d, found))
+                    continue
+            found = []
+            for m in d.compiled.finditer(view, first):
+                if m.start() >= point:
+                    break
+                found.append(m)
+            if found:
+                per.append((d, found))
+        while True:  # pull the point back to the start of any match that straddles it or is still open
+            new = point
+            for _, found in per:
+                for m in found:
+                    if m.start() < new and (m.end() > new or (not final and m.end() >= n)):
+                        new = m.start()
+            if new == point:
+                break
+            point = new
+        candidates: list[tuple[int, int, int, int, Detector]] = []
+        for d, found in per:
+            for m in found:
+                if m.start() >= point:
+                    break
+                if d.locate is not None:
+                    spans = [(m.start() + a, m.start() + b) for a, b in d.locate(m.group())]
+                else:
+                    spans = [m.span("v") if d.has_value_group else m.span()]
+                for a, b in spans:
+                    if a < b and keep(d, view[a:b]):
+                        candidates.append((a, a - b, self._priority[id(d)], b, d))
+        candidates.sort(key=lambda c: c[:3])
+        findings: list[Finding] = []
+        last = -1
+        for a, _, _, b, d in candidates:
+            if a >= last:
+                findings.append(Finding(a, b, d))
+                last = b
+        return point, findings

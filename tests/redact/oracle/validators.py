@@ -1,0 +1,183 @@
+"""Checksums and format rules that turn a regex candidate into a finding (or drop it).
+
+Each takes the candidate as it appears in the detection view and returns True to keep it. Where a small,
+well-kept library exists we use it: `ipaddress` (standard library) for IP addresses and `phonenumbers`
+(libphonenumber's metadata) for phone numbers. Luhn, mod-97, base58check and bech32 are a few lines each
+over `hashlib` and need no dependency.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import ipaddress
+import json
+from functools import lru_cache
+
+import phonenumbers
+
+
+def digits_of(value: str) -> str:
+    return "".join(ch for ch in value if "0" <= ch <= "9")
+
+
+def luhn(number: str) -> bool:
+    """The Luhn mod-10 check over the digits of `number`."""
+    total = 0
+    for i, ch in enumerate(reversed(number)):
+        d = ord(ch) - 48
+        if i % 2:
+            d *= 2
+            if d > 9:
+                d -= 9
+        total += d
+    return total % 10 == 0
+
+
+def credit_card(value: str) -> bool:
+    """13-19 digits, an issuer's first digit (2-6: Mastercard, Amex/Diners/JCB, Visa, Mastercard,
+    Discover/UnionPay), Luhn."""
+    digits = digits_of(value)
+    return 13 <= len(digits) <= 19 and digits[0] in "23456" and luhn(digits)
+
+
+def iban(value: str) -> bool:
+    """ISO 13616 mod-97: move the first four characters to the end, letters to numbers, remainder must be 1."""
+    compact = value.replace(" ", "").replace("-", "").upper()
+    moved = compact[4:] + compact[:4]
+    number = "".join(str(int(ch, 36)) for ch in moved)
+    return int(number) % 97 == 1
+
+
+def ip_address(value: str) -> bool:
+    """Parses as IPv4 or IPv6; an IPv6 candidate also needs a decimal digit ('a::b' is C++/Rust, not an address)."""
+    try:
+        ipaddress.ip_address(value)
+    except ValueError:
+        return False
+    return ":" not in value or any("0" <= ch <= "9" for ch in value)
+
+
+def _regions() -> tuple[str, ...]:
+    from .detector import data_lines
+
+    return tuple(data_lines("phone_regions.txt"))
+
+
+# Regions tried for national numbers written with a leading trunk 0 (international numbers carry their own).
+NATIONAL_REGIONS = _regions()
+_MOBILE = (phonenumbers.PhoneNumberType.MOBILE, phonenumbers.PhoneNumberType.FIXED_LINE_OR_MOBILE)
+
+
+@lru_cache(maxsize=4096)
+def phone_number(value: str) -> bool:
+    """libphonenumber validity: `+CC` numbers as written, `(415) 555-2671` as US, `0…` in the regions of
+    data/redact/phone_regions.txt, a compact `1[3-9]…` as a Chinese mobile. A number written without any
+    separator must be a mobile number there: a compact landline is too easily an id or an amount."""
+    compact = value.isdigit()
+    if value.startswith("+"):
+        regions: tuple[str | None, ...] = (None,)
+    elif value.lstrip("(").startswith("0"):
+        regions = NATIONAL_REGIONS
+    elif compact and len(value) == 11 and value[0] == "1":
+        regions = ("CN",)
+    else:
+        regions = ("US",)
+    for region in regions:
+        try:
+            parsed = phonenumbers.parse(value, region)
+        except phonenumbers.NumberParseException:
+            continue
+        if phonenumbers.is_valid_number(parsed) and (not compact or phonenumbers.number_type(parsed) in _MOBILE):
+            return True
+    return False
+
+
+# Published sample numbers (Woolworth wallet card, advertising) that Presidio also rejects.
+_SAMPLE_SSNS = frozenset({"123456789", "987654320", "078051120"})
+
+
+def us_ssn(value: str) -> bool:
+    """Presidio's invalidation rules: same delimiter, not all one digit, area not 000/666, group not 00,
+    serial not 0000, not a published sample number."""
+    digits = digits_of(value)
+    delimiters = {ch for ch in value if not ("0" <= ch <= "9")}
+    if len(digits) != 9 or len(delimiters) > 1:
+        return False
+    if len(set(digits)) == 1 or digits in _SAMPLE_SSNS:
+        return False
+    return digits[:3] not in ("000", "666") and digits[3:5] != "00" and digits[5:] != "0000"
+
+
+def mac_address(value: str) -> bool:
+    """Rejects the all-zero and broadcast addresses (placeholders, not identifiers)."""
+    hexdigits = "".join(ch for ch in value.lower() if ch in "0123456789abcdef")
+    return len(hexdigits) == 12 and hexdigits not in ("000000000000", "ffffffffffff")
+
+
+_B58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
+_B58_INDEX = {ch: i for i, ch in enumerate(_B58)}
+
+
+def base58check(value: str) -> bool:
+    """Bitcoin legacy address: 25 bytes, version 0x00 (P2PKH) or 0x05 (P2SH), double-SHA256 checksum."""
+    number = 0
+    for ch in value:
+        if ch not in _B58_INDEX:
+            return False
+        number = number * 58 + _B58_INDEX[ch]
+    pad = len(value) - len(value.lstrip("1"))
+    raw = b"\x00" * pad + number.to_bytes((number.bit_length() + 7) // 8, "big")
+    if len(raw) != 25 or raw[0] not in (0x00, 0x05):
+        return False
+    return hashlib.sha256(hashlib.sha256(raw[:-4]).digest()).digest()[:4] == raw[-4:]
+
+
+_BECH32 = "qpzry9x8gf2tvdw0s3jn54khce6mua7l"
+_BECH32_CONSTANTS = (1, 0x2BC830A3)  # BIP-173 bech32, BIP-350 bech32m
+
+
+def _polymod(values: list[int]) -> int:
+    generator = (0x3B6A57B2, 0x26508E6D, 0x1EA119FA, 0x3D4233DD, 0x2A1462B3)
+    chk = 1
+    for v in values:
+        top = chk >> 25
+        chk = (chk & 0x1FFFFFF) << 5 ^ v
+        for i in range(5):
+            chk ^= generator[i] if (top >> i) & 1 else 0
+    return chk
+
+
+def bech32(value: str) -> bool:
+    """Bitcoin segwit address (`bc1…`): bech32 or bech32m checksum over the human-readable part 'bc'."""
+    lowered = value.lower()
+    hrp, sep, data = lowered.rpartition("1")
+    if not sep or hrp != "bc" or len(data) < 7 or any(ch not in _BECH32 for ch in data):
+        return False
+    values = [ord(ch) >> 5 for ch in hrp] + [0] + [ord(ch) & 31 for ch in hrp] + [_BECH32.index(ch) for ch in data]
+    return _polymod(values) in _BECH32_CONSTANTS
+
+
+def bitcoin(value: str) -> bool:
+    return bech32(value) if value.lower().startswith("bc1") else base58check(value)
+
+
+def credential_token(value: str) -> bool:
+    """A Bearer/Basic credential: 12+ characters with a digit or a symbol, or 20+ letters (not a prose word)."""
+    return not value.isalpha() or len(value) >= 20
+
+
+def jwt(value: str) -> bool:
+    """The first part must be base64url-encoded JSON object (a JOSE header)."""
+    header = value.split(".", 1)[0]
+    try:
+        decoded = base64.urlsafe_b64decode(header + "=" * (-len(header) % 4))
+        parsed = json.loads(decoded)
+    except (binascii.Error, ValueError):
+        return False
+    except RecursionError:
+        # Nested deeper than the parser recurses (a crafted 2 KB header): still an object if it opens as one,
+        # and redacting it is the safe side. Bad input gets a result, never a crash.
+        return decoded.lstrip()[:1] == b"{"
+    return isinstance(parsed, dict)
