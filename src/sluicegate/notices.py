@@ -1,4 +1,5 @@
-"""Fixed, localized texts the reader may see: the refusal, the stop notice, the truncation notice.
+"""Fixed, localized texts the reader may see: the refusal, the stop notice, the truncation notice, the
+monthly spend limit.
 
 Why fixed: a notice written by the model would be one more unverified claim. The texts live in
 `data/notices.json` so translators edit data, not code.
@@ -11,7 +12,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Literal
 
-NoticeKind = Literal["refusal", "stopped", "truncated"]
+NoticeKind = Literal["refusal", "stopped", "truncated", "monthly_limit"]
 
 
 @lru_cache(maxsize=1)

@@ -1,0 +1,27 @@
+"""Budget: a monthly spend cap that reserves before the model is called, and per-client rate limits.
+
+The cap fails closed (unknown spend is refused); the rate limits fail open (a cache outage must not take the
+site down). State lives in a store: `SQLiteStore(path)` embedded by default, `RedisStore(client)` for several
+instances. Nothing here imports a database client at import time (sqlite3 is the standard library; redis is
+imported only when a `RedisStore` talks to its server).
+"""
+
+from .cap import CapStats, Decision, Reservation, SpendCap, utc_month
+from .prices import NANO, Price, from_nano
+from .stores import RedisStore, SpendStore, SQLiteStore, StoreUnavailable, Totals
+
+__all__ = [
+    "NANO",
+    "CapStats",
+    "Decision",
+    "Price",
+    "RedisStore",
+    "Reservation",
+    "SQLiteStore",
+    "SpendCap",
+    "SpendStore",
+    "StoreUnavailable",
+    "Totals",
+    "from_nano",
+    "utc_month",
+]
