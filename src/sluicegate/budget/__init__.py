@@ -7,14 +7,19 @@ imported only when a `RedisStore` talks to its server).
 """
 
 from .cap import CapStats, Decision, Reservation, SpendCap, utc_month
+from .clientkey import client_address, client_key
 from .prices import NANO, Price, from_nano
+from .ratelimit import DEGRADED_HEADER, RateDecision, RateLimits
 from .stores import RedisStore, SpendStore, SQLiteStore, StoreUnavailable, Totals
 
 __all__ = [
+    "DEGRADED_HEADER",
     "NANO",
     "CapStats",
     "Decision",
     "Price",
+    "RateDecision",
+    "RateLimits",
     "RedisStore",
     "Reservation",
     "SQLiteStore",
@@ -22,6 +27,8 @@ __all__ = [
     "SpendStore",
     "StoreUnavailable",
     "Totals",
+    "client_address",
+    "client_key",
     "from_nano",
     "utc_month",
 ]
