@@ -11,6 +11,9 @@ from sluicegate.plugin import require_extra
 require_extra("langchain_core", adapter="sluicegate_langchain", framework="LangChain", extra="langchain")
 
 from .callbacks import UsageCallbackHandler  # noqa: E402
+from .capped import SourceGate as CappedSourceGate  # noqa: E402
 from .runnables import DEFAULT_UNVERIFIED_TAG, GateStep, SourceGate  # noqa: E402
+
+SourceGate = CappedSourceGate  # noqa: F811  # the same SourceGate plus cap= (sluicegate.budget); None: unchanged
 
 __all__ = ["DEFAULT_UNVERIFIED_TAG", "GateStep", "SourceGate", "UsageCallbackHandler"]

@@ -6,6 +6,7 @@ instances. Nothing here imports a database client at import time (sqlite3 is the
 imported only when a `RedisStore` talks to its server).
 """
 
+from .call import REFUSED_REASON, CallBudget, refused
 from .cap import CapStats, Decision, Reservation, SpendCap, utc_month
 from .clientkey import client_address, client_key
 from .prices import NANO, Price, from_nano
@@ -15,6 +16,8 @@ from .stores import RedisStore, SpendStore, SQLiteStore, StoreUnavailable, Total
 __all__ = [
     "DEGRADED_HEADER",
     "NANO",
+    "REFUSED_REASON",
+    "CallBudget",
     "CapStats",
     "Decision",
     "Price",
@@ -30,5 +33,6 @@ __all__ = [
     "client_address",
     "client_key",
     "from_nano",
+    "refused",
     "utc_month",
 ]
