@@ -14,6 +14,8 @@ from sluicegate.plugin import require_extra
 
 require_extra("nemoguardrails", adapter="sluicegate_nemo", framework="NeMo Guardrails", extra="nemo")
 
+from .budget import CAP_FLOW_NAME, CappedLLM, CappedStream, UnreservedCall, cap_config, install_cap  # noqa: E402
+from .budget import guarded_stream as capped_guarded_stream  # noqa: E402
 from .llm import GatedLLM, GateStopped, UngatedStream, gate_llm  # noqa: E402
 from .rail_config import (  # noqa: E402  # noqa: E402
     FLOW_NAME,
@@ -27,10 +29,15 @@ from .rail_config import (  # noqa: E402  # noqa: E402
 from .session import CONTEXT_KEY, SessionMissing, StreamSession, current_session, use_session  # noqa: E402
 from .stream import GuardedStream, gated, guarded_stream, is_block_frame, parse_error_frame  # noqa: E402
 
+guarded_stream = capped_guarded_stream  # noqa: F811  # plus cap= (sluicegate.budget); no cap: unchanged
+
 __all__ = [
+    "CAP_FLOW_NAME",
     "CONTEXT_KEY",
     "FLOW_NAME",
     "RAIL_PATH",
+    "CappedLLM",
+    "CappedStream",
     "GateStopped",
     "GatedLLM",
     "GuardedStream",
@@ -38,13 +45,16 @@ __all__ = [
     "SluicegateRail",
     "StreamSession",
     "UngatedStream",
+    "UnreservedCall",
     "UnsafeStreamingConfig",
+    "cap_config",
     "check_streaming",
     "current_session",
     "gate_llm",
     "gated",
     "guarded_stream",
     "install",
+    "install_cap",
     "is_block_frame",
     "parse_error_frame",
     "sluicegate_config",
