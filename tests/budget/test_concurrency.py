@@ -79,3 +79,28 @@ def test_4_processes_never_overrun_the_cap(make_store):
         assert not any(row[2] for row in mine) and not any(row[3] for row in mine)
         totals = _cap_for_k(store, f"{base}-{round_no}").totals()
         assert totals.reserved == totals.committed + totals.reserved <= _cap_for_k(store, "x").cap
+
+
+def test_64_threads_reserving_and_settling_keep_the_books_exact(make_store):
+    """Holds and settles interleave: every admitted step saw committed + reserved <= cap, and at the end the
+    committed spend is exactly the sum of the settled costs (no settle lost or counted twice)."""
+    store = make_store()
+    cap = _cap_for_k(store, f"mix-{uuid.uuid4().hex[:8]}")
+    barrier = threading.Barrier(THREADS)
+
+    def attempt(i: int) -> tuple[bool, bool, int]:
+        barrier.wait()
+        r = cap.reserve("q", max_output_tokens=100, model="small")
+        within = r.totals is None or r.totals.committed + r.totals.reserved <= cap.cap
+        if not r.admitted:
+            return False, within, 0
+        cost = cap.cost(r, None) if i % 2 else 0
+        cap.settle(r, None) if i % 2 else cap.store.settle(r.scope, r.month, r.id, 0, now=cap.clock())
+        return True, within, cost
+
+    with ThreadPoolExecutor(THREADS) as pool:
+        results = list(pool.map(attempt, range(THREADS)))
+    assert all(within for _, within, _ in results)
+    assert sum(admitted for admitted, _, _ in results) >= K  # settling frees room, so more than k may pass
+    totals = cap.totals()
+    assert totals.reserved == 0 and totals.committed == sum(cost for _, _, cost in results)

@@ -94,3 +94,13 @@ def test_sqlite_on_a_path_that_cannot_be_opened_refuses_without_raising(tmp_path
     cap = SpendCap(SQLiteStore(tmp_path / "missing-dir" / "spend.sqlite3"), "10", PRICES)
     r = cap.reserve("q", max_output_tokens=10, model="small")
     assert not r.admitted and r.decision.reason == "store_unavailable"
+
+
+def test_every_redis_key_of_a_month_has_a_ttl(redis_server):
+    client = redis_client(redis_server.url)
+    cap = SpendCap(RedisStore(client, prefix="ttl-check"), "10", PRICES)
+    cap.settle(cap.reserve("q", max_output_tokens=10, model="small"), None)
+    cap.reserve("q", max_output_tokens=10, model="small")
+    keys = list(client.scan_iter("ttl-check:*"))
+    assert len(keys) >= 5  # committed, held, amounts, reserved, one settled marker
+    assert all(client.ttl(key) > 0 for key in keys)

@@ -126,3 +126,25 @@ def test_ports_brackets_mapped_addresses_and_ipv6_prefixes():
     assert client_key(asgi("2001:db8:1:2:aaaa::1")) == client_key(asgi("2001:db8:1:2:bbbb::9"))
     assert client_key(asgi("::ffff:192.0.2.5")) == "192.0.2.5"
     assert client_key(asgi(None)) == "unknown"
+
+
+# -- what the limits library does on its own (why RateLimits wraps it) --------------------------------------------
+
+
+def test_limits_alone_raises_when_its_redis_is_down_so_fail_open_is_ours():
+    from limits import RateLimitItemPerMinute
+    from limits.storage import RedisStorage
+    from limits.strategies import FixedWindowRateLimiter
+
+    storage = RedisStorage(f"redis://127.0.0.1:{free_port()}/0", socket_connect_timeout=0.5)
+    with pytest.raises(Exception) as raised:
+        FixedWindowRateLimiter(storage).hit(RateLimitItemPerMinute(1), "k")
+    assert "ConnectionError" in type(raised.value).__name__
+
+
+def test_limits_has_no_sqlite_storage_so_we_ship_one():
+    from limits.errors import ConfigurationError
+    from limits.storage import storage_from_string
+
+    with pytest.raises(ConfigurationError):
+        storage_from_string("sqlite:///tmp/x.db")
