@@ -122,3 +122,25 @@ def test_without_cap_it_is_the_plain_source_gate(tmp_path: Path) -> None:
     model = ScriptedChatModel(pieces=pieces_of(GOOD, 4))
     chained = RunnablePassthrough.assign(answer=SourceGate(PROMPT | model, filter_factory=toy_factory))
     assert answer(list(chained.stream(INPUT))) == GOOD
+
+
+def test_redis_killed_mid_stream_the_reader_still_gets_the_answer_and_no_exception(redis_server) -> None:
+    from sluicegate.budget import RedisStore
+    from tests.budget.helpers import redis_client
+
+    cap = CallBudget(
+        SpendCap(RedisStore(redis_client(redis_server.url), prefix="lc-kill"), "1", {"m": PRICE}), "m", 400
+    )
+    model = ScriptedChatModel(pieces=pieces_of(GOOD, 4), usage="final")
+    shown = []
+    try:
+        for chunk in chain(model, cap).stream(INPUT):
+            if "answer" in chunk:
+                if not shown:
+                    redis_server.stop()  # the store dies while the answer streams
+                shown.append(chunk["answer"])
+        assert "".join(shown) == GOOD  # the reader saw the whole answer, and no exception
+        assert cap.cap.pending_settles == 1 and cap.cap.stats.settle_failures == 1
+        assert not cap.reserve("next question").admitted  # and the next call is refused: fail closed
+    finally:
+        redis_server.start()
