@@ -156,3 +156,17 @@ def test_bad_arguments_are_clear_errors(make_store):
     with pytest.raises(TypeError):
         SpendCap(object(), "1", PRICES)  # type: ignore[arg-type]
     assert SpendCap(store, "1", {"*": ("1", "1")}).reserve("q", max_output_tokens=1, model="any").admitted
+
+
+def test_structured_content_counts_its_json_and_media_parts_are_refused():
+    from sluicegate.budget.bound import prompt_tokens_bound
+
+    call = {"role": "assistant", "content": None, "tool_calls": [{"name": "weather", "args": {"city": "Zürich"}}]}
+    bound, size = prompt_tokens_bound([call])
+    assert size >= len('{"name": "weather", "args": {"city": "Zürich"}}'.encode())  # args are not free
+    parts = {"role": "user", "content": [{"type": "text", "text": "What is this?"}]}
+    assert prompt_tokens_bound([parts])[1] == len(b"What is this?")
+    image = {"role": "user", "content": [{"type": "image_url", "image_url": {"url": "https://x.example/a.png"}}]}
+    with pytest.raises(ValueError, match="text only"):
+        prompt_tokens_bound([image])
+    assert bound > size

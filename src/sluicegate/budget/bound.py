@@ -8,6 +8,7 @@ a fixed allowance: without it a prompt of many short messages could cost more th
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -18,17 +19,30 @@ def _utf8(text: str) -> int:
     return len(text.encode("utf-8", "surrogatepass"))
 
 
+NON_TEXT_PARTS = frozenset({"image", "image_url", "input_image", "audio", "input_audio", "file", "input_file"})
+
+
 def _content_bytes(content: Any) -> int:
-    """Bytes of a message content: a str, or a list of parts (dicts with "text", or str)."""
+    """Bytes of a message content: a str, a list of parts, or structured data (tool calls, arguments).
+
+    A text part counts its text. Structured data counts its JSON form (keys, quotes and all: over, never
+    under). Images, audio and files are billed by the provider in ways no byte count bounds, so they are a
+    clear error rather than a silent under-count.
+    """
     if content is None:
         return 0
     if isinstance(content, str):
         return _utf8(content)
     if isinstance(content, Mapping):
-        return sum(_content_bytes(v) for k, v in content.items() if k in ("text", "content", "input", "arguments"))
+        kind = content.get("type")
+        if kind in NON_TEXT_PARTS:
+            raise ValueError(f"the spend cap's byte bound covers text only, not a {kind!r} part")
+        if kind in ("text", "input_text", "output_text") and isinstance(content.get("text"), str):
+            return _utf8(content["text"])
+        return _utf8(json.dumps(content, ensure_ascii=False, default=str))
     if isinstance(content, Iterable):
         return sum(_content_bytes(part) for part in content)
-    raise TypeError(f"cannot count the bytes of a prompt part of type {type(content).__name__}")
+    return _utf8(json.dumps(content, ensure_ascii=False, default=str))
 
 
 def _message_bytes(message: Any) -> tuple[int, str]:
