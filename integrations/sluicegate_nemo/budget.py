@@ -43,7 +43,8 @@ CAP_COLANG = f"""
 define subflow {CAP_FLOW_NAME}
   $sluicegate_cap = execute {CAP_ACTION_NAME}
   if not $sluicegate_cap.admitted
-    create event StartUtteranceBotAction(script=$sluicegate_cap.notice)
+    $sluicegate_notice = $sluicegate_cap.notice
+    create event StartUtteranceBotAction(script=$sluicegate_notice)
     stop
 """
 

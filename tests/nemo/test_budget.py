@@ -115,3 +115,10 @@ async def test_install_cap_checks_the_config_and_the_model(tmp_path: Path) -> No
     ungated = LLMRails(sn.cap_config(sn.sluicegate_config()), llm=sn.GatedLLM(ScriptedModel()))
     with pytest.raises(ValueError, match="CappedLLM"):
         sn.install_cap(ungated, cap)
+
+
+async def test_non_streaming_generate_without_a_session_is_refused_fail_closed(tmp_path: Path) -> None:
+    model = PromptRecorder(PIECES)
+    rails = capped_rails(model, budget(tmp_path / "s.db"))
+    result = await rails.generate_async(messages=MESSAGES)
+    assert result["content"] == notice("hi", "monthly_limit") and model.prompts == [] and model.pulled == 0
