@@ -75,7 +75,9 @@ class GatedSynthesizer(_GatedSynthesizer):
     def prompt_bound_text(self, query_str: str, labelled: Sequence[str]) -> list[str]:
         """What the reservation counts: the system prompt (if any) and the filled QA template, wrapped."""
         inner = self._inner
-        text = inner._text_qa_template.format(query_str=query_str, context_str="\n\n".join(labelled))
+        text = inner._text_qa_template.format(
+            llm=inner._llm, query_str=query_str, context_str="\n\n".join(labelled)
+        )  # llm=: a selector template picks the chat or completion variant the call will use
         wrap = getattr(inner._llm, "completion_to_prompt", None)
         if callable(wrap):
             text = max(text, str(wrap(text)), key=len)

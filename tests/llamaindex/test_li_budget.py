@@ -106,3 +106,16 @@ def test_non_streaming_settles_at_once(tmp_path: Path) -> None:
     cap = budget(tmp_path)
     response = engine(llm, cap, streaming=False).query(QUESTION)
     assert str(response) == GOOD and cap.cap.totals().reserved == 0 and cap.cap.totals().committed > 0
+
+
+def test_the_bound_covers_the_prompt_sent_with_llamaindexs_default_selector_template(tmp_path: Path) -> None:
+    llm = ScriptedLLM(pieces=pieces_of(GOOD, 3), usage="none")
+    cap = budget(tmp_path)
+    inner = get_response_synthesizer(llm=llm, streaming=True, response_mode="compact")  # default templates
+    engine = INDEX.as_query_engine(
+        llm=llm, similarity_top_k=2, response_synthesizer=GatedSynthesizer(inner, filter_factory=toy_factory, cap=cap)
+    )
+    "".join(engine.query(QUESTION).response_gen)
+    received = len(llm.record.produced_text.encode())
+    sent = len(llm.record.prompts[0].encode())
+    assert input_charged(cap.cap.totals().committed, received) >= sent + 2 * MESSAGE_OVERHEAD_TOKENS
