@@ -170,3 +170,10 @@ def test_structured_content_counts_its_json_and_media_parts_are_refused():
     with pytest.raises(ValueError, match="text only"):
         prompt_tokens_bound([image])
     assert bound > size
+
+
+def test_an_unknown_notice_language_raises_before_anything_is_held(make_store):
+    cap = SpendCap(make_store(), "10", PRICES)
+    with pytest.raises(KeyError):
+        cap.reserve("q", max_output_tokens=10, model="small", language="xx")
+    assert cap.totals().reserved == 0

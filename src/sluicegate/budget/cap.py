@@ -163,22 +163,18 @@ class SpendCap:
         budget for providers that bill it on top. Raises ValueError only for bad arguments (an unpriced model).
         """
         amount, input_bound, prompt_bytes = self._bound(prompt, max_output_tokens, model, reasoning_tokens)
+        refusal = notice(language or self.language, "monthly_limit")  # an unknown language raises before any hold
         now = self.clock()
         month, rid, expires = utc_month(now), uuid.uuid4().hex, now + self.ttl
-        lang = language or self.language
         totals: Totals | None = None
         try:
             result = self.store.reserve(self.scope, month, rid, amount, self.cap, now=now, expires_at=expires)
             totals = result.totals
             self._replay_pending()  # the store answered: a good moment to retry settles it refused earlier
-            decision = (
-                Decision(True, "admitted")
-                if result.admitted
-                else Decision(False, "monthly_limit", notice(lang, "monthly_limit"))
-            )
+            decision = Decision(True, "admitted") if result.admitted else Decision(False, "monthly_limit", refusal)
         except StoreUnavailable as exc:
             self._store_error("reserve", exc)
-            decision = Decision(False, "store_unavailable", notice(lang, "monthly_limit"))
+            decision = Decision(False, "store_unavailable", refusal)
         with self._lock:
             if decision.admitted:
                 self.stats.admitted += 1
