@@ -104,3 +104,13 @@ def test_every_redis_key_of_a_month_has_a_ttl(redis_server):
     keys = list(client.scan_iter("ttl-check:*"))
     assert len(keys) >= 5  # committed, held, amounts, reserved, one settled marker
     assert all(client.ttl(key) > 0 for key in keys)
+
+
+def test_a_store_that_misbehaves_is_a_refusal_not_an_exception(tmp_path: Path):
+    class Broken(SQLiteStore):
+        def reserve(self, *args, **kwargs):  # a store bug, not an outage
+            raise TypeError("unexpected reply")
+
+    cap = SpendCap(Broken(tmp_path / "s.db"), "10", PRICES)
+    r = cap.reserve("q", max_output_tokens=10, model="small")
+    assert not r.admitted and r.decision.reason == "store_unavailable" and cap.stats.store_errors == ["TypeError"]

@@ -172,7 +172,7 @@ class SpendCap:
             totals = result.totals
             self._replay_pending()  # the store answered: a good moment to retry settles it refused earlier
             decision = Decision(True, "admitted") if result.admitted else Decision(False, "monthly_limit", refusal)
-        except StoreUnavailable as exc:
+        except Exception as exc:  # StoreUnavailable, or a store that misbehaves: unknown spend, so refuse
             self._store_error("reserve", exc)
             decision = Decision(False, "store_unavailable", refusal)
         with self._lock:
@@ -276,7 +276,10 @@ class SpendCap:
         return self.store.totals(self.scope, month or utc_month(now), now=now)
 
     def _store_error(self, what: str, exc: Exception) -> None:
-        log.error("spend cap store failed on %s (failing closed): %s", what, exc)
+        if isinstance(exc, StoreUnavailable):
+            log.error("spend cap store failed on %s (failing closed): %s", what, exc)
+        else:
+            log.exception("spend cap store misbehaved on %s (failing closed)", what)
         with self._lock:
             self.stats.store_errors.append(type(exc.__cause__ or exc).__name__)
             del self.stats.store_errors[:-20]
