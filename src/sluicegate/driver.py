@@ -15,7 +15,16 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Iterator
+from collections.abc import (
+    AsyncGenerator,
+    AsyncIterable,
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Generator,
+    Iterable,
+    Iterator,
+)
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,6 +35,7 @@ TextOf = Callable[[Any], str]
 UsageOf = Callable[[Any, UsageMeter], None]
 OnGuard = Callable[["Outcome"], None]
 AsyncOnGuard = Callable[["Outcome"], None | Awaitable[None]]
+IsCancelled = Callable[[], Awaitable[bool]]
 
 # Shown when a filter stops without a `Guard` event of its own: a stop must never end silently mid-sentence.
 FALLBACK_NOTICE = "[answer withheld]"
@@ -86,14 +96,18 @@ class _Run:
         self.outcome = outcome if outcome is not None else Outcome()
         self._parts: list[str] = []
 
-    def take(self, item: Any) -> Step:
-        """Account for one raw upstream item (before gating), then feed its text to the filter."""
+    def account(self, item: Any) -> str:
+        """Bill one raw upstream item (before gating): it was generated whether or not anyone sees it."""
         text = self.text_of(item)
         if isinstance(text, str):
             self.meter.observe(text)
         if self.usage_of is not None:
             self.usage_of(item, self.meter)
-        return self.record(self.filter.feed(text))
+        return text
+
+    def take(self, item: Any) -> Step:
+        """Account for one raw upstream item, then feed its text to the filter."""
+        return self.record(self.filter.feed(self.account(item)))
 
     def record(self, step: Step) -> Step:
         self._parts.append(step.text)
@@ -147,7 +161,7 @@ def drive(
     usage_of: UsageOf | None = None,
     meter: UsageMeter | None = None,
     outcome: Outcome | None = None,
-) -> Iterator[Step]:
+) -> Generator[Step, None, None]:
     """Yield the filter's non-empty steps for `upstream`; fill `outcome` (pass your own to read it after).
 
     `text_of(item)` extracts the text of one upstream item (default: the item if it is a `str`, else its
@@ -197,8 +211,15 @@ async def adrive(
     usage_of: UsageOf | None = None,
     meter: UsageMeter | None = None,
     outcome: Outcome | None = None,
-) -> AsyncIterator[Step]:
-    """The async twin of `drive`: closes the upstream with `aclose()` when the filter stops or we are closed."""
+    is_cancelled: IsCancelled | None = None,
+) -> AsyncGenerator[Step, None]:
+    """The async twin of `drive`: closes the upstream with `aclose()` when the filter stops or we are closed.
+
+    `is_cancelled()` (an async callable, such as Starlette's `request.is_disconnected`) is awaited as each
+    upstream item arrives; when it says True the item is billed but not shown, the upstream is closed at once
+    and the run ends `cancelled` (no more steps). That is the check that stops the provider, and the bill,
+    when the reader has gone.
+    """
     run = _Run(filt, meter, text_of, usage_of, outcome)
     iterator = upstream.__aiter__()
     try:
@@ -213,6 +234,11 @@ async def adrive(
                 if _nonempty(step):
                     yield step
                 raise
+            if is_cancelled is not None and await is_cancelled():
+                run.account(item)
+                await _aclose(iterator)
+                run.finish("cancelled")
+                return
             step = run.take(item)
             if step.stopped:
                 await _aclose(iterator)

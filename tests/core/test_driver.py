@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from sluicegate import Done, Guard, Pipeline, UsageMeter, adrive, drive
 from sluicegate.driver import FALLBACK_NOTICE, Outcome, adrive_text, drive_text
+from sluicegate.scripted import ScriptedProvider
 from sluicegate.stream import Step
 from sluicegate.testing import assert_chunk_invariant, chunkings, pieces_of
 from tests.support import NOTICE, HoldUntilPeriod
@@ -300,3 +301,28 @@ def test_non_text_upstream_items_are_a_type_error_not_text(bad: object) -> None:
 
     with pytest.raises(TypeError, match="str"):
         list(drive_text(["hello ", bad, "world"], Redactor()))
+
+
+async def test_adrive_is_cancelled_closes_the_upstream_and_bills_the_piece() -> None:
+    """`is_cancelled` is asked as each item arrives: the reader left, so the item is billed, not fed."""
+    provider = ScriptedProvider(["a ", "b ", "c ", "d "])
+    asked: list[int] = []
+
+    async def gone() -> bool:
+        asked.append(provider.produced)
+        return provider.produced == 2
+
+    class Echo:
+        stopped = False
+
+        def feed(self, piece: str) -> Step:
+            return Step(text=piece)
+
+        def flush(self, *, truncated: bool = False) -> Step:
+            return Step()
+
+    out = Outcome()
+    steps = [s async for s in adrive(provider.stream(), Echo(), outcome=out, is_cancelled=gone)]
+    assert [s.text for s in steps] == ["a "]
+    assert provider.closed and provider.produced == 2 and asked == [1, 2]
+    assert out.reason == "cancelled" and out.usage is not None and out.usage.pieces == 2

@@ -1,0 +1,86 @@
+"""encode_event: frames the parser reads back exactly, and no way to inject a field through data or a name."""
+
+from __future__ import annotations
+
+import json
+from itertools import pairwise
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from sluicegate.sse import SSE_HEADERS, SSEEvent, SSEParser, encode_comment, encode_event
+
+
+def roundtrip(frame: bytes) -> list[SSEEvent]:
+    parser = SSEParser()
+    return parser.feed(frame) + parser.close()
+
+
+def test_mapping_is_compact_json_in_one_data_line() -> None:
+    frame = encode_event("delta", {"text": "Line one.\nLine two — سلام"})
+    assert frame == 'event: delta\ndata: {"text":"Line one.\\nLine two — سلام"}\n\n'.encode()
+    (event,) = roundtrip(frame)
+    assert event.event == "delta" and json.loads(event.data) == {"text": "Line one.\nLine two — سلام"}
+
+
+@pytest.mark.parametrize(
+    "data",
+    ["a\nid: 666", "a\r\n\r\nevent: done\ndata: forged", "x\rretry: 1", "\n\n", "data: nested", ""],
+)
+def test_newlines_in_string_data_cannot_inject_fields(data: str) -> None:
+    events = roundtrip(encode_event("delta", data))
+    assert len(events) == 1
+    assert events[0].event == "delta" and events[0].id is None and events[0].retry is None
+    assert events[0].data == data.replace("\r\n", "\n").replace("\r", "\n")
+
+
+@pytest.mark.parametrize("name", ["delta\nevent: done", "a\rb", "x\r\n", "a\0b"])
+def test_line_ends_in_names_are_refused(name: str) -> None:
+    with pytest.raises(ValueError, match="must not contain"):
+        encode_event(name, "x")
+    with pytest.raises(ValueError, match="must not contain"):
+        encode_event("delta", "x", id=name)
+
+
+def test_empty_name_and_bad_data_types_are_refused() -> None:
+    with pytest.raises(ValueError, match="empty"):
+        encode_event("", "x")
+    with pytest.raises(TypeError):
+        encode_event("delta", 3)  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        encode_event("delta", {"x": float("nan")})  # not JSON
+
+
+def test_id_field_round_trips() -> None:
+    assert roundtrip(encode_event("delta", "x", id="42")) == [SSEEvent("delta", "x", "42")]
+
+
+def test_comment_is_ignored_by_readers() -> None:
+    assert encode_comment("ping") == b": ping\n\n"
+    assert roundtrip(encode_comment("ping") + encode_event("done", "{}")) == [SSEEvent("done", "{}")]
+    with pytest.raises(ValueError):
+        encode_comment("a\nb")
+
+
+def test_headers_preset() -> None:
+    assert dict(SSE_HEADERS) == {
+        "Content-Type": "text/event-stream; charset=utf-8",
+        "Cache-Control": "no-cache, no-store, no-transform",
+        "X-Accel-Buffering": "no",
+    }
+    with pytest.raises(TypeError):
+        SSE_HEADERS["X"] = "y"  # type: ignore[index]
+
+
+names = st.text(st.characters(blacklist_characters="\r\n\0", blacklist_categories=("Cs",)), min_size=1)
+texts = st.text(st.characters(blacklist_categories=("Cs",)))
+
+
+@given(st.lists(st.tuples(names, texts), max_size=5), st.lists(st.integers(min_value=0), max_size=6))
+def test_any_sequence_of_frames_parses_back_at_any_chunking(frames: list[tuple[str, str]], cuts: list[int]) -> None:
+    stream = b"".join(encode_event(n, d) for n, d in frames)
+    bounds = [0, *sorted(c % (len(stream) + 1) for c in cuts), len(stream)]
+    parser = SSEParser()
+    events = [e for a, b in pairwise(bounds) for e in parser.feed(stream[a:b])] + parser.close()
+    assert [(e.event, e.data) for e in events] == [(n, d.replace("\r\n", "\n").replace("\r", "\n")) for n, d in frames]
