@@ -6,6 +6,7 @@ check, the `before_upstream` hook) and ships the browser client `sluicegate-clie
 """
 
 from .body import DEFAULT_MAX_BODY_BYTES, ChatRequest, Message
+from .budget import capped_sse_endpoint, capped_sse_route
 from .client import CLIENT_JS, client_js_route
 from .compression import compressing_middleware
 from .response import GatedSSEResponse
@@ -18,6 +19,8 @@ __all__ = [
     "ChatRequest",
     "GatedSSEResponse",
     "Message",
+    "capped_sse_endpoint",
+    "capped_sse_route",
     "client_js_route",
     "compressing_middleware",
     "gated_sse_endpoint",
