@@ -12,22 +12,27 @@ from sluicegate.plugin import require_extra
 
 require_extra("guardrails", adapter="sluicegate_guardrails", framework="Guardrails AI", extra="guardrails")
 
+# stream/astream are the capped ones: the same functions plus cap= (sluicegate.budget); cap=None is unchanged.
+from .capped import CappedStream, RefusedStream, UnreservedCall, astream, stream  # noqa: E402
 from .refuse import Refuse as Refuse  # noqa: E402  (explicit re-exports)
 from .refuse import Refused as Refused  # noqa: E402
 from .state import EOS, StreamState  # noqa: E402
-from .stream import Checked, GuardedStream, astream, stream, validate  # noqa: E402
+from .stream import Checked, GuardedStream, validate  # noqa: E402
 from .structured import GuardrailsRejected, guard_rule  # noqa: E402  (pydantic comes with guardrails-ai)
 from .validators import Redact, SluicegateValidator, StreamGate  # noqa: E402
 
 __all__ = [
     "EOS",
+    "CappedStream",
     "Checked",
     "GuardedStream",
     "GuardrailsRejected",
     "Redact",
+    "RefusedStream",
     "SluicegateValidator",
     "StreamGate",
     "StreamState",
+    "UnreservedCall",
     "astream",
     "guard_rule",
     "stream",

@@ -14,8 +14,11 @@ require_extra("langchain_core", adapter="sluicegate_langchain", framework="LangC
 
 from .assign import assign  # noqa: E402
 from .callbacks import UsageCallbackHandler  # noqa: E402
+
+# SourceGate is the capped one: the same runnable plus cap= (sluicegate.budget); cap=None is unchanged.
+from .capped import SourceGate  # noqa: E402
 from .preflight import PreflightGate as PreflightGate  # noqa: E402  (explicit re-export)
-from .runnables import DEFAULT_UNVERIFIED_TAG, GateStep, SourceGate  # noqa: E402
+from .runnables import DEFAULT_UNVERIFIED_TAG, GateStep  # noqa: E402
 from .tools import IdempotentToolExecutor, ToolCallGate  # noqa: E402  (pydantic comes with langchain-core)
 
 __all__ = [

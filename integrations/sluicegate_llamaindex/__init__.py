@@ -9,9 +9,11 @@ from sluicegate.plugin import require_extra
 
 require_extra("llama_index.core", adapter="sluicegate_llamaindex", framework="LlamaIndex", extra="llamaindex")
 
+# GatedSynthesizer is the capped one: the same wrapper plus cap= (sluicegate.budget); cap=None is unchanged.
+from .capped import GatedSynthesizer  # noqa: E402
 from .preflight import PreflightQueryEngine as PreflightQueryEngine  # noqa: E402  (explicit re-export)
 from .preflight import ScoredLeg as ScoredLeg  # noqa: E402
-from .synthesizer import GATED_QA_TEMPLATE, GatedSynthesizer, MultiCallModeError  # noqa: E402
+from .synthesizer import GATED_QA_TEMPLATE, MultiCallModeError  # noqa: E402
 from .tools import IdempotentToolExecutor, astream_tool_calls, stream_tool_calls  # noqa: E402
 from .usage import LLMUsage, UsageEventHandler  # noqa: E402
 

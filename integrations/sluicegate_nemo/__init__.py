@@ -14,6 +14,16 @@ from sluicegate.plugin import require_extra
 
 require_extra("nemoguardrails", adapter="sluicegate_nemo", framework="NeMo Guardrails", extra="nemo")
 
+# guarded_stream is the capped one: the same function plus cap= (sluicegate.budget); no cap is unchanged.
+from .budget import (  # noqa: E402
+    CAP_FLOW_NAME,
+    CappedLLM,
+    CappedStream,
+    UnreservedCall,
+    cap_config,
+    guarded_stream,  # noqa: E402
+    install_cap,
+)
 from .evidence import EVIDENCE_RAIL_PATH as EVIDENCE_RAIL_PATH  # noqa: E402  (explicit re-exports)
 from .evidence import install_evidence as install_evidence  # noqa: E402
 from .llm import GatedLLM, GateStopped, UngatedStream, gate_llm  # noqa: E402
@@ -27,7 +37,7 @@ from .rail_config import (  # noqa: E402  # noqa: E402
     sluicegate_config,
 )
 from .session import CONTEXT_KEY, SessionMissing, StreamSession, current_session, use_session  # noqa: E402
-from .stream import GuardedStream, gated, guarded_stream, is_block_frame, parse_error_frame  # noqa: E402
+from .stream import GuardedStream, gated, is_block_frame, parse_error_frame  # noqa: E402
 from .tools import TOOL_RAIL_FLOW, ToolCallRail, install_tool_rail, tool_rail_config  # noqa: E402  (pydantic: NeMo's)
 
 __all__ = [
@@ -35,9 +45,12 @@ __all__ = [
     "ToolCallRail",
     "install_tool_rail",
     "tool_rail_config",
+    "CAP_FLOW_NAME",
     "CONTEXT_KEY",
     "FLOW_NAME",
     "RAIL_PATH",
+    "CappedLLM",
+    "CappedStream",
     "GateStopped",
     "GatedLLM",
     "GuardedStream",
@@ -45,13 +58,16 @@ __all__ = [
     "SluicegateRail",
     "StreamSession",
     "UngatedStream",
+    "UnreservedCall",
     "UnsafeStreamingConfig",
+    "cap_config",
     "check_streaming",
     "current_session",
     "gate_llm",
     "gated",
     "guarded_stream",
     "install",
+    "install_cap",
     "is_block_frame",
     "parse_error_frame",
     "sluicegate_config",

@@ -11,6 +11,7 @@ for _module in ("starlette", "sse_starlette", "pydantic"):
     require_extra(_module, adapter="sluicegate_starlette", framework="Starlette and sse-starlette", extra="server")
 
 from .body import DEFAULT_MAX_BODY_BYTES, ChatRequest, Message  # noqa: E402
+from .budget import capped_sse_endpoint, capped_sse_route  # noqa: E402
 from .client import CLIENT_JS, client_js_route  # noqa: E402
 from .compression import compressing_middleware  # noqa: E402
 from .response import GatedSSEResponse  # noqa: E402
@@ -23,6 +24,8 @@ __all__ = [
     "ChatRequest",
     "GatedSSEResponse",
     "Message",
+    "capped_sse_endpoint",
+    "capped_sse_route",
     "client_js_route",
     "compressing_middleware",
     "gated_sse_endpoint",

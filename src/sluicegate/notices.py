@@ -1,5 +1,5 @@
-"""Fixed, localized texts the reader may see: the refusal, the stop notice, the truncation notice, and the
-refusal of a question declined before retrieval (`declined`).
+"""Fixed, localized texts the reader may see: the refusal, the stop notice, the truncation notice, the
+refusal of a question declined before retrieval (`declined`) and the monthly spend limit (`monthly_limit`).
 
 Why fixed: a notice written by the model would be one more unverified claim. The texts live in
 `data/notices.json` so translators edit data, not code.
@@ -12,7 +12,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Literal
 
-NoticeKind = Literal["refusal", "stopped", "truncated", "declined"]
+NoticeKind = Literal["refusal", "stopped", "truncated", "declined", "monthly_limit"]
 
 
 @lru_cache(maxsize=1)

@@ -1,0 +1,38 @@
+"""Budget: a monthly spend cap that reserves before the model is called, and per-client rate limits.
+
+The cap fails closed (unknown spend is refused); the rate limits fail open (a cache outage must not take the
+site down). State lives in a store: `SQLiteStore(path)` embedded by default, `RedisStore(client)` for several
+instances. Nothing here imports a database client at import time (sqlite3 is the standard library; redis is
+imported only when a `RedisStore` talks to its server).
+"""
+
+from .call import REFUSED_REASON, CallBudget, refused
+from .cap import CapStats, Decision, Reservation, SpendCap, utc_month
+from .clientkey import client_address, client_key
+from .prices import NANO, Price, from_nano
+from .ratelimit import DEGRADED_HEADER, RateDecision, RateLimits
+from .stores import RedisStore, SpendStore, SQLiteStore, StoreUnavailable, Totals
+
+__all__ = [
+    "DEGRADED_HEADER",
+    "NANO",
+    "REFUSED_REASON",
+    "CallBudget",
+    "CapStats",
+    "Decision",
+    "Price",
+    "RateDecision",
+    "RateLimits",
+    "RedisStore",
+    "Reservation",
+    "SQLiteStore",
+    "SpendCap",
+    "SpendStore",
+    "StoreUnavailable",
+    "Totals",
+    "client_address",
+    "client_key",
+    "from_nano",
+    "refused",
+    "utc_month",
+]
