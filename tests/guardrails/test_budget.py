@@ -14,7 +14,7 @@ from sluicegate.budget.bound import prompt_tokens_bound
 from sluicegate.notices import notice
 from sluicegate.testing import pieces_of
 from sluicegate_guardrails.capped import _Reserved
-from tests.support import BAD, BAD_RELEASED, GOOD
+from tests.support import BAD, BAD_SHOWN, GOOD
 
 FILTER = "tests.support.make_stop_filter"
 MESSAGES = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "What does the report cover?"}]
@@ -78,7 +78,7 @@ def test_complete_stream_settles_its_bytes(tmp_path: Path) -> None:
 def test_stopped_stream_settles_what_was_received(tmp_path: Path) -> None:
     model, cap = Model(BAD), budget(tmp_path)
     s = sg.stream(guard(), model, cap=cap, messages=MESSAGES)
-    assert "".join(s) == BAD_RELEASED and s.violation is not None and model.closed
+    assert "".join(s) == BAD_SHOWN and s.violation is not None and model.closed
     assert model.received < len(BAD.encode())
     assert cap.cap.totals().committed == PRICE.cost(PROMPT_BOUND, model.received)
 
@@ -97,7 +97,7 @@ async def test_async_stream_settles_and_async_refusal_calls_nothing(tmp_path: Pa
     s = await sg.astream(
         AsyncGuard().use(sg.StreamGate(filter=FILTER, on_fail="fix")), model.acall, cap=cap, messages=MESSAGES
     )
-    assert "".join([t async for t in s]) == BAD_RELEASED
+    assert "".join([t async for t in s]) == BAD_SHOWN
     assert cap.cap.totals().committed == PRICE.cost(PROMPT_BOUND, model.received)
     other = Model(GOOD)
     refused = await sg.astream(
