@@ -5,6 +5,7 @@ retrieved passage reaches the evidence threshold. Either refusal is a fixed text
 runs them in that order. Every score carries its `ScoreKind`; rank-fusion and raw BM25 scores are refused.
 """
 
+from ..gate.person import SUPPORTED_LANGUAGES
 from .coverage import content_words, keyword_coverage, stopwords
 from .decision import NO_EVIDENCE, NO_RECORDS, Decision, Passage, Record, record_text
 from .embedding import EmbeddingUnavailable, HashingEmbedding, cosine
@@ -14,7 +15,7 @@ from .overview import Overview
 from .patterns import PatternError
 from .preflight import Preflight
 from .retriever import InMemoryRetriever, Retriever, joined_query, merge_follow_up, retrieve_for
-from .rules import GENERIC, SUPPORTED_LANGUAGES, RefusalRules
+from .rules import GENERIC, RefusalRules
 from .scores import UNUSABLE, Score, ScoreKind, UnusableScoreError, score_kind
 
 __all__ = [
