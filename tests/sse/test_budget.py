@@ -98,6 +98,8 @@ def test_admitted_answer_is_settled_at_what_was_generated(tmp_path: Path) -> Non
     assert done["reason"] == "complete"
     generated = done["usage"]["output_tokens"]
     assert generated == len(GROUNDED.encode())
+    # The settle runs as the stream closes, beside the last frame's write: the reader may see `done` first.
+    assert wait_for(lambda: app.cap.cap.totals().reserved == 0)
     totals = app.cap.cap.totals()
     assert totals.reserved == 0 and totals.committed == PRICE.cost(input_bound("grounded"), generated)
 
@@ -167,3 +169,60 @@ def test_limiter_on_real_redis_limits_and_the_cap_still_holds(tmp_path: Path, re
     with serve(app.app) as server:
         first, second = post(server.url, "grounded")[0], post(server.url, "grounded")[0]
     assert (first.status_code, second.status_code) == (200, 429)
+
+
+class _SlowStore:
+    """A real SQLiteStore whose reserve waits (as a locked file or a slow Redis does) until released."""
+
+    def __init__(self, inner: SQLiteStore) -> None:
+        self.inner = inner
+        self.entered = threading.Event()
+        self.release = threading.Event()
+
+    def reserve(self, *args: Any, **kwargs: Any) -> Any:
+        self.entered.set()
+        self.release.wait(10)
+        return self.inner.reserve(*args, **kwargs)
+
+    def settle(self, *args: Any, **kwargs: Any) -> Any:
+        return self.inner.settle(*args, **kwargs)
+
+    def totals(self, *args: Any, **kwargs: Any) -> Any:
+        return self.inner.totals(*args, **kwargs)
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+def test_a_slow_spend_store_does_not_stall_the_server_for_other_readers(tmp_path: Path) -> None:
+    """The cap's store calls are blocking I/O (SQLite busy waits, Redis socket timeouts): run on the event loop
+    they would freeze every other request and stream of the server until the store answers."""
+    from starlette.responses import PlainTextResponse
+    from starlette.routing import Route
+
+    store = _SlowStore(SQLiteStore(tmp_path / "spend.db"))
+    cap = CallBudget(SpendCap(store, "1", {"m": PRICE}), "m", 512)
+
+    def answer(chat: ChatRequest, request: Request) -> Answer:
+        return Answer(ScriptedProvider.of(GROUNDED, 6).stream(), gate())
+
+    app = Starlette(
+        routes=[
+            capped_sse_route("/chat", answer, cap=cap, prompt_of=prompt_of, ping_interval=0.3),
+            Route("/ping", lambda request: PlainTextResponse("pong")),
+        ]
+    )
+    results: list[Any] = []
+    with serve(app) as server:
+        waiting = threading.Thread(target=lambda: results.append(post(server.url, "grounded")[0]))
+        waiting.start()
+        try:
+            assert store.entered.wait(5)
+            # The loop must still serve others while a reservation waits on its store (released at most
+            # 10 s later either way, so a blocked loop fails this read's timeout instead of hanging).
+            pong = httpx.get(f"{server.url}/ping", timeout=5)
+        finally:
+            store.release.set()
+            waiting.join(10)
+    assert pong.text == "pong"
+    assert results and results[0].status_code == 200
