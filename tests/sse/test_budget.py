@@ -23,7 +23,7 @@ from sluicegate.notices import notice
 from sluicegate.scripted import ScriptedProvider
 from sluicegate.sse import SSEEvent, SSEParser
 from sluicegate_starlette import Answer, ChatRequest, capped_sse_route
-from tests.budget.helpers import redis_client
+from tests.budget.helpers import SlowStore, redis_client
 from tests.services.ports import free_port
 from tests.services.uvicorn_server import UvicornServer
 
@@ -171,36 +171,13 @@ def test_limiter_on_real_redis_limits_and_the_cap_still_holds(tmp_path: Path, re
     assert (first.status_code, second.status_code) == (200, 429)
 
 
-class _SlowStore:
-    """A real SQLiteStore whose reserve waits (as a locked file or a slow Redis does) until released."""
-
-    def __init__(self, inner: SQLiteStore) -> None:
-        self.inner = inner
-        self.entered = threading.Event()
-        self.release = threading.Event()
-
-    def reserve(self, *args: Any, **kwargs: Any) -> Any:
-        self.entered.set()
-        self.release.wait(10)
-        return self.inner.reserve(*args, **kwargs)
-
-    def settle(self, *args: Any, **kwargs: Any) -> Any:
-        return self.inner.settle(*args, **kwargs)
-
-    def totals(self, *args: Any, **kwargs: Any) -> Any:
-        return self.inner.totals(*args, **kwargs)
-
-    def close(self) -> None:
-        self.inner.close()
-
-
 def test_a_slow_spend_store_does_not_stall_the_server_for_other_readers(tmp_path: Path) -> None:
     """The cap's store calls are blocking I/O (SQLite busy waits, Redis socket timeouts): run on the event loop
     they would freeze every other request and stream of the server until the store answers."""
     from starlette.responses import PlainTextResponse
     from starlette.routing import Route
 
-    store = _SlowStore(SQLiteStore(tmp_path / "spend.db"))
+    store = SlowStore(SQLiteStore(tmp_path / "spend.db"))
     cap = CallBudget(SpendCap(store, "1", {"m": PRICE}), "m", 512)
 
     def answer(chat: ChatRequest, request: Request) -> Answer:
