@@ -156,11 +156,9 @@ class SourceGate(_SourceGate):
         runs = _ModelRuns()
         child, handler = self._metered(config, run_manager, runs)
         try:
-            gated = self._arun(self.bound.astream(prompt_input, child), filt, config)
-            async with aclosing(gated) as chunks:
+            async with aclosing(self._astream_model(prompt_input, filt, config, child, runs)) as chunks:
                 async for chunk in chunks:
                     yield chunk
-        finally:
-            await runs.closed(self.close_wait)  # the model run's record exists only once it has closed
+        finally:  # the model run has closed by now (`_astream_model` waits for it): its record is complete
             # off the loop (blocking store I/O), and shielded: a cancelled reader must not cancel the settle
             await asyncio.shield(asyncio.to_thread(self.cap.settle, reservation, _usage(handler)))
