@@ -38,6 +38,7 @@ log = logging.getLogger("sluicegate.starlette")
 
 PromptOf = Callable[[Any, Request], Any]
 RESERVATION_STATE = "sluicegate_reservation"  # request.state attribute holding the request's Reservation
+PUBLIC_REFUSAL_REASON = "monthly_limit"  # the guard frame's reason for any cap refusal (full, or store down)
 RATE_LIMITED = "Too many requests from this address. Please wait a moment before asking again."
 
 
@@ -60,7 +61,9 @@ def refused_response(reservation: Reservation) -> Response:
     """The cap said no: the notice as a `guard` frame, then `done` refused with zero usage (nothing ran)."""
     outcome = refused(reservation)
     usage = asdict(outcome.usage) if outcome.usage is not None else None
-    frames = encode_event("guard", {"reasons": [reservation.decision.reason], "notice": reservation.notice})
+    # One public reason for both refusals: whether the cap is full or its store is down stays server-side
+    # (outcome.violations, the cap's counters and log), as every violation does.
+    frames = encode_event("guard", {"reasons": [PUBLIC_REFUSAL_REASON], "notice": reservation.notice})
     frames += encode_event("done", {"reason": outcome.reason, "usage": usage})
     return Response(frames, media_type="text/event-stream", headers=dict(SSE_HEADERS))
 

@@ -203,3 +203,21 @@ def test_a_slow_spend_store_does_not_stall_the_server_for_other_readers(tmp_path
             waiting.join(10)
     assert pong.text == "pong"
     assert results and results[0].status_code == 200
+
+
+def test_a_store_outage_refuses_with_the_same_frames_as_a_full_cap(tmp_path: Path) -> None:
+    """Why the cap refused is server-side (call.refused: violations are never shown): a reader must not learn
+    that the spend store is down, only that the monthly limit is reached."""
+    cap = CallBudget(SpendCap(SQLiteStore(tmp_path / "missing-dir" / "spend.db"), "1", {"m": PRICE}), "m", 512)
+    opened: list[int] = []
+
+    def answer(chat: ChatRequest, request: Request) -> Answer:
+        opened.append(1)
+        return Answer(ScriptedProvider.of(GROUNDED, 6).stream(), gate())
+
+    app = Starlette(routes=[capped_sse_route("/chat", answer, cap=cap, prompt_of=prompt_of, ping_interval=0.3)])
+    with serve(app) as server:
+        r, events, _ = post(server.url, "grounded")
+    assert r.status_code == 200 and [e.event for e in events] == ["guard", "done"]
+    assert json.loads(events[0].data) == {"reasons": ["monthly_limit"], "notice": notice("en", "monthly_limit")}
+    assert opened == [] and cap.cap.stats.refused_store == 1
