@@ -11,6 +11,7 @@ however it ends: complete, stopped, closed by the reader, failed.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from typing import Any
 
@@ -71,6 +72,11 @@ class _Reserved:
             usage = outcome.usage if self.calls else NOTHING  # never called: nothing was spent
             self.budget.settle(self.reservation, usage)
 
+    async def asettle(self, outcome: Outcome) -> None:
+        """`settle` off the event loop (blocking store I/O), shielded: a cancelled reader must not cancel it."""
+        if not self.settled:
+            await asyncio.shield(asyncio.to_thread(self.settle, outcome))
+
 
 class CappedStream(GuardedStream):
     """A `GuardedStream` that settles its reservation when iteration ends."""
@@ -96,7 +102,7 @@ class CappedStream(GuardedStream):
                 yield text
         finally:
             await inner.aclose()  # type: ignore[attr-defined]
-            self.reserved.settle(self.outcome)
+            await self.reserved.asettle(self.outcome)
 
 
 def _prompt(kwargs: Mapping[str, Any]) -> Any:
@@ -150,13 +156,13 @@ async def astream(
         plain: GuardedStream = await _astream(guard, llm_api, metadata=metadata, **kwargs)
         return plain
     budget = _budget(cap)
-    reservation = budget.reserve(_prompt(kwargs))
+    reservation = await asyncio.to_thread(budget.reserve, _prompt(kwargs))  # blocking store I/O: off the loop
     if not reservation.admitted:
         return RefusedStream(reservation)
     reserved = _Reserved(budget, reservation, llm_api)
     try:
         inner = await _astream(guard, reserved, metadata=metadata, **kwargs)
     except BaseException:
-        reserved.settle(Outcome())
+        await reserved.asettle(Outcome())
         raise
     return CappedStream(inner.state, inner._outcomes, reserved)

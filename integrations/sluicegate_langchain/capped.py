@@ -13,6 +13,7 @@ merged into the base class later without changing user code.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncGenerator, AsyncIterator, Iterator, Mapping
 from contextlib import aclosing
 from typing import Any, cast
@@ -110,7 +111,7 @@ class SourceGate(_SourceGate):
     async def _areserve(self, prompt_input: Mapping[str, Any]) -> Reservation:
         assert self.cap is not None
         prompt = _messages(await self._head.ainvoke(prompt_input)) if self._head is not None else prompt_input
-        return self.cap.reserve(prompt)
+        return await asyncio.to_thread(self.cap.reserve, prompt)  # blocking store I/O: off the event loop
 
     def _refuse(self, reservation: Reservation) -> str:
         self._finish(refused(reservation))
@@ -155,10 +156,9 @@ class SourceGate(_SourceGate):
         runs = _ModelRuns()
         child, handler = self._metered(config, run_manager, runs)
         try:
-            gated = self._arun(self.bound.astream(prompt_input, child), filt, config)
-            async with aclosing(gated) as chunks:
+            async with aclosing(self._astream_model(prompt_input, filt, config, child, runs)) as chunks:
                 async for chunk in chunks:
                     yield chunk
-        finally:
-            await runs.closed(self.close_wait)  # the model run's record exists only once it has closed
-            self.cap.settle(reservation, _usage(handler))
+        finally:  # the model run has closed by now (`_astream_model` waits for it): its record is complete
+            # off the loop (blocking store I/O), and shielded: a cancelled reader must not cancel the settle
+            await asyncio.shield(asyncio.to_thread(self.cap.settle, reservation, _usage(handler)))

@@ -275,9 +275,23 @@ class SourceGate(_Gating, Runnable[Mapping[str, Any], str]):
     ) -> AsyncIterator[str]:
         prompt_input, filt = self._prepare(await inputs.__anext__())
         runs = _ModelRuns()
-        upstream = self.bound.astream(prompt_input, self._child_config(config, run_manager, runs))
+        child = self._child_config(config, run_manager, runs)
+        async with aclosing(self._astream_model(prompt_input, filt, config, child, runs)) as chunks:
+            async for chunk in chunks:
+                yield chunk
+
+    async def _astream_model(
+        self,
+        prompt_input: Mapping[str, Any],
+        filt: StreamFilter,
+        config: RunnableConfig,
+        child: RunnableConfig,
+        runs: _ModelRuns,
+    ) -> AsyncGenerator[str, None]:
+        """The gated model stream; it ends only once the model run has closed (see the class doc), so what
+        the run's handlers record (usage) is there when the caller's loop ends."""
         try:
-            async with aclosing(self._arun(upstream, filt, config)) as chunks:
+            async with aclosing(self._arun(self.bound.astream(prompt_input, child), filt, config)) as chunks:
                 async for chunk in chunks:
                     yield chunk
         finally:

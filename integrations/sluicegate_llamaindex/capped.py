@@ -14,6 +14,7 @@ This class extends `synthesizer.GatedSynthesizer` (same name; `cap=None` behaves
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Generator, Iterator, Sequence
 from typing import Any
 
@@ -45,7 +46,8 @@ async def _asettling(gen: AsyncIterator[str], settle: Callable[[], None]) -> Asy
         aclose = getattr(gen, "aclose", None)
         if callable(aclose):
             await aclose()
-        settle()
+        # off the loop (blocking store I/O), and shielded: a cancelled reader must not cancel the settle
+        await asyncio.shield(asyncio.to_thread(settle))
 
 
 def _one(text: str) -> Generator[str, None, None]:
@@ -125,12 +127,13 @@ class GatedSynthesizer(_GatedSynthesizer):
         if self._cap is None:
             return await super().aget_response(query_str, text_chunks, **response_kwargs)
         labelled, filt, outcome = self._prepare(query_str, text_chunks, response_kwargs)
-        reservation = self._cap.reserve(self.prompt_bound_text(query_str, labelled))
+        prompt = self.prompt_bound_text(query_str, labelled)
+        reservation = await asyncio.to_thread(self._cap.reserve, prompt)  # blocking store I/O: off the loop
         if not reservation.admitted:
             return self._over_cap(reservation, outcome, is_async=True)
         try:
             result = await self._inner.aget_response(query_str, labelled, **response_kwargs)
         except BaseException:
-            self._cap.settle(reservation, None)
+            await asyncio.shield(asyncio.to_thread(self._cap.settle, reservation, None))
             raise
         return self._settled(self._gate(result, filt, outcome), reservation, outcome)

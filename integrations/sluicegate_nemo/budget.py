@@ -15,6 +15,7 @@ Settled from the session's meter when the stream ends, however it ends (complete
 
 from __future__ import annotations
 
+import asyncio
 import json
 import weakref
 from collections.abc import AsyncIterable, AsyncIterator
@@ -102,7 +103,7 @@ def install_cap(rails: LLMRails, cap: CallBudget, *, prompt_allowance_tokens: in
         if entry is None:  # not started by guarded_stream: nothing to settle it later, so no call (fail closed)
             return CapResult(False, notice(cap.language or cap.cap.language, "monthly_limit"))
         prompt = [*entry.messages, "x" * prompt_allowance_tokens]
-        entry.reservation = entry.budget.reserve(prompt)
+        entry.reservation = await asyncio.to_thread(entry.budget.reserve, prompt)  # blocking store I/O: off the loop
         return CapResult(entry.reservation.admitted, entry.reservation.notice or "")
 
     rails.register_action(reserve, name=CAP_ACTION_NAME)
@@ -173,20 +174,22 @@ class CappedStream:
             aclose = getattr(self._app_generator, "aclose", None)
             if callable(aclose):
                 await aclose()
-            self._settle()
+            await self._settle()
 
     async def aclose(self) -> None:
         if self.inner is not None:
             await self.inner.aclose()
-        self._settle()
+        await self._settle()
 
-    def _settle(self) -> None:
+    async def _settle(self) -> None:
+        """Once; off the loop (blocking store I/O), and shielded: a cancelled reader must not cancel it."""
         entry, reservation = self.entry, self.entry.reservation
         if entry.settled or self.inner is None or reservation is None or not reservation.admitted:
             return  # refused (nothing held), or refused before NeMo started
         entry.settled = True
         never_called = not entry.app_owned and entry.calls == 0
-        entry.budget.settle(reservation, NOTHING if never_called else self.inner.session.meter.usage)
+        usage = NOTHING if never_called else self.inner.session.meter.usage
+        await asyncio.shield(asyncio.to_thread(entry.budget.settle, reservation, usage))
 
 
 def guarded_stream(

@@ -21,6 +21,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import asdict
 from typing import Any
 
+import anyio
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
@@ -36,6 +38,7 @@ log = logging.getLogger("sluicegate.starlette")
 
 PromptOf = Callable[[Any, Request], Any]
 RESERVATION_STATE = "sluicegate_reservation"  # request.state attribute holding the request's Reservation
+PUBLIC_REFUSAL_REASON = "monthly_limit"  # the guard frame's reason for any cap refusal (full, or store down)
 RATE_LIMITED = "Too many requests from this address. Please wait a moment before asking again."
 
 
@@ -58,7 +61,9 @@ def refused_response(reservation: Reservation) -> Response:
     """The cap said no: the notice as a `guard` frame, then `done` refused with zero usage (nothing ran)."""
     outcome = refused(reservation)
     usage = asdict(outcome.usage) if outcome.usage is not None else None
-    frames = encode_event("guard", {"reasons": [reservation.decision.reason], "notice": reservation.notice})
+    # One public reason for both refusals: whether the cap is full or its store is down stays server-side
+    # (outcome.violations, the cap's counters and log), as every violation does.
+    frames = encode_event("guard", {"reasons": [PUBLIC_REFUSAL_REASON], "notice": reservation.notice})
     frames += encode_event("done", {"reason": outcome.reason, "usage": usage})
     return Response(frames, media_type="text/event-stream", headers=dict(SSE_HEADERS))
 
@@ -93,7 +98,10 @@ def capped_sse_endpoint(
                 return early
         if cap is None or prompt_of is None:
             return None
-        reservation = cap.reserve(prompt_of(chat, request), language=notice_language(chat))
+        # The store calls are blocking I/O (a busy SQLite file, a Redis socket timeout): in the threadpool, a slow
+        # store delays this request only, never every other stream of the server's event loop.
+        prompt = prompt_of(chat, request)
+        reservation = await run_in_threadpool(cap.reserve, prompt, language=notice_language(chat))
         setattr(request.state, RESERVATION_STATE, reservation)
         return None if reservation.admitted else refused_response(reservation)
 
@@ -104,12 +112,13 @@ def capped_sse_endpoint(
         finally:
             reservation = getattr(request.state, RESERVATION_STATE, None)
             if cap is not None and reservation is not None:
-                cap.settle(reservation, outcome.usage)  # never raises; idempotent
+                with anyio.CancelScope(shield=True):  # a server shutting down must not cut the settle off
+                    await run_in_threadpool(cap.settle, reservation, outcome.usage)  # never raises; idempotent
 
     inner = gated_sse_endpoint(answer, before_upstream=before, on_done=done, **options)
 
     async def endpoint(request: Request) -> Response:
-        decision = limits.hit_asgi(request.scope) if limits is not None else None
+        decision = await run_in_threadpool(limits.hit_asgi, request.scope) if limits is not None else None
         if decision is not None and not decision.allowed:
             return rate_limited_response(decision)
         response = await inner(request)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from sluicegate.budget import Price, RedisStore, SpendStore, SQLiteStore
@@ -33,3 +34,29 @@ class Clock:
 
     def __call__(self) -> float:
         return self.now
+
+
+class SlowStore:
+    """A real store whose `reserve` waits (as a locked SQLite file or a slow Redis does) until `release` is set,
+    at most `wait` seconds; `released` records whether it was released or gave up waiting."""
+
+    def __init__(self, inner: SpendStore, wait: float = 10.0) -> None:
+        self.inner = inner
+        self.wait = wait
+        self.entered = threading.Event()
+        self.release = threading.Event()
+        self.released: list[bool] = []
+
+    def reserve(self, *args: Any, **kwargs: Any) -> Any:
+        self.entered.set()
+        self.released.append(self.release.wait(self.wait))
+        return self.inner.reserve(*args, **kwargs)
+
+    def settle(self, *args: Any, **kwargs: Any) -> Any:
+        return self.inner.settle(*args, **kwargs)
+
+    def totals(self, *args: Any, **kwargs: Any) -> Any:
+        return self.inner.totals(*args, **kwargs)
+
+    def close(self) -> None:
+        self.inner.close()

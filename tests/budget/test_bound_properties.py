@@ -46,3 +46,16 @@ def test_a_call_within_its_output_cap_never_settles_above_its_reservation(
     _, size = prompt_tokens_bound(messages)
     usage = Usage(out, size if reported_input else None, "provider", 0, 0, 0)
     assert r.amount == amount and cap.cost(r, usage) <= amount
+
+
+def test_one_message_mapping_is_bounded_as_that_message_not_as_its_keys() -> None:
+    """`reserve({"role": "user", "content": ...})` is a natural call; iterating the dict counted only the key
+    names ("role", "content"), so a 10 000-byte prompt reserved 35 tokens and the cap could be overrun."""
+    message = {"role": "user", "content": "x" * 10_000}
+    assert prompt_tokens_bound(message) == prompt_tokens_bound([message])
+    assert prompt_tokens_bound(message)[1] == 10_000
+
+
+def test_a_prompt_that_is_neither_text_nor_messages_is_a_clear_error() -> None:
+    with pytest.raises(TypeError):
+        prompt_tokens_bound(12345)

@@ -281,3 +281,15 @@ def test_phrase_gap_prefix_anchor_and_alternatives() -> None:
     assert compile_entry("^écris", "fr").search("  écris un poème")
     assert compile_entry("tu-peux|vous-pouvez traduire", "fr").search("vous pouvez traduire")
     assert compile_entry("翻译 成", "zh").search("把这段话翻译成英文")
+
+
+def test_a_user_regex_written_with_capitals_or_a_curly_apostrophe_still_matches() -> None:
+    """Questions are case-folded and their apostrophes made straight before matching; a user's regex written
+    as people write ("What are Ada’s rates", "Hourly rate") must not silently never match (fail open)."""
+    rules = RefusalRules(
+        entries={"fees": {"en": ["What are Ada’s rates", r"\bHourly rate\b"], "fa": ["re:Ada"]}}, also=()
+    )
+    assert rules.check("what are Ada's rates?", language="en").category == "fees"
+    assert rules.check("Your HOURLY rate?", language="en").category == "fees"
+    assert rules.check("ADA کجاست؟", language="fa").category == "fees"
+    assert rules.check("What are her projects?", language="en").category is None

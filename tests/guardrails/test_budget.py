@@ -14,6 +14,7 @@ from sluicegate.budget.bound import prompt_tokens_bound
 from sluicegate.notices import notice
 from sluicegate.testing import pieces_of
 from sluicegate_guardrails.capped import _Reserved
+from tests.budget.helpers import SlowStore
 from tests.support import BAD, BAD_SHOWN, GOOD
 
 FILTER = "tests.support.make_stop_filter"
@@ -107,6 +108,26 @@ async def test_async_stream_settles_and_async_refusal_calls_nothing(tmp_path: Pa
         messages=MESSAGES,
     )
     assert [t async for t in refused] == [notice("fa", "monthly_limit")] and other.produced == []
+
+
+async def test_async_reserve_does_not_block_the_event_loop(tmp_path: Path) -> None:
+    """The store's calls are blocking I/O: on the loop, one slow reserve would freeze every other coroutine."""
+    store = SlowStore(SQLiteStore(tmp_path / "s.sqlite3"), wait=5.0)
+    cap = CallBudget(SpendCap(store, "1", {"m": PRICE}), "m", 256)
+    model = Model(GOOD)
+
+    async def releaser() -> None:
+        await asyncio.to_thread(store.entered.wait, 5)
+        store.release.set()  # runs only if the loop is free while reserve waits
+
+    helper = asyncio.ensure_future(releaser())
+    s = await sg.astream(
+        AsyncGuard().use(sg.StreamGate(filter=FILTER, on_fail="fix")), model.acall, cap=cap, messages=MESSAGES
+    )
+    got = "".join([t async for t in s])
+    await helper
+    assert store.released == [True]
+    assert got == GOOD and cap.cap.totals().reserved == 0
 
 
 def test_an_unreserved_model_call_fails_closed(tmp_path: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ from sluicegate.budget.bound import MESSAGE_OVERHEAD_TOKENS
 from sluicegate.notices import notice
 from sluicegate.testing import pieces_of
 from sluicegate_langchain import SourceGate, UsageCallbackHandler
+from tests.budget.helpers import SlowStore
 from tests.support import toy_factory
 
 PROMPT = ChatPromptTemplate.from_messages(
@@ -101,6 +103,24 @@ async def test_async_refusal_never_calls_the_model(tmp_path: Path) -> None:
     model = ScriptedChatModel(pieces=pieces_of(GOOD, 4))
     got = answer([c async for c in chain(model, budget(tmp_path, monthly="0")).astream(INPUT)])
     assert got == notice("en", "monthly_limit") and model.record.prompts == []
+
+
+async def test_async_reserve_does_not_block_the_event_loop(tmp_path: Path) -> None:
+    """The store's calls are blocking I/O (a busy SQLite file, a Redis timeout): on the loop, one slow reserve
+    would freeze every other coroutine of the app. Here a coroutine on the same loop must run meanwhile."""
+    store = SlowStore(SQLiteStore(tmp_path / "spend.sqlite3"), wait=5.0)
+    cap = CallBudget(SpendCap(store, "1", {"m": PRICE}), "m", 400)
+    model = ScriptedChatModel(pieces=pieces_of(GOOD, 4), usage="none")
+
+    async def releaser() -> None:
+        await asyncio.to_thread(store.entered.wait, 5)
+        store.release.set()  # runs only if the loop is free while reserve waits
+
+    helper = asyncio.ensure_future(releaser())
+    got = answer([c async for c in chain(model, cap).astream(INPUT)])
+    await helper
+    assert store.released == [True]
+    assert got == GOOD and cap.cap.totals().reserved == 0
 
 
 class CappedFieldModel(ScriptedChatModel):

@@ -3,6 +3,7 @@ scripted."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from li_fakes import PROMPT_TOKENS, ScriptedLLM, make_index
@@ -13,6 +14,7 @@ from sluicegate.budget.bound import MESSAGE_OVERHEAD_TOKENS
 from sluicegate.notices import notice
 from sluicegate.testing import pieces_of
 from sluicegate_llamaindex import GATED_QA_TEMPLATE, GatedSynthesizer
+from tests.budget.helpers import SlowStore
 from tests.support import toy_factory
 
 INDEX = make_index()
@@ -99,6 +101,24 @@ async def test_async_refusal(tmp_path: Path) -> None:
     response = await engine(llm, budget(tmp_path, monthly="0")).aquery(QUESTION)
     assert "".join([t async for t in response.async_response_gen()]) == notice("en", "monthly_limit")
     assert llm.record.prompts == []
+
+
+async def test_async_reserve_does_not_block_the_event_loop(tmp_path: Path) -> None:
+    """The store's calls are blocking I/O: on the loop, one slow reserve would freeze every other coroutine."""
+    store = SlowStore(SQLiteStore(tmp_path / "spend.sqlite3"), wait=5.0)
+    cap = CallBudget(SpendCap(store, "1", {"scripted": PRICE}), "scripted", 64)
+    llm = ScriptedLLM(pieces=pieces_of(GOOD, 3), usage="none")
+
+    async def releaser() -> None:
+        await asyncio.to_thread(store.entered.wait, 5)
+        store.release.set()  # runs only if the loop is free while reserve waits
+
+    helper = asyncio.ensure_future(releaser())
+    response = await engine(llm, cap).aquery(QUESTION)
+    shown = "".join([t async for t in response.async_response_gen()])
+    await helper
+    assert store.released == [True]
+    assert shown == GOOD and cap.cap.totals().reserved == 0
 
 
 def test_non_streaming_settles_at_once(tmp_path: Path) -> None:

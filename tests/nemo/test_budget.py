@@ -5,6 +5,7 @@ Real LLMRails (Colang 1.0) and a real SQLite store; only the model is scripted.
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ import sluicegate_nemo as sn
 from sluicegate.budget import CallBudget, Price, SpendCap, SQLiteStore
 from sluicegate.budget.bound import prompt_tokens_bound
 from sluicegate.notices import notice
+from tests.budget.helpers import SlowStore
 from tests.nemo.scripted import ScriptedModel, agen
 from tests.support import BAD, BAD_RELEASED, GOOD, make_stop_filter
 
@@ -56,6 +58,23 @@ async def test_refused_by_the_input_rail_no_model_call_and_the_notice(tmp_path: 
     chunks = [c async for c in sn.guarded_stream(capped_rails(model, cap), messages=MESSAGES)]
     assert chunks == [notice("hi", "monthly_limit")] and model.prompts == [] and model.pulled == 0
     assert cap.cap.stats.refused_limit == 1 and committed(cap) == 0
+
+
+async def test_the_input_rail_reserve_does_not_block_the_event_loop(tmp_path: Path) -> None:
+    """The store's calls are blocking I/O: run on NeMo's loop, one slow reserve would freeze the whole app."""
+    store = SlowStore(SQLiteStore(tmp_path / "s.db"), wait=5.0)
+    cap = CallBudget(SpendCap(store, "1", {"scripted": PRICE}), "scripted", 256)
+    model = PromptRecorder(PIECES)
+
+    async def releaser() -> None:
+        await asyncio.to_thread(store.entered.wait, 5)
+        store.release.set()  # runs only if the loop is free while reserve waits
+
+    helper = asyncio.ensure_future(releaser())
+    got = "".join([c async for c in sn.guarded_stream(capped_rails(model, cap), messages=MESSAGES)])
+    await helper
+    assert store.released == [True]
+    assert got == GOOD and cap.cap.totals().reserved == 0
 
 
 async def test_admitted_streams_and_settles_the_bytes_received(tmp_path: Path) -> None:

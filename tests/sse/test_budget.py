@@ -23,7 +23,7 @@ from sluicegate.notices import notice
 from sluicegate.scripted import ScriptedProvider
 from sluicegate.sse import SSEEvent, SSEParser
 from sluicegate_starlette import Answer, ChatRequest, capped_sse_route
-from tests.budget.helpers import redis_client
+from tests.budget.helpers import SlowStore, redis_client
 from tests.services.ports import free_port
 from tests.services.uvicorn_server import UvicornServer
 
@@ -98,6 +98,8 @@ def test_admitted_answer_is_settled_at_what_was_generated(tmp_path: Path) -> Non
     assert done["reason"] == "complete"
     generated = done["usage"]["output_tokens"]
     assert generated == len(GROUNDED.encode())
+    # The settle runs as the stream closes, beside the last frame's write: the reader may see `done` first.
+    assert wait_for(lambda: app.cap.cap.totals().reserved == 0)
     totals = app.cap.cap.totals()
     assert totals.reserved == 0 and totals.committed == PRICE.cost(input_bound("grounded"), generated)
 
@@ -167,3 +169,55 @@ def test_limiter_on_real_redis_limits_and_the_cap_still_holds(tmp_path: Path, re
     with serve(app.app) as server:
         first, second = post(server.url, "grounded")[0], post(server.url, "grounded")[0]
     assert (first.status_code, second.status_code) == (200, 429)
+
+
+def test_a_slow_spend_store_does_not_stall_the_server_for_other_readers(tmp_path: Path) -> None:
+    """The cap's store calls are blocking I/O (SQLite busy waits, Redis socket timeouts): run on the event loop
+    they would freeze every other request and stream of the server until the store answers."""
+    from starlette.responses import PlainTextResponse
+    from starlette.routing import Route
+
+    store = SlowStore(SQLiteStore(tmp_path / "spend.db"))
+    cap = CallBudget(SpendCap(store, "1", {"m": PRICE}), "m", 512)
+
+    def answer(chat: ChatRequest, request: Request) -> Answer:
+        return Answer(ScriptedProvider.of(GROUNDED, 6).stream(), gate())
+
+    app = Starlette(
+        routes=[
+            capped_sse_route("/chat", answer, cap=cap, prompt_of=prompt_of, ping_interval=0.3),
+            Route("/ping", lambda request: PlainTextResponse("pong")),
+        ]
+    )
+    results: list[Any] = []
+    with serve(app) as server:
+        waiting = threading.Thread(target=lambda: results.append(post(server.url, "grounded")[0]))
+        waiting.start()
+        try:
+            assert store.entered.wait(5)
+            # The loop must still serve others while a reservation waits on its store (released at most
+            # 10 s later either way, so a blocked loop fails this read's timeout instead of hanging).
+            pong = httpx.get(f"{server.url}/ping", timeout=5)
+        finally:
+            store.release.set()
+            waiting.join(10)
+    assert pong.text == "pong"
+    assert results and results[0].status_code == 200
+
+
+def test_a_store_outage_refuses_with_the_same_frames_as_a_full_cap(tmp_path: Path) -> None:
+    """Why the cap refused is server-side (call.refused: violations are never shown): a reader must not learn
+    that the spend store is down, only that the monthly limit is reached."""
+    cap = CallBudget(SpendCap(SQLiteStore(tmp_path / "missing-dir" / "spend.db"), "1", {"m": PRICE}), "m", 512)
+    opened: list[int] = []
+
+    def answer(chat: ChatRequest, request: Request) -> Answer:
+        opened.append(1)
+        return Answer(ScriptedProvider.of(GROUNDED, 6).stream(), gate())
+
+    app = Starlette(routes=[capped_sse_route("/chat", answer, cap=cap, prompt_of=prompt_of, ping_interval=0.3)])
+    with serve(app) as server:
+        r, events, _ = post(server.url, "grounded")
+    assert r.status_code == 200 and [e.event for e in events] == ["guard", "done"]
+    assert json.loads(events[0].data) == {"reasons": ["monthly_limit"], "notice": notice("en", "monthly_limit")}
+    assert opened == [] and cap.cap.stats.refused_store == 1

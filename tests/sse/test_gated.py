@@ -207,3 +207,18 @@ def test_frames_are_chunk_invariant(text: str, cuts: list[int]) -> None:
 async def aiter_of(items: list[str]) -> AsyncIterator[str]:
     for item in items:
         yield item
+
+
+async def test_an_async_on_closed_hook_that_awaits_runs_to_its_end_on_a_complete_stream() -> None:
+    """`on_closed` is where a spend cap is settled or usage written: an async hook awaits real I/O (a thread, a
+    socket), and the writer must not cancel it once the stream has ended normally."""
+    finished: list[str] = []
+
+    async def on_closed(outcome: Outcome) -> None:
+        await asyncio.to_thread(lambda: None)  # any real await: a settle in a worker thread
+        await asyncio.sleep(0)
+        finished.append(outcome.reason or "")
+
+    frames, out = await run(ScriptedProvider.of(GROUNDED, 5), on_closed=on_closed)
+    assert parse_frames(frames)[-1].event == "done" and out.reason == "complete"
+    assert finished == ["complete"]

@@ -62,10 +62,11 @@ def _message_bytes(message: Any) -> tuple[int, str]:
 def prompt_tokens_bound(prompt: Any, *, overhead: int = MESSAGE_OVERHEAD_TOKENS) -> tuple[int, int]:
     """(upper bound of input tokens, UTF-8 bytes of the text) for a str or a sequence of messages.
 
-    A bare string is one message; so is each element of a sequence (str, `{"role", "content"}` dict, or a
-    framework message object with `.content`).
+    A bare string is one message, as is a single `{"role", "content"}` mapping; so is each element of a
+    sequence (str, `{"role", "content"}` dict, or a framework message object with `.content`).
     """
-    messages = [prompt] if isinstance(prompt, str) else list(prompt)
+    # One mapping is one message: iterated, it would count its key names, not its content (an under-count).
+    messages = [prompt] if isinstance(prompt, (str, Mapping)) else list(prompt)
     total_bytes = 0
     bound = overhead  # the reply primer
     for message in messages:

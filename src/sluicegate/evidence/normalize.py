@@ -14,7 +14,7 @@ import regex
 
 from ..gate.normalize import normalize
 
-_APOSTROPHES = str.maketrans({"\u2019": "'", "\u02bc": "'", "\u2018": "'", "\uff07": "'"})
+APOSTROPHES = str.maketrans({"\u2019": "'", "\u02bc": "'", "\u2018": "'", "\uff07": "'"})
 _SPACES = regex.compile(r"\s+")
 _WORD = regex.compile(r"[\p{L}\p{M}\p{Nd}]+")
 _HAN = regex.compile(r"\p{Han}")
@@ -22,7 +22,7 @@ _HAN = regex.compile(r"\p{Han}")
 
 def normalize_question(text: str) -> str:
     """The comparison form of a question (or passage, pattern, stopword): normalized, case-folded, one space."""
-    return _SPACES.sub(" ", normalize(text).casefold().translate(_APOSTROPHES)).strip()
+    return _SPACES.sub(" ", normalize(text).casefold().translate(APOSTROPHES)).strip()
 
 
 def words(normalized: str) -> list[str]:

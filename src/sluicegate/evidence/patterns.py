@@ -27,7 +27,7 @@ from pathlib import Path
 import regex
 
 from ..gate.normalize import normalize
-from .normalize import has_han, normalize_question
+from .normalize import APOSTROPHES, has_han, normalize_question
 
 REGEX_LANGUAGES: frozenset[str] = frozenset({"en", "fa"})
 ZWNJ = "\u200c"
@@ -71,8 +71,9 @@ def compile_entry(entry: str, language: str, *, origin: str = "") -> regex.Patte
 def _compile_regex(source: str, language: str) -> regex.Pattern[str]:
     if language == "fa":
         source = source.replace(ZWNJ, " ?")
-    # Letter forms and digits as the question has them; no case folding (it would turn \S into \s).
-    return regex.compile(normalize(source))
+    # Letter forms, digits and apostrophes as the question has them. Not case-folded (that would turn \S into
+    # \s): matched case-insensitively instead, so "Hourly rate" still matches the folded "hourly rate".
+    return regex.compile(normalize(source).translate(APOSTROPHES), regex.IGNORECASE | regex.FULLCASE)
 
 
 def _phrase(entry: str, language: str) -> str:

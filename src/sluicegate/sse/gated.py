@@ -140,6 +140,7 @@ async def gated_events(
     )
     queue: asyncio.Queue[Step | _End] = asyncio.Queue(maxsize=QUEUE_STEPS)
     pump = asyncio.ensure_future(_pump(steps, queue, out, on_closed))
+    ended = False  # the pump sent its end: it is closing the upstream and running on_closed, not to be cut short
     try:
         while True:
             try:
@@ -150,6 +151,7 @@ async def gated_events(
                 yield PING
                 continue
             if isinstance(item, _End):
+                ended = True
                 if item.error is not None:
                     code = "upstream_error" if out.reason == "truncated" else "filter_error"
                     log.warning("gated stream failed after the first byte: %s (%s)", code, type(item.error).__name__)
@@ -158,7 +160,7 @@ async def gated_events(
             for frame in _frames(item, out):
                 yield frame
     finally:
-        if not pump.done():
+        if not ended and not pump.done():
             pump.cancel()  # the driver ends `cancelled` and closes the upstream, in the pump task
         await asyncio.wait({pump})
     yield done_frame(out)
