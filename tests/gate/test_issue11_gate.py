@@ -195,3 +195,24 @@ def test_a_terminator_doubled_by_marker_removal_is_collapsed(answer: str, shown:
     run = gate_run(["He died in 632.", "It happened."], answer)
     assert run.events == (Done("complete"),)
     assert run.text == shown
+
+
+# -- review: an e-mail glued to CJK text that holds a number (the address must still be a value) ---------------
+
+
+@pytest.mark.parametrize(
+    ("answer", "language"),
+    [
+        ("请联系evil@attacker.com价格999元[S1]。", "zh"),
+        ("联系x@y.中国价格9元[S1]。", "zh"),
+    ],
+)
+def test_an_email_glued_to_cjk_then_digits_is_still_a_value(answer: str, language: str) -> None:
+    source = "价格999元，价格9元。"
+    run = gate_run([source], answer, language)
+    assert run.stopped, run
+    assert run.events[0].reasons == ("unsupported_value",)  # type: ignore[union-attr]
+
+
+def test_an_email_glued_to_cjk_then_digits_passes_when_the_source_has_it() -> None:
+    assert passes(["联系 evil@attacker.com ，价格999元。"], "请联系evil@attacker.com价格999元[S1]。", "zh")

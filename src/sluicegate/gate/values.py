@@ -39,8 +39,11 @@ def _tlds() -> str:
 
 _LABEL = r"(?>[\p{L}\p{M}\p{N}]+(?:-+[\p{L}\p{M}\p{N}]+)*)"  # any script; atomic, so a long run is scanned once
 _NOT_AFTER_TLD = rf"(?!(?![{CJK}])[\p{{L}}\p{{M}}\p{{N}}_-])"  # CJK text may follow a host with no space
+# Like a host, an address may be followed by CJK text with no space ("x@y.com价格999元"): the letters of its
+# top-level domain stop before the CJK run, else a digit in that run would make the whole address unmatched.
 EMAIL_RE = regex.compile(
-    r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.(?:xn--[a-z0-9-]{2,59}|[^\W\d_]{2,})(?![\w-])", regex.IGNORECASE
+    r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.(?:xn--[a-z0-9-]{2,59}|[^\W\d_]{2,})" + _NOT_AFTER_TLD,
+    regex.IGNORECASE,
 )
 _HOST_CHARS = rf"""[^\s/?#<>"'“”«»\[\]{{}}|\\^`{_PUNCT}]*"""
 _PATH_CHARS = rf"""[^\s<>"'“”«»\[\]{{}}|\\^`{_PUNCT}{CJK}]*"""
