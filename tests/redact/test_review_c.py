@@ -25,3 +25,24 @@ def test_two_ibans_in_one_run_of_groups_are_both_replaced(text: str, value: str)
 def test_an_invalid_group_after_an_iban_stays_text() -> None:
     run = assert_chunk_invariant(Redactor, "Pay BE71 0961 2345 6769 1234 today.", max_size=9, random_runs=3)
     assert run.text == "Pay <IBAN_CODE> 1234 today."
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("The password: `hunter2abc` is set.", "hunter2abc"),
+        ("Set DB_PASSWORD=`s3cr3t-Value` and restart.", "s3cr3t-Value"),
+        ("api_key = `abc def 123` (with spaces)", "abc def 123"),
+        ("Set `DB_PASSWORD`=`hunter2abc` first.", "hunter2abc"),
+        ("Set `DB_PASSWORD`=hunter2abc first.", "hunter2abc"),
+    ],
+)
+def test_a_labelled_value_in_backticks_is_replaced(text: str, value: str) -> None:
+    """Markdown answers quote values in backticks; the value was released whole."""
+    run = assert_chunk_invariant(Redactor, text, max_size=9, random_runs=5)
+    assert value not in run.text and "<LABELED_SECRET>" in run.text
+
+
+def test_a_placeholder_in_backticks_stays_text() -> None:
+    run = assert_chunk_invariant(Redactor, "Set password: `<your password>` first.", max_size=9, random_runs=3)
+    assert run.text == "Set password: `<your password>` first."
