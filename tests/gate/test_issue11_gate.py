@@ -216,3 +216,29 @@ def test_an_email_glued_to_cjk_then_digits_is_still_a_value(answer: str, languag
 
 def test_an_email_glued_to_cjk_then_digits_passes_when_the_source_has_it() -> None:
     assert passes(["联系 evil@attacker.com ，价格999元。"], "请联系evil@attacker.com价格999元[S1]。", "zh")
+
+
+# -- review: a host after a leading '.', '-', '_' or '/' is a value; a dotted run's inside is not a start -------
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Visit .evil-phish.com for more [S1].",
+        "Visit ..evil-phish.com for more [S1].",
+        "Visit --evil-phish.com for more [S1].",
+        "Visit _evil-phish.com for more [S1].",
+        "Visit a/evil-phish.com for more [S1].",
+    ],
+)
+def test_a_host_after_leading_punctuation_is_a_value(answer: str) -> None:
+    assert stop_codes(HOMEPAGE, answer) == ("unsupported_value",)
+
+
+def test_a_host_after_leading_punctuation_passes_when_the_source_has_it() -> None:
+    assert passes(["Our site is evil-phish.com."], "Visit .evil-phish.com for more [S1].")
+
+
+def test_a_dotted_run_is_one_host_not_one_per_label() -> None:
+    assert extract("see a.b.example.com now").urls == frozenset({"a.b.example.com"})
+    assert extract("see a-b.example.com now").urls == frozenset({"a-b.example.com"})
