@@ -49,10 +49,10 @@ _HOST_CHARS = rf"""[^\s/?#<>"'“”«»\[\]{{}}|\\^`{_PUNCT}]*"""
 _PATH_CHARS = rf"""[^\s<>"'“”«»\[\]{{}}|\\^`{_PUNCT}{CJK}]*"""
 _URL_TAIL = rf"{_HOST_CHARS}(?:[/?#]{_PATH_CHARS})?"
 # A bare host starts after anything but a letter, digit, '@' (addresses are read first), '.' or '-'; after a
-# '.' or '-' too when no letter or digit comes before it: `.evil.com`, `--evil.com`, `_evil.com` and
+# run of '.' or '-' too when no letter or digit comes before the run: `.evil.com`, `--evil.com`, `_evil.com` and
 # `a/evil.com` show a host as well (they passed unchecked). Not inside a dotted run ("a.a.a…"), and at most 127
 # labels (DNS's limit): an unbounded repeat backtracked label by label (1.1 s on 100 KB of "a.").
-_HOST_START = r"(?:(?<![\p{L}\p{M}\p{N}@.\-])|(?<=(?<![\p{L}\p{M}\p{N}])[.\-]))"
+_HOST_START = r"(?:(?<![\p{L}\p{M}\p{N}@.\-])|(?<=(?<![\p{L}\p{M}\p{N}.\-])[.\-]{1,16})|(?<=[.\-]{16}))"  # a run of '.'/'-' after a letter is inside a label (`xn--…`); a run of 16 is punctuation, whatever came before
 URL_RE = regex.compile(
     rf"(?i)(?:(?<![\w@.-])|(?<=[{CJK}]))(?:[a-z][a-z0-9+.-]*://|www\.){_URL_TAIL}"
     rf"|{_HOST_START}(?:{_LABEL}\.){{1,127}}{_tlds()}{_NOT_AFTER_TLD}(?:/{_PATH_CHARS})?"
