@@ -242,3 +242,25 @@ def test_a_host_after_leading_punctuation_passes_when_the_source_has_it() -> Non
 def test_a_dotted_run_is_one_host_not_one_per_label() -> None:
     assert extract("see a.b.example.com now").urls == frozenset({"a.b.example.com"})
     assert extract("see a-b.example.com now").urls == frozenset({"a-b.example.com"})
+
+
+# -- review: a number after "source 1," or "passage 1 and" is a value unless the sentence cites that source -----
+
+THREE = ["Passage one is about the city.", "Passage two is about trade.", "Passage three is about rivers."]
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "According to source 1, 3 people died in the flood [S1].",
+        "According to passage 1 and 2 people died in the flood [S1].",
+        "Source 1, 3 people died [S1].",
+    ],
+)
+def test_a_number_after_a_reference_and_a_joiner_is_a_value_when_its_source_is_not_cited(answer: str) -> None:
+    assert stop_codes(THREE, answer) == ("unsupported_value",)
+
+
+def test_a_list_of_source_numbers_passes_when_each_is_cited() -> None:
+    assert passes(THREE, "As passages 1 and 3 say, the city lies on rivers [S1][S3].")
+    assert passes(THREE, "As passages 1, 2 and 3 say, the city trades on rivers [S1][S2][S3].")
