@@ -264,3 +264,15 @@ def test_a_number_after_a_reference_and_a_joiner_is_a_value_when_its_source_is_n
 def test_a_list_of_source_numbers_passes_when_each_is_cited() -> None:
     assert passes(THREE, "As passages 1 and 3 say, the city lies on rivers [S1][S3].")
     assert passes(THREE, "As passages 1, 2 and 3 say, the city trades on rivers [S1][S2][S3].")
+
+
+# -- review: a number in superscript, subscript or circled digits is a value -----------------------------------
+
+
+@pytest.mark.parametrize("answer", ["The fee is ²⁵⁰ euros [S1].", "The fee is ₂₅₀ euros [S1].", "Gate ⑦ is open [S1]."])
+def test_digits_written_as_other_numeric_characters_are_values(answer: str) -> None:
+    assert stop_codes(HOMEPAGE, answer) == ("unsupported_value",)
+
+
+def test_superscript_digits_pass_when_the_source_has_the_number() -> None:
+    assert passes(["The fee is 250 euros."], "The fee is ²⁵⁰ euros [S1].")
