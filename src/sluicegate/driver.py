@@ -223,6 +223,22 @@ class _AClosing(AsyncGenerator[T, None]):
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
 
+    def __del__(self) -> None:
+        # Dropped without being read or closed: `__del__` cannot await, so the close runs as a task on the
+        # running loop (kept referenced until done); with no loop running there is nothing to run it on.
+        if getattr(self, "_close_unstarted", None) is None:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        task = loop.create_task(self.aclose())
+        _PENDING_CLOSES.add(task)
+        task.add_done_callback(_PENDING_CLOSES.discard)
+
+
+_PENDING_CLOSES: set[asyncio.Task[None]] = set()  # closes started by `_AClosing.__del__`, kept alive until done
+
 
 def _close(iterator: Any) -> None:
     close = getattr(iterator, "close", None)

@@ -195,3 +195,84 @@ def test_a_terminator_doubled_by_marker_removal_is_collapsed(answer: str, shown:
     run = gate_run(["He died in 632.", "It happened."], answer)
     assert run.events == (Done("complete"),)
     assert run.text == shown
+
+
+# -- review: an e-mail glued to CJK text that holds a number (the address must still be a value) ---------------
+
+
+@pytest.mark.parametrize(
+    ("answer", "language"),
+    [
+        ("请联系evil@attacker.com价格999元[S1]。", "zh"),
+        ("联系x@y.中国价格9元[S1]。", "zh"),
+    ],
+)
+def test_an_email_glued_to_cjk_then_digits_is_still_a_value(answer: str, language: str) -> None:
+    source = "价格999元，价格9元。"
+    run = gate_run([source], answer, language)
+    assert run.stopped, run
+    assert run.events[0].reasons == ("unsupported_value",)  # type: ignore[union-attr]
+
+
+def test_an_email_glued_to_cjk_then_digits_passes_when_the_source_has_it() -> None:
+    assert passes(["联系 evil@attacker.com ，价格999元。"], "请联系evil@attacker.com价格999元[S1]。", "zh")
+
+
+# -- review: a host after a leading '.', '-', '_' or '/' is a value; a dotted run's inside is not a start -------
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Visit .evil-phish.com for more [S1].",
+        "Visit ..evil-phish.com for more [S1].",
+        "Visit --evil-phish.com for more [S1].",
+        "Visit _evil-phish.com for more [S1].",
+        "Visit a/evil-phish.com for more [S1].",
+    ],
+)
+def test_a_host_after_leading_punctuation_is_a_value(answer: str) -> None:
+    assert stop_codes(HOMEPAGE, answer) == ("unsupported_value",)
+
+
+def test_a_host_after_leading_punctuation_passes_when_the_source_has_it() -> None:
+    assert passes(["Our site is evil-phish.com."], "Visit .evil-phish.com for more [S1].")
+
+
+def test_a_dotted_run_is_one_host_not_one_per_label() -> None:
+    assert extract("see a.b.example.com now").urls == frozenset({"a.b.example.com"})
+    assert extract("see a-b.example.com now").urls == frozenset({"a-b.example.com"})
+
+
+# -- review: a number after "source 1," or "passage 1 and" is a value unless the sentence cites that source -----
+
+THREE = ["Passage one is about the city.", "Passage two is about trade.", "Passage three is about rivers."]
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "According to source 1, 3 people died in the flood [S1].",
+        "According to passage 1 and 2 people died in the flood [S1].",
+        "Source 1, 3 people died [S1].",
+    ],
+)
+def test_a_number_after_a_reference_and_a_joiner_is_a_value_when_its_source_is_not_cited(answer: str) -> None:
+    assert stop_codes(THREE, answer) == ("unsupported_value",)
+
+
+def test_a_list_of_source_numbers_passes_when_each_is_cited() -> None:
+    assert passes(THREE, "As passages 1 and 3 say, the city lies on rivers [S1][S3].")
+    assert passes(THREE, "As passages 1, 2 and 3 say, the city trades on rivers [S1][S2][S3].")
+
+
+# -- review: a number in superscript, subscript or circled digits is a value -----------------------------------
+
+
+@pytest.mark.parametrize("answer", ["The fee is ²⁵⁰ euros [S1].", "The fee is ₂₅₀ euros [S1].", "Gate ⑦ is open [S1]."])
+def test_digits_written_as_other_numeric_characters_are_values(answer: str) -> None:
+    assert stop_codes(HOMEPAGE, answer) == ("unsupported_value",)
+
+
+def test_superscript_digits_pass_when_the_source_has_the_number() -> None:
+    assert passes(["The fee is 250 euros."], "The fee is ²⁵⁰ euros [S1].")

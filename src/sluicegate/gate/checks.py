@@ -97,7 +97,7 @@ class Checker:
                 )
             )
         text = self._list_numbers.strip(prose(normalize(sentence)))
-        values = extract(strip_references(text, n), normalized=True)
+        values = extract(strip_references(text, n, frozenset(cited)), normalized=True)
         words = word_count(text)
         if not cited and (values or words >= MIN_WORDS_NEEDING_MARKER):
             why = "states a value" if values else f"has {words} words"

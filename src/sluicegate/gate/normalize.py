@@ -65,6 +65,10 @@ def _map(cp: int) -> int | str | None:
         return None
     if category == "Nd":  # any script's decimal digit: Persian, Arabic-Indic, Devanagari...
         return str(unicodedata.decimal(ch))
+    if category == "No":  # superscript, subscript, circled digits (²⁵⁰, ₂, ⑦, ⑩): their digits, else unchecked
+        folded = unicodedata.normalize("NFKC", ch)
+        if folded != ch and any(c.isdigit() for c in folded):
+            return normalize(folded)
     if any(lo <= cp <= hi for lo, hi in _PRESENTATION_FORMS):
         return normalize(unicodedata.normalize("NFKC", ch))
     return cp

@@ -7,6 +7,7 @@ number outside 1..n stays a value (and so fails closed). Word lists: `data/sourc
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from functools import cache
 
 import regex
@@ -37,12 +38,13 @@ def _before_number() -> regex.Pattern[str]:
     return regex.compile(rf"(?i)(?:{'|'.join(alternatives)}){label}\Z")
 
 
-def strip_references(text: str, sources: int) -> str:
+def strip_references(text: str, sources: int, cited: Collection[int] = ()) -> str:
     """`text` with each source number in 1..`sources` that follows a source word blanked out (normalized text).
 
     Only numbers in 1..`sources` are looked at, and only the few characters before each, so the cost grows
     with those numbers, not with the word lists. A number joined to a reference by "and", "," ... is one too
-    (a list that starts with a number outside 1..n is read as values: it fails closed).
+    (a list that starts with a number outside 1..n is read as values: it fails closed) only when the sentence
+    cites that source (`cited`, its marker numbers): else "source 1, 3 people died" would hide the value 3.
     """
     if sources <= 0:
         return text
@@ -54,7 +56,7 @@ def strip_references(text: str, sources: int) -> str:
     last_end = -1  # end of the previous reference number, for lists ("passages 2 and 6")
     for hit in hits:
         start = hit.start()
-        listed = last_end >= 0 and _JOINER.match(text, last_end, start) is not None
+        listed = last_end >= 0 and int(hit.group()) in cited and _JOINER.match(text, last_end, start) is not None
         if listed or before.search(text, max(0, start - _WINDOW), start) is not None:
             last_end = hit.end()
             blanks.append((start, hit.end()))

@@ -39,17 +39,27 @@ def _tlds() -> str:
 
 _LABEL = r"(?>[\p{L}\p{M}\p{N}]+(?:-+[\p{L}\p{M}\p{N}]+)*)"  # any script; atomic, so a long run is scanned once
 _NOT_AFTER_TLD = rf"(?!(?![{CJK}])[\p{{L}}\p{{M}}\p{{N}}_-])"  # CJK text may follow a host with no space
+# At most 127 domain labels, as for a host (an unbounded repeat was quadratic: 0.57 s on 100 KB of "x@a.a.a…").
+# Like a host, an address may be followed by CJK text with no space ("x@y.com价格999元"): the letters of its
+# top-level domain stop before the CJK run, else a digit in that run would make the whole address unmatched.
 EMAIL_RE = regex.compile(
-    r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.(?:xn--[a-z0-9-]{2,59}|[^\W\d_]{2,})(?![\w-])", regex.IGNORECASE
+    r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+){0,126}\.(?:xn--[a-z0-9-]{2,59}|[^\W\d_]{2,})" + _NOT_AFTER_TLD,
+    regex.IGNORECASE,
 )
 _HOST_CHARS = rf"""[^\s/?#<>"'“”«»\[\]{{}}|\\^`{_PUNCT}]*"""
 _PATH_CHARS = rf"""[^\s<>"'“”«»\[\]{{}}|\\^`{_PUNCT}{CJK}]*"""
 _URL_TAIL = rf"{_HOST_CHARS}(?:[/?#]{_PATH_CHARS})?"
+# A bare host starts after anything but a letter, digit, '@' (addresses are read first), '.' or '-'; after a
+# run of '.' or '-' too when no letter or digit comes before the run: `.evil.com`, `--evil.com`, `_evil.com` and
+# `a/evil.com` show a host as well (they passed unchecked). Not inside a dotted run ("a.a.a…"), and at most 127
+# labels (DNS's limit): an unbounded repeat backtracked label by label (1.1 s on 100 KB of "a.").
+# A run of '.'/'-' after a letter is inside a label (`xn--…`); a run of 16 is punctuation, whatever came before.
+_HOST_START = r"(?:(?<![\p{L}\p{M}\p{N}@.\-])|(?<=(?<![\p{L}\p{M}\p{N}.\-])[.\-]{1,16})|(?<=[.\-]{16}))"
 URL_RE = regex.compile(
     rf"(?i)(?:(?<![\w@.-])|(?<=[{CJK}]))(?:[a-z][a-z0-9+.-]*://|www\.){_URL_TAIL}"
-    rf"|(?<![\p{{L}}\p{{M}}\p{{N}}_@./-])(?:{_LABEL}\.)+{_tlds()}{_NOT_AFTER_TLD}(?:/{_PATH_CHARS})?"
+    rf"|{_HOST_START}(?:{_LABEL}\.){{1,127}}{_tlds()}{_NOT_AFTER_TLD}(?:/{_PATH_CHARS})?"
     # a host with a path is a link whatever its top-level domain ("bit.ly/abc")
-    rf"|(?<![\p{{L}}\p{{M}}\p{{N}}_@./-])(?:{_LABEL}\.)+[\p{{L}}\p{{M}}]{{2,24}}/{_PATH_CHARS}"
+    rf"|{_HOST_START}(?:{_LABEL}\.){{1,127}}[\p{{L}}\p{{M}}]{{2,24}}/{_PATH_CHARS}"
 )
 # Digits with single separators between them: "3.14", "1,200,000", "2,5". Digit boundaries on both sides.
 NUMBER_RE = regex.compile(r"(?<![0-9])[0-9]+(?:[.,][0-9]+)*")

@@ -141,13 +141,17 @@ _SCRIPTS = r"0-9\p{Latin}\p{Cyrillic}\p{Greek}\p{Arabic}\p{Devanagari}"
 _CAMEL = r"(?<=[a-z0-9])(?:Token|Secret|Password|Passwd|Pwd)"
 _LABEL = rf"(?:(?<![{_SCRIPTS}])(?i:{labels.alternation()})|{_CAMEL})(?![{_SCRIPTS}])"
 _SEP = r"(?:==|:=|=>|:|=)\s{0,3}"
-_VALUE = r"(?:\"(?P<v>[^\"\n]{1,256}+)|'(?P<v>[^'\n]{1,256}+)|(?P<v>[^\s\"'`<][^\s\"'`]{2,}+))"
+# A value in backticks (Markdown's code span, how answers quote a value) is quoted like one in quotes.
+_VALUE = (
+    r"(?:\"(?P<v>[^\"\n]{1,256}+)|'(?P<v>[^'\n]{1,256}+)|`(?P<v>[^`\n]{1,256}+)"
+    r"|(?P<v>[^\s\"'`<][^\s\"'`]{2,}+))"
+)
 LABELED_SECRET = Detector(
     "LABELED_SECRET",
-    rf"(?<={_LABEL}[\"']?[ \t]{{0,2}})" + _SEP + _VALUE,
+    rf"(?<={_LABEL}[\"'`]?[ \t]{{0,2}})" + _SEP + _VALUE,
     labels.secret_value,
     first="[:=]",
-    prefix=_SEP + r"(?:[\"'](?P<v>[^\"'\n])|(?P<v>[^\s\"'`<]))",
+    prefix=_SEP + r"(?:[\"'`](?P<v>[^\"'`\n])|(?P<v>[^\s\"'`<]))",
     context=True,
 )
 

@@ -124,6 +124,21 @@ _IBAN_LENGTHS = {c: int(n) for c, n in (line.split() for line in data_lines("iba
 
 
 def iban_window(run: str) -> list[tuple[int, int]]:
+    """The IBAN at the start of the run (see `_first_iban`), then each further IBAN that starts right after a
+    separator: two IBANs in one run of four-character groups (`BE71 0961 2345 6769 BE71 …`) are both values."""
+    found: list[tuple[int, int]] = []
+    at = 0
+    while at < len(run):
+        window = _first_iban(run[at:])
+        if not window:
+            break
+        end = at + window[0][1]
+        found.append((at, end))
+        at = end + 1  # past the separator
+    return found
+
+
+def _first_iban(run: str) -> list[tuple[int, int]]:
     """The IBAN at the start of the run: its country's exact length in letters and digits, ending at the end of
     the run or before a separator (never inside a group), in one case, with valid mod-97 check digits."""
     length = _IBAN_LENGTHS.get(run[:2].upper())
