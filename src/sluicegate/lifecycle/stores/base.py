@@ -60,3 +60,22 @@ class OperationStore(Protocol):
     def mark_not_applied(self, key: str) -> None: ...
 
     def get(self, key: str) -> OperationRecord | None: ...
+
+
+class StatusMoves:
+    """The three status moves both stores make, each as one allowed-from check and one write (`_set`).
+
+    Why a base: the moves and their allowed sources are the same table for SQLite and Redis; only the atomic
+    compare-and-set differs."""
+
+    def _set(self, key: str, status: str, result: str | None, allowed: tuple[str, ...]) -> None:
+        raise NotImplementedError
+
+    def complete(self, key: str, result: str) -> None:
+        self._set(key, DONE, result, COMPLETE_FROM)
+
+    def mark_unknown(self, key: str) -> None:
+        self._set(key, UNKNOWN, None, UNKNOWN_FROM)
+
+    def mark_not_applied(self, key: str) -> None:
+        self._set(key, NOT_APPLIED, None, NOT_APPLIED_FROM)

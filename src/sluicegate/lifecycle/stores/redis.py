@@ -9,15 +9,10 @@ from __future__ import annotations
 from typing import Any
 
 from .base import (
-    COMPLETE_FROM,
-    DONE,
-    NOT_APPLIED,
-    NOT_APPLIED_FROM,
     PENDING,
-    UNKNOWN,
-    UNKNOWN_FROM,
     ConfirmationConflict,
     OperationRecord,
+    StatusMoves,
 )
 
 _CLAIM = """
@@ -51,7 +46,7 @@ def _text(value: Any) -> str | None:
     return value.decode("utf-8") if isinstance(value, bytes) else str(value)
 
 
-class RedisStore:
+class RedisStore(StatusMoves):
     """Same semantics as `SQLiteStore`; keys live under `prefix`."""
 
     def __init__(self, client: Any, *, prefix: str = "sluicegate:lifecycle:") -> None:
@@ -79,15 +74,6 @@ class RedisStore:
         done = self._set_status(keys=[f"{self.prefix}op:{key}"], args=[status, result or "", *allowed])
         if not done:
             raise KeyError(f"operation {key} is not in {allowed}")
-
-    def complete(self, key: str, result: str) -> None:
-        self._set(key, DONE, result, COMPLETE_FROM)
-
-    def mark_unknown(self, key: str) -> None:
-        self._set(key, UNKNOWN, None, UNKNOWN_FROM)
-
-    def mark_not_applied(self, key: str) -> None:
-        self._set(key, NOT_APPLIED, None, NOT_APPLIED_FROM)
 
     def get(self, key: str) -> OperationRecord | None:
         raw = self.client.hgetall(f"{self.prefix}op:{key}")

@@ -8,15 +8,11 @@ import time
 from os import PathLike
 
 from .base import (
-    COMPLETE_FROM,
-    DONE,
     NOT_APPLIED,
-    NOT_APPLIED_FROM,
     PENDING,
-    UNKNOWN,
-    UNKNOWN_FROM,
     ConfirmationConflict,
     OperationRecord,
+    StatusMoves,
 )
 
 _SCHEMA = """
@@ -27,7 +23,7 @@ CREATE TABLE IF NOT EXISTS sg_operations (
 """
 
 
-class SQLiteStore:
+class SQLiteStore(StatusMoves):
     """The embedded default: `SQLiteStore("ops.sqlite3")`. Every write is its own committed transaction."""
 
     def __init__(self, path: str | PathLike[str], *, timeout: float = 30.0) -> None:
@@ -99,15 +95,6 @@ class SQLiteStore:
             )
             if cur.rowcount != 1:
                 raise KeyError(f"operation {key} is not in {allowed}")
-
-    def complete(self, key: str, result: str) -> None:
-        self._set(key, DONE, result, COMPLETE_FROM)
-
-    def mark_unknown(self, key: str) -> None:
-        self._set(key, UNKNOWN, None, UNKNOWN_FROM)
-
-    def mark_not_applied(self, key: str) -> None:
-        self._set(key, NOT_APPLIED, None, NOT_APPLIED_FROM)
 
     def get(self, key: str) -> OperationRecord | None:
         with self._lock:
