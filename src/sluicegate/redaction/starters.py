@@ -8,12 +8,21 @@ more) or `compiled.match(ch)` (a one-character match). That is exact for a patte
 first character are negative lookbehinds (context can only forbid a start, and an empty context forbids
 nothing), which every built-in follows (tests/redact/test_incremental.py checks it). Custom detectors may use
 positive lookbehinds or `\\b`, so they are never skipped.
+
+`bounds` also uses the character before: most built-ins cannot start inside a word (a negative lookbehind on a
+letter or digit), so `probe.match(prev + ch, 1, partial=True)` rules out nearly every position of prose but a
+word's first letter. That is exact for the same reason, one character of context standing in for all of it (a
+negative lookbehind that matches the one character before also matches the whole text before; one that needs
+more cannot match it, so the start stays allowed). A context detector (`Detector.context`) is asked only where
+its `first` class matches: the lookahead prefix makes that a condition of every start.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
+
+import regex
 
 from .detector import Detector
 from .registry import BUILTIN
@@ -30,13 +39,26 @@ class Starters:
     def __init__(self, detectors: Sequence[Detector], trusted: Sequence[bool]) -> None:
         self._detectors = tuple(detectors)
         self._trusted = tuple(trusted)
-        self._always = sum(1 << i for i, t in enumerate(self._trusted) if not t)
+        # A built-in context detector is known by its `first` class; any other untrusted one may start anywhere.
+        self._first = tuple(
+            regex.compile(d.first) if d.context and d.first is not None and id(d) in BUILTIN_IDS else None
+            for d in self._detectors
+        )
+        self._always = sum(1 << i for i, t in enumerate(self._trusted) if not t and self._first[i] is None)
         self._cache: dict[str, int] = {}
+        self._pairs: dict[str, int] = {}  # prev + ch -> the detectors that may start at ch after prev
+        self._bits: dict[int, tuple[int, ...]] = {}  # a mask -> its set bits
 
     def _compute(self, ch: str) -> int:
         mask = self._always
         for i, d in enumerate(self._detectors):
-            if self._trusted[i] and (d.probe.match(ch, partial=True) is not None or d.compiled.match(ch) is not None):
+            first = self._first[i]
+            if first is not None:
+                if first.match(ch) is not None:
+                    mask |= 1 << i
+            elif self._trusted[i] and (
+                d.probe.match(ch, partial=True) is not None or d.compiled.match(ch) is not None
+            ):
                 mask |= 1 << i
         if len(self._cache) < _CACHE_MAX:
             self._cache[ch] = mask
@@ -49,6 +71,64 @@ class Starters:
             m = cache.get(ch)
             mask |= self._compute(ch) if m is None else m
         return mask
+
+    def _pair(self, prev: str, ch: str, mask: int) -> int:
+        """`mask` (the detectors that may start at `ch`) less those that cannot start at `ch` after `prev`."""
+        text = prev + ch
+        for i in self.bits(mask & ~self._always):
+            d = self._detectors[i]
+            if self._first[i] is None and (
+                d.probe.match(text, 1, partial=True) is None and d.compiled.match(text, 1) is None
+            ):
+                mask &= ~(1 << i)
+        self._pairs[text] = mask
+        return mask
+
+    def bits(self, mask: int) -> tuple[int, ...]:
+        got = self._bits.get(mask)
+        if got is None:
+            got = tuple(i for i in range(mask.bit_length()) if mask >> i & 1)
+            if len(self._bits) < 4096:
+                self._bits[mask] = got
+        return got
+
+    def bounds(self, view: str, seen: int, offset: int = 0) -> dict[int, int]:
+        """For each detector that may start in `view[seen:]`, the first position there where it may start (its
+        fresh lower bound), plus `offset`. Long new text (a whole string) gets `seen` for every detector in its
+        `mask`: a loop per character would cost more than the probes it saves."""
+        n = len(view)
+        if n - seen > _PER_CHAR:
+            return dict.fromkeys(self.bits(self.mask(view[seen:])), seen + offset)
+        out = dict.fromkeys(self.bits(self._always), seen + offset) if self._always else {}
+        cache, pairs = self._cache, self._pairs
+        have = self._always
+        prev = view[seen - 1] if seen else ""
+        for j in range(seen, n):
+            ch = view[j]
+            m = cache.get(ch)
+            if m is None:
+                m = self._compute(ch)
+            if m & ~have:
+                if prev:
+                    key = prev + ch
+                    got = pairs.get(key)
+                    if got is not None:
+                        m = got
+                    elif len(pairs) < _PAIRS_MAX:
+                        m = self._pair(prev, ch, m)
+                new = m & ~have
+                if new:
+                    for i in self.bits(new):
+                        out[i] = j + offset
+                    have |= new
+            prev = ch
+        return out
+
+
+# New text longer than this gets one bound for all its starters (see `Starters.bounds`).
+_PER_CHAR = 64
+# Pairs past this many are answered by the one-character table (conservative) without being remembered.
+_PAIRS_MAX = 1 << 17
 
 
 BUILTIN_IDS = frozenset(id(d) for d in BUILTIN)

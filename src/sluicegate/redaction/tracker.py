@@ -32,16 +32,21 @@ class OpenTracker:
         self._full = tuple(d.compiled.search for d in engine.detectors)
         self._detectors = engine.detectors
         self._prefilter = engine.prefilter
-        self._bits: dict[int, tuple[int, ...]] = {}  # a starters mask -> its set bits
-        self._lb: dict[int, int] = {}  # detector index -> a lower bound on its leftmost open start in the view
-        self._seen = 0  # the view up to here has been accounted for in `_lb`
+        # Positions below are absolute (a view index plus `_origin`, the characters dropped from the view's front
+        # so far), so that dropping released text is one addition, not a rewrite of every bound.
+        self._origin = 0
+        self._lb: dict[int, int] = {}  # detector index -> a lower bound on its leftmost open start
+        self._seen = 0  # the text up to here has been accounted for in `_lb`
         # Until the view is released up to here, `_lb` may not bound complete matches (the compiled path probes
         # open starts only), so `complete_mask` answers None.
         self._unsure = 0
 
     def open_from(self, view: str, base: int) -> int:
+        o = self._origin
         n = len(view)
-        seen = self._seen if self._seen > base else base
+        seen = self._seen - o
+        if seen < base:
+            seen = base
         if self._prefilter is not None and n - seen >= _pf.MIN_RANGE:
             got = self._open_compiled(view, base, seen)
             if got is not None:
@@ -49,28 +54,26 @@ class OpenTracker:
         lb = self._lb
         if n > seen:
             # Every bound is below `seen` (it came from text already seen), so a detector that may start in the
-            # new text and has none gets `seen`, and one that has one keeps it.
-            mask = self._starters.mask(view[seen:])
-            bits = self._bits.get(mask)
-            if bits is None:
-                bits = tuple(i for i in range(mask.bit_length()) if mask >> i & 1)
-                if len(self._bits) < 4096:
-                    self._bits[mask] = bits
-            if bits:
-                fresh = dict.fromkeys(bits, seen)
+            # new text and has none gets the first position there where it may start, and one that has one
+            # keeps it.
+            fresh = self._starters.bounds(view, seen, o)
+            if fresh:
                 fresh.update(lb)
                 self._lb = lb = fresh
-        self._seen = n
+        self._seen = n + o
         if not lb:
             return n
-        best = n
+        end = n + o
+        best = end
         search = self._search
         full = self._full
         order = sorted([(at, i) for i, at in lb.items()]) if len(lb) > 1 else [(at, i) for i, at in lb.items()]
         for at, i in order:
             if at >= best:
                 break
-            s = at if at > base else base
+            s = at - o
+            if s < base:
+                s = base
             # A partial search of the pattern itself reports a complete match anywhere after `s` before a
             # partial one (tests/redact/test_settle.py), so one call usually answers both questions: None means
             # no match starts after `s`, complete or open; a partial match is the leftmost open start. Only a
@@ -80,18 +83,19 @@ class OpenTracker:
                 del lb[i]
                 continue
             if m.partial:
-                q = m.start()
-                if q >= n:
+                q = m.start() + o
+                if q >= end:
                     del lb[i]
                     continue
                 lb[i] = q
             else:
                 p = search[i](view, s, partial=True)
-                q = n if p is None else p.start()
-                lb[i] = min(m.start(), q)
+                q = end if p is None else p.start() + o
+                c = m.start() + o
+                lb[i] = c if c < q else q
             if q < best:
                 best = q
-        return best
+        return best - o
 
     def complete_mask(self, base: int, point: int) -> int | None:
         """Bits of the detectors that may have a complete match starting before `point`, right after
@@ -99,8 +103,10 @@ class OpenTracker:
         has none in the view), because each bound comes from a search that would have reported a complete
         match after it, and a match that appears later starts in new text or where a path was still open.
         None: not known (see `_unsure`)."""
-        if self._unsure > base:
+        o = self._origin
+        if self._unsure > base + o:
             return None
+        point += o
         mask = 0
         for i, at in self._lb.items():
             if at < point:
@@ -114,9 +120,10 @@ class OpenTracker:
         declined (over budget, or the scan failed), so the caller takes the pure path."""
         assert self._prefilter is not None
         n = len(view)
+        o = self._origin
         starts = dict.fromkeys(range(len(self._detectors)), seen)
         for i, at in self._lb.items():
-            starts[i] = at if at > base else base
+            starts[i] = at - o if at - o > base else base
         spans = self._prefilter.ranges(view, min(starts.values()))
         if spans is None:
             return None
@@ -130,17 +137,14 @@ class OpenTracker:
                 m = self._search[i](view, start, partial=True)
                 q = None if m is None else m.start()
             if q is not None and q < n:
-                still[i] = q
+                still[i] = q + o
                 if q < best:
                     best = q
         self._lb = still
-        self._seen = n
-        self._unsure = n
+        self._seen = n + o
+        self._unsure = n + o
         return best
 
     def shift(self, k: int) -> None:
         """The first `k` characters of the view were dropped."""
-        if k:
-            self._seen -= k
-            self._unsure = max(0, self._unsure - k)
-            self._lb = {i: at - k for i, at in self._lb.items()}
+        self._origin += k
