@@ -19,6 +19,8 @@ from importlib import resources
 
 import regex
 
+from .reach import reach as pattern_reach
+
 LOOKBEHIND = 32
 Validator = Callable[[str], bool]
 Locator = Callable[[str], Sequence[tuple[int, int]]]
@@ -50,6 +52,8 @@ class Detector:
     probe: regex.Pattern[str] = field(init=False, repr=False, compare=False)
     opener_rx: regex.Pattern[str] | None = field(init=False, repr=False, compare=False)
     prefix_rx: regex.Pattern[str] | None = field(init=False, repr=False, compare=False)
+    # The most characters a path of the pattern reads from its start (reach.py), or None if unbounded.
+    reach: int | None = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not self.entity or not isinstance(self.entity, str):
@@ -67,6 +71,7 @@ class Detector:
         object.__setattr__(self, "probe", regex.compile(f"(?:{body})(?!)"))
         object.__setattr__(self, "opener_rx", regex.compile(self.opener) if self.opener else None)
         object.__setattr__(self, "prefix_rx", regex.compile(self.prefix) if self.prefix else None)
+        object.__setattr__(self, "reach", pattern_reach(body, compiled.flags))
 
     @property
     def has_value_group(self) -> bool:

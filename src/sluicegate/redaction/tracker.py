@@ -32,6 +32,9 @@ class OpenTracker:
         self._full = tuple(d.compiled.search for d in engine.detectors)
         self._detectors = engine.detectors
         self._prefilter = engine.prefilter
+        # A detector's open start is at most its reach from the end of the view (reach.py): its probe starts
+        # there when its bound is further back (complete matches before that are then not bounded: `_unsure`).
+        self._reach = tuple(d.reach for d in engine.detectors)
         # Positions below are absolute (a view index plus `_origin`, the characters dropped from the view's front
         # so far), so that dropping released text is one addition, not a rewrite of every bound.
         self._origin = 0
@@ -68,12 +71,17 @@ class OpenTracker:
         search = self._search
         full = self._full
         order = sorted([(at, i) for i, at in lb.items()]) if len(lb) > 1 else [(at, i) for i, at in lb.items()]
+        reach = self._reach
         for at, i in order:
             if at >= best:
                 break
             s = at - o
             if s < base:
                 s = base
+            r = reach[i]
+            if r is not None and s < n - r:
+                s = n - r
+                self._unsure = end
             # A partial search of the pattern itself reports a complete match anywhere after `s` before a
             # partial one (tests/redact/test_settle.py), so one call usually answers both questions: None means
             # no match starts after `s`, complete or open; a partial match is the leftmost open start. Only a
@@ -129,7 +137,11 @@ class OpenTracker:
             return None
         best = n
         still: dict[int, int] = {}
+        reach = self._reach
         for i, start in starts.items():
+            r = reach[i]
+            if r is not None and start < n - r:
+                start = n - r
             own = spans.get(i)
             if own is not None:
                 q = _pf.open_in(self._detectors[i], view, own, start)

@@ -1,0 +1,73 @@
+"""How far past its start a path of a detector's pattern can read: a bound that lets an open start be looked for
+near the end of the buffer instead of from the start of the held text.
+
+Why: a `partial=True` search tries every position from where it starts, so probing 8 KiB of held text for a
+20-character token costs a scan of 8 KiB. A path that starts at q and reads at most `R` characters (what it
+consumes, plus what its lookaheads peek at) can touch the end of an `n`-character buffer only if q >= n - R,
+so the leftmost open start is found by searching from there. The bound is computed from the pattern's parse
+tree with the standard library's parser (the `regex` package has no width query): lookaheads count as if
+consumed, lookbehinds read backwards and count nothing, an unbounded repeat or anything the parser does not
+know (a back-reference, `regex`-only syntax) gives no bound. `\\p{...}` classes match one character, so they
+are read as one. tests/redact/test_reach.py checks the bound against the engine on long random texts.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import regex
+
+from re import _constants as _c  # noqa: I001 - the standard library's parser, used for widths only
+from re import _parser as _p
+
+# A path may peek one character further than it consumes before it gives up (the probe's `(?!)`, a possessive
+# repeat deciding it is done), and a margin costs nothing: it only starts the search a little earlier.
+MARGIN = 2
+_PROPERTY = re.compile(r"\\[pP]\{[^}]*\}")
+_INF = float("inf")
+
+
+def reach(pattern: str, flags: int = 0) -> int | None:
+    """The most characters a path of `pattern` can read from its start, or None if not bounded (or unknown)."""
+    if flags & regex.FULLCASE:  # a pattern character may match two text characters (ß ~ ss)
+        return None
+    try:
+        tree = _p.parse(_PROPERTY.sub("a", pattern))
+    except (re.error, OverflowError, RecursionError):
+        return None
+    got = _reach(tree)
+    return None if got == _INF else int(got) + MARGIN
+
+
+def _reach(sub: Any) -> float:
+    total = 0.0
+    for op, av in sub:
+        total += _node(op, av)
+    return total
+
+
+def _node(op: Any, av: Any) -> float:
+    if op in (_c.LITERAL, _c.NOT_LITERAL, _c.ANY, _c.IN, _c.CATEGORY):
+        return 1.0
+    if op is _c.AT:
+        return 0.0
+    if op in (_c.ASSERT, _c.ASSERT_NOT):
+        direction, body = av
+        return _reach(body) if direction == 1 else 0.0
+    if op is _c.SUBPATTERN:
+        return _reach(av[-1])
+    if op is _c.ATOMIC_GROUP:
+        return _reach(av)
+    if op is _c.BRANCH:
+        return max((_reach(b) for b in av[1]), default=0.0)
+    if op in (_c.MAX_REPEAT, _c.MIN_REPEAT, _c.POSSESSIVE_REPEAT):
+        _lo, hi, body = av
+        inner = _reach(body)
+        if inner == 0.0:
+            return 0.0
+        return _INF if hi == _c.MAXREPEAT else hi * inner
+    if op is _c.GROUPREF_EXISTS:
+        _group, yes, no = av
+        return max(_reach(yes), _reach(no) if no is not None else 0.0)
+    return _INF  # a back-reference, or anything this does not know
