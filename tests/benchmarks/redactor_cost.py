@@ -4,8 +4,9 @@ Not collected by pytest.
     python tests/benchmarks/redactor_cost.py                       # 256 KiB corpora, scaling 1 MB -> 8 MB
     python tests/benchmarks/redactor_cost.py --kb 64 --scale-kb 128 --repeats 3   # a quick run
 
-Rows, each the median of `--repeats` runs, for the Redactor now (pure `regex`, and with the `[fast]` prefilter
-when it is installed) and before issue 17's rework (the frozen copy in tests/redact/oracle/, same paths):
+Rows, each the median of `--repeats` runs, for the Redactor now (pure Python and `regex`; with the compiled
+`feed` fast path, redaction/_native.c, where it was built; with that and the `[fast]` prefilter when installed)
+and before issue 17's rework (the frozen copy in tests/redact/oracle/, same paths):
 - mean cost of one `feed` of a 4-character piece, and its ratio to the SentenceSplitter's mean on the same text,
   on the planted corpus and on benign prose separately (target <= 3x);
 - the p99 feed against the splitter's p50 feed (target <= 20x);
@@ -33,6 +34,11 @@ from tests.redact import oracle  # noqa: E402
 
 
 class Pure(Redactor):
+    _COMPILED = False
+    _NATIVE = False
+
+
+class Native(Redactor):
     _COMPILED = False
 
 
@@ -89,9 +95,12 @@ def main() -> int:
     args = ap.parse_args()
 
     fast = Redactor()._engine.prefilter is not None
+    native = Redactor()._quick_native is not None
     subjects: list[tuple[str, Callable[[], object]]] = [("now, pure", Pure)]
+    if native:
+        subjects.append(("now, compiled feed", Native))
     if fast:
-        subjects.append(("now, [fast]", Redactor))
+        subjects.append(("now, [fast]" + (" + compiled feed" if native else ""), Redactor))
     if not args.no_before:
         subjects.append(("before, pure", OldPure))
         if fast:

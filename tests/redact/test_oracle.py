@@ -36,7 +36,16 @@ class _Pure(Redactor):
     _COMPILED = False
 
 
-PAIRS: list[tuple[str, type, type]] = [("default", Redactor, oracle.Redactor), ("pure", _Pure, _OraclePure)]
+class _Python(Redactor):  # neither compiled part: no prefilter and no compiled feed (redaction/_native.c)
+    _COMPILED = False
+    _NATIVE = False
+
+
+PAIRS: list[tuple[str, type, type]] = [
+    ("default", Redactor, oracle.Redactor),
+    ("pure", _Pure, _OraclePure),
+    ("python", _Python, _OraclePure),
+]
 
 
 def _chunkings(text: str, seed: int) -> dict[str, list[str]]:

@@ -14,12 +14,11 @@ are read as one. tests/redact/test_reach.py checks the bound against the engine 
 from __future__ import annotations
 
 import re
+from re import _constants as _c  # the standard library's parser, used for widths only
+from re import _parser as _p
 from typing import Any
 
 import regex
-
-from re import _constants as _c  # noqa: I001 - the standard library's parser, used for widths only
-from re import _parser as _p
 
 # A path may peek one character further than it consumes before it gives up (the probe's `(?!)`, a possessive
 # repeat deciding it is done), and a margin costs nothing: it only starts the search a little earlier.

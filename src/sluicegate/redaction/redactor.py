@@ -13,7 +13,9 @@ on where pieces were cut. `redact(text)` is literally one `feed(text)` and `flus
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
+from typing import Any
 
 from ..stream import EMPTY_STEP, STOPPED_STEP, Done, Guard, Step, check_piece
 from . import prefilter as _pf
@@ -24,11 +26,31 @@ from .registry import select
 from .settle import Engine, Finding
 from .tracker import OpenTracker
 
+_native: Any  # the compiled fast path (_native.c), or None
+try:
+    if os.environ.get("SLUICEGATE_PURE"):
+        raise ImportError("SLUICEGATE_PURE is set")
+    from . import _native
+except ImportError:  # no C compiler at install time, or turned off: the pure path gives the same output
+    _native = None
+
 DEFAULT_NOTICE = "[sluicegate: the rest of this answer was withheld because it may contain an unfinished secret]"
 UNSETTLED = "unsettled_secret"
 # Held text below this is re-checked on every feed; above it, after it grows by a quarter, so that a long
 # held block (a PEM key fed one character at a time) costs linear time, not quadratic.
 _EAGER = 256
+
+
+def configure_native() -> None:
+    """Hand the compiled feed the module values it mirrors (again after a test changes one of them)."""
+    if _native is not None:
+        from . import starters
+        from .normalize import _SPECIAL
+
+        _native.configure(_pf, _SPECIAL.search, LOOKBEHIND, _EAGER, starters._PER_CHAR, starters._PAIRS_MAX)
+
+
+configure_native()
 
 
 class Redactor:
@@ -44,6 +66,8 @@ class Redactor:
     _FAST = True
     # False: never use the compiled prefilter (prefilter.py), even with the `[fast]` extra installed.
     _COMPILED = True
+    # False: never use the compiled fast path of `feed` (_native.c), even where it was built.
+    _NATIVE = True
 
     def __init__(
         self,
@@ -76,6 +100,8 @@ class Redactor:
         self._stopped = False
         self._done = False
         self._counts: dict[str, int] = {}
+        # The compiled `_quick`, called as `_native.quick(self, piece)`; it works on this instance's attributes.
+        self._quick_native = _native.quick if _native is not None and self._NATIVE and self._tracker else None
 
     @property
     def stopped(self) -> bool:
@@ -96,10 +122,19 @@ class Redactor:
             check_piece(piece)
         if self._stopped or self._done:
             return STOPPED_STEP if self._stopped else EMPTY_STEP
+        native = self._quick_native
+        if native is not None:
+            got = native(self, piece)
+            if got is not None:
+                if type(got) is str:
+                    return Step(got) if got else EMPTY_STEP
+                text, _ = self._release(got, final=False, hint=self._tracker.complete_mask(self._base, got))
+                return Step(text) if text else EMPTY_STEP
         raw = self._raw
         if len(raw) + len(piece) < self._max_hold and self._tracker is not None:
             # The usual piece: one slice of the loop below, and the held text stays under `max_hold`, so it
-            # cannot stop. The same steps, without the loop's bookkeeping.
+            # cannot stop. The same steps, without the loop's bookkeeping. (_native.c does this part for an
+            # ASCII piece: it returns the released text, or the point to settle, or None to come here.)
             if self._positions is None and piece.isascii():
                 self._view += piece
                 self._raw = raw = raw + piece

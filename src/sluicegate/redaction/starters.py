@@ -56,9 +56,7 @@ class Starters:
             if first is not None:
                 if first.match(ch) is not None:
                     mask |= 1 << i
-            elif self._trusted[i] and (
-                d.probe.match(ch, partial=True) is not None or d.compiled.match(ch) is not None
-            ):
+            elif self._trusted[i] and (d.probe.match(ch, partial=True) is not None or d.compiled.match(ch) is not None):
                 mask |= 1 << i
         if len(self._cache) < _CACHE_MAX:
             self._cache[ch] = mask

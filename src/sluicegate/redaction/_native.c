@@ -1,0 +1,419 @@
+/* Optional compiled fast path of `Redactor.feed` (redactor.py `_quick`, which is the reference and the pure path).
+
+Why: on a 4-character piece the Redactor asks the `regex` engine about twice, and the Python around those calls
+(appending, the starters table, ordering the tracker's bounds, releasing settled text) cost more than the calls.
+This file does exactly what `Redactor._quick`, `OpenTracker.open_from`, `Starters.bounds` and the no-findings
+branch of `Redactor._release` do, on the same Python objects (their instance dicts), so the Python code keeps
+working on the state this leaves. Anything uncommon (a cache miss in the starters table, the compiled prefilter,
+a long new text, findings to settle) is handed to the Python methods, never re-implemented here.
+tests/redact/test_native.py runs the redactor tests and the frozen-oracle differential test with and without it.
+
+quick(redactor, piece) -> str (fully handled: the released text, maybe empty), int (the settlement point: the
+caller settles and releases it), or None (not handled, nothing changed: take the Python path).
+*/
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+static PyObject *k_raw, *k_view, *k_positions, *k_max_hold, *k_next_check, *k_base, *k_tracker, *k_origin,
+    *k_lb, *k_seen, *k_unsure, *k_prefilter, *k_reach, *k_full, *k_search, *k_starters, *k_cache, *k_pairs,
+    *k_always, *k_compute, *k_pair, *k_bits, *k_bounds, *k_open_from, *k_partial, *k_start, *k_min_range;
+static PyObject *pf_module = NULL; /* sluicegate.redaction.prefilter, for MIN_RANGE (tests change it) */
+static PyObject *special = NULL;   /* normalize._SPECIAL.search: a non-ASCII piece that needs no view map */
+static Py_ssize_t LOOKBEHIND = 32, EAGER = 256, PER_CHAR = 64, PAIRS_MAX = 1 << 17;
+static int configured = 0;
+
+#define MAXDET 64
+
+/* A borrowed item of an instance dict, or NULL (no exception) if absent. */
+static PyObject *item(PyObject *dict, PyObject *key) { return PyDict_GetItemWithError(dict, key); }
+
+static int get_ssize(PyObject *dict, PyObject *key, Py_ssize_t *out) {
+    PyObject *v = item(dict, key);
+    if (v == NULL || !PyLong_CheckExact(v)) return -1;
+    *out = PyLong_AsSsize_t(v);
+    if (*out == -1 && PyErr_Occurred()) { PyErr_Clear(); return -1; }
+    return 0;
+}
+
+static int set_ssize(PyObject *dict, PyObject *key, Py_ssize_t value) {
+    PyObject *v = PyLong_FromSsize_t(value);
+    if (v == NULL) return -1;
+    int r = PyDict_SetItem(dict, key, v);
+    Py_DECREF(v);
+    return r;
+}
+
+static PyObject *instance_dict(PyObject *obj) {
+    PyObject **ptr = _PyObject_GetDictPtr(obj);
+    if (ptr == NULL || *ptr == NULL || !PyDict_CheckExact(*ptr)) return NULL;
+    return *ptr; /* borrowed */
+}
+
+/* A mask from the starters caches as an unsigned 64-bit value; -1 if it does not fit (or is not an int). */
+static int mask_of(PyObject *v, unsigned long long *out) {
+    if (!PyLong_CheckExact(v)) return -1;
+    unsigned long long m = PyLong_AsUnsignedLongLong(v);
+    if (m == (unsigned long long)-1 && PyErr_Occurred()) { PyErr_Clear(); return -1; }
+    *out = m;
+    return 0;
+}
+
+/* `Starters.bounds(view, seen, offset)` into `lb` (a dict, merged as `fresh.update(lb)` does: existing bounds
+   win). Returns 0, or -1 with an exception set. Long new text is handed to the Python method. */
+static int add_bounds(PyObject *starters, PyObject *sdict, PyObject *view, Py_ssize_t seen, Py_ssize_t n,
+                      Py_ssize_t offset, PyObject *tdict, PyObject **lb_io) {
+    PyObject *lb = *lb_io;
+    PyObject *fresh = NULL;
+    PyObject *cache = item(sdict, k_cache), *pairs = item(sdict, k_pairs), *always_o = item(sdict, k_always);
+    unsigned long long always, have;
+    if (cache == NULL || pairs == NULL || always_o == NULL || !PyDict_CheckExact(cache) ||
+        !PyDict_CheckExact(pairs) || mask_of(always_o, &always) < 0) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "starters state");
+        return -1;
+    }
+    Py_ssize_t first[MAXDET];
+    for (int i = 0; i < MAXDET; i++) first[i] = -1;
+    for (int i = 0; i < MAXDET; i++)
+        if (always >> i & 1) first[i] = seen + offset;
+    have = always;
+    int kind = PyUnicode_KIND(view);
+    const void *data = PyUnicode_DATA(view);
+    Py_UCS4 prev = 0;
+    int has_prev = seen > 0;
+    if (has_prev) prev = PyUnicode_READ(kind, data, seen - 1);
+    for (Py_ssize_t j = seen; j < n; j++) {
+        Py_UCS4 ch = PyUnicode_READ(kind, data, j);
+        PyObject *c = PyUnicode_FromOrdinal(ch);
+        if (c == NULL) return -1;
+        PyObject *got = item(cache, c);
+        unsigned long long m;
+        if (got == NULL) {
+            if (PyErr_Occurred()) { Py_DECREF(c); return -1; }
+            got = PyObject_CallMethodOneArg(starters, k_compute, c);
+            if (got == NULL) { Py_DECREF(c); return -1; }
+            int bad = mask_of(got, &m);
+            Py_DECREF(got);
+            if (bad < 0) { Py_DECREF(c); PyErr_SetString(PyExc_OverflowError, "mask"); return -1; }
+        } else if (mask_of(got, &m) < 0) {
+            Py_DECREF(c);
+            PyErr_SetString(PyExc_OverflowError, "mask");
+            return -1;
+        }
+        if (m & ~have) {
+            if (has_prev) {
+                Py_UCS4 two[2] = {prev, ch};
+                PyObject *key = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, two, 2);
+                if (key == NULL) { Py_DECREF(c); return -1; }
+                PyObject *p = item(pairs, key);
+                if (p != NULL) {
+                    if (mask_of(p, &m) < 0) { Py_DECREF(key); Py_DECREF(c); PyErr_SetString(PyExc_OverflowError, "mask"); return -1; }
+                } else if (PyErr_Occurred()) {
+                    Py_DECREF(key); Py_DECREF(c); return -1;
+                } else if (PyDict_GET_SIZE(pairs) < PAIRS_MAX) {
+                    PyObject *pv = PyUnicode_FromOrdinal(prev);
+                    PyObject *mo = PyLong_FromUnsignedLongLong(m);
+                    PyObject *r = (pv && mo) ? PyObject_CallMethodObjArgs(starters, k_pair, pv, c, mo, NULL) : NULL;
+                    Py_XDECREF(pv);
+                    Py_XDECREF(mo);
+                    if (r == NULL) { Py_DECREF(key); Py_DECREF(c); return -1; }
+                    int bad = mask_of(r, &m);
+                    Py_DECREF(r);
+                    if (bad < 0) { Py_DECREF(key); Py_DECREF(c); PyErr_SetString(PyExc_OverflowError, "mask"); return -1; }
+                }
+                Py_DECREF(key);
+            }
+            unsigned long long fresh_bits = m & ~have;
+            for (int i = 0; i < MAXDET; i++)
+                if (fresh_bits >> i & 1) first[i] = j + offset;
+            have |= fresh_bits;
+        }
+        Py_DECREF(c);
+        prev = ch;
+        has_prev = 1;
+    }
+    if (!have) return 0;
+    /* fresh.update(lb): a detector with a bound keeps it; the dict keeps fresh's order first, as in Python */
+    fresh = PyDict_New();
+    if (fresh == NULL) return -1;
+    for (int i = 0; i < MAXDET; i++) {
+        if (first[i] < 0) continue;
+        PyObject *ki = PyLong_FromLong(i), *vi = PyLong_FromSsize_t(first[i]);
+        if (ki == NULL || vi == NULL || PyDict_SetItem(fresh, ki, vi) < 0) {
+            Py_XDECREF(ki); Py_XDECREF(vi); Py_DECREF(fresh); return -1;
+        }
+        Py_DECREF(ki);
+        Py_DECREF(vi);
+    }
+    if (PyDict_Update(fresh, lb) < 0 || PyDict_SetItem(tdict, k_lb, fresh) < 0) { Py_DECREF(fresh); return -1; }
+    *lb_io = fresh; /* borrowed from tdict now */
+    Py_DECREF(fresh);
+    return 0;
+}
+
+typedef struct { Py_ssize_t at; long i; } Bound;
+
+/* `OpenTracker.open_from(view, base)`; -2 with an exception set on error. */
+static Py_ssize_t open_from(PyObject *tracker, PyObject *tdict, PyObject *view, Py_ssize_t base) {
+    Py_ssize_t o, seen_abs, n = PyUnicode_GET_LENGTH(view);
+    if (get_ssize(tdict, k_origin, &o) < 0 || get_ssize(tdict, k_seen, &seen_abs) < 0) goto python;
+    Py_ssize_t seen = seen_abs - o;
+    if (seen < base) seen = base;
+    PyObject *prefilter = item(tdict, k_prefilter);
+    if (prefilter == NULL) goto python;
+    if (prefilter != Py_None) {
+        PyObject *mr = PyObject_GetAttr(pf_module, k_min_range);
+        if (mr == NULL) return -2;
+        Py_ssize_t min_range = PyLong_AsSsize_t(mr);
+        Py_DECREF(mr);
+        if (min_range == -1 && PyErr_Occurred()) return -2;
+        if (n - seen >= min_range) goto python;
+    }
+    if (n - seen > PER_CHAR) goto python;
+    PyObject *lb = item(tdict, k_lb);
+    PyObject *starters = item(tdict, k_starters);
+    PyObject *reach = item(tdict, k_reach), *full = item(tdict, k_full), *search = item(tdict, k_search);
+    if (lb == NULL || !PyDict_CheckExact(lb) || starters == NULL || reach == NULL || !PyTuple_CheckExact(reach) ||
+        full == NULL || !PyTuple_CheckExact(full) || search == NULL || !PyTuple_CheckExact(search) ||
+        PyTuple_GET_SIZE(full) > MAXDET)
+        goto python;
+    PyObject *sdict = instance_dict(starters);
+    if (sdict == NULL) goto python;
+    if (n > seen && add_bounds(starters, sdict, view, seen, n, o, tdict, &lb) < 0) return -2;
+    if (set_ssize(tdict, k_seen, n + o) < 0) return -2;
+    Py_ssize_t count = PyDict_GET_SIZE(lb);
+    if (count == 0) return n;
+    if (count > MAXDET) { PyErr_SetString(PyExc_RuntimeError, "too many bounds"); return -2; }
+    Bound order[MAXDET];
+    Py_ssize_t pos = 0, k = 0;
+    PyObject *key, *value;
+    while (PyDict_Next(lb, &pos, &key, &value)) {
+        long i = PyLong_AsLong(key);
+        Py_ssize_t at = PyLong_AsSsize_t(value);
+        if (PyErr_Occurred()) return -2;
+        /* insertion sort by (at, i), as sorted() orders the (at, i) tuples */
+        Py_ssize_t m = k++;
+        while (m > 0 && (order[m - 1].at > at || (order[m - 1].at == at && order[m - 1].i > i))) {
+            order[m] = order[m - 1];
+            m--;
+        }
+        order[m].at = at;
+        order[m].i = i;
+    }
+    Py_ssize_t end = n + o, best = end;
+    for (Py_ssize_t t = 0; t < k; t++) {
+        Py_ssize_t at = order[t].at;
+        long i = order[t].i;
+        if (at >= best) break;
+        Py_ssize_t s = at - o;
+        if (s < base) s = base;
+        PyObject *r = PyTuple_GET_ITEM(reach, i);
+        if (r != Py_None) {
+            Py_ssize_t rv = PyLong_AsSsize_t(r);
+            if (rv == -1 && PyErr_Occurred()) return -2;
+            if (s < n - rv) {
+                s = n - rv;
+                if (set_ssize(tdict, k_unsure, end) < 0) return -2;
+            }
+        }
+        PyObject *ki = PyLong_FromLong(i);
+        PyObject *sv = PyLong_FromSsize_t(s);
+        if (ki == NULL || sv == NULL) { Py_XDECREF(ki); Py_XDECREF(sv); return -2; }
+        PyObject *args[5] = {view, sv, Py_None, Py_None, Py_True};
+        PyObject *mt = PyObject_Vectorcall(PyTuple_GET_ITEM(full, i), args, 5, NULL);
+        if (mt == NULL) { Py_DECREF(ki); Py_DECREF(sv); return -2; }
+        Py_ssize_t q;
+        if (mt == Py_None) {
+            Py_DECREF(mt);
+            Py_DECREF(sv);
+            int r2 = PyDict_DelItem(lb, ki);
+            Py_DECREF(ki);
+            if (r2 < 0) return -2;
+            continue;
+        }
+        PyObject *partial = PyObject_GetAttr(mt, k_partial);
+        PyObject *st = partial ? PyObject_CallMethodNoArgs(mt, k_start) : NULL;
+        if (st == NULL) { Py_XDECREF(partial); Py_DECREF(mt); Py_DECREF(ki); Py_DECREF(sv); return -2; }
+        Py_ssize_t mstart = PyLong_AsSsize_t(st);
+        int is_partial = PyObject_IsTrue(partial);
+        Py_DECREF(st);
+        Py_DECREF(partial);
+        Py_DECREF(mt);
+        if (is_partial < 0 || (mstart == -1 && PyErr_Occurred())) { Py_DECREF(ki); Py_DECREF(sv); return -2; }
+        Py_ssize_t newlb;
+        if (is_partial) {
+            q = mstart + o;
+            if (q >= end) {
+                Py_DECREF(sv);
+                int r2 = PyDict_DelItem(lb, ki);
+                Py_DECREF(ki);
+                if (r2 < 0) return -2;
+                continue;
+            }
+            newlb = q;
+        } else {
+            PyObject *pm = PyObject_Vectorcall(PyTuple_GET_ITEM(search, i), args, 5, NULL);
+            if (pm == NULL) { Py_DECREF(ki); Py_DECREF(sv); return -2; }
+            if (pm == Py_None) {
+                q = end;
+            } else {
+                PyObject *ps = PyObject_CallMethodNoArgs(pm, k_start);
+                if (ps == NULL) { Py_DECREF(pm); Py_DECREF(ki); Py_DECREF(sv); return -2; }
+                q = PyLong_AsSsize_t(ps) + o;
+                Py_DECREF(ps);
+            }
+            Py_DECREF(pm);
+            Py_ssize_t c = mstart + o;
+            newlb = c < q ? c : q;
+        }
+        Py_DECREF(sv);
+        if (set_ssize(lb, ki, newlb) < 0) { Py_DECREF(ki); return -2; }
+        Py_DECREF(ki);
+        if (q < best) best = q;
+    }
+    return best - o;
+python : {
+        PyObject *bo = PyLong_FromSsize_t(base);
+        if (bo == NULL) return -2;
+        PyObject *got = PyObject_CallMethodObjArgs(tracker, k_open_from, view, bo, NULL);
+        Py_DECREF(bo);
+        if (got == NULL) return -2;
+        Py_ssize_t point = PyLong_AsSsize_t(got);
+        Py_DECREF(got);
+        if (point == -1 && PyErr_Occurred()) return -2;
+        return point;
+    }
+}
+
+/* `OpenTracker.complete_mask(base, point) == 0`: 1 if no detector may have a complete match before `point`,
+   0 if one may or it is not known, -1 on error. */
+static int no_complete(PyObject *tdict, Py_ssize_t base, Py_ssize_t point) {
+    Py_ssize_t o, unsure;
+    if (get_ssize(tdict, k_origin, &o) < 0 || get_ssize(tdict, k_unsure, &unsure) < 0) return 0;
+    if (unsure > base + o) return 0;
+    PyObject *lb = item(tdict, k_lb);
+    if (lb == NULL || !PyDict_CheckExact(lb)) return 0;
+    point += o;
+    Py_ssize_t pos = 0;
+    PyObject *key, *value;
+    while (PyDict_Next(lb, &pos, &key, &value)) {
+        Py_ssize_t at = PyLong_AsSsize_t(value);
+        if (at == -1 && PyErr_Occurred()) return -1;
+        if (at < point) return 0;
+    }
+    return 1;
+}
+
+static PyObject *quick(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "quick(redactor, piece)");
+        return NULL;
+    }
+    if (!configured) Py_RETURN_NONE;
+    PyObject *self = args[0], *piece = args[1];
+    if (!PyUnicode_CheckExact(piece)) Py_RETURN_NONE;
+    if (!PyUnicode_IS_ASCII(piece)) { /* `needs_normalizing(piece)` means the Python path */
+        PyObject *m = PyObject_CallOneArg(special, piece);
+        if (m == NULL) return NULL;
+        int needs = m != Py_None;
+        Py_DECREF(m);
+        if (needs) Py_RETURN_NONE;
+    }
+    PyObject *d = instance_dict(self);
+    if (d == NULL) Py_RETURN_NONE;
+    PyObject *raw = item(d, k_raw), *view = item(d, k_view), *positions = item(d, k_positions);
+    PyObject *tracker = item(d, k_tracker);
+    Py_ssize_t max_hold, next_check, base;
+    if (raw == NULL || view == NULL || positions != Py_None || tracker == NULL || tracker == Py_None ||
+        !PyUnicode_CheckExact(raw) || !PyUnicode_CheckExact(view) || get_ssize(d, k_max_hold, &max_hold) < 0 ||
+        get_ssize(d, k_next_check, &next_check) < 0 || get_ssize(d, k_base, &base) < 0)
+        Py_RETURN_NONE;
+    if (PyUnicode_GET_LENGTH(raw) + PyUnicode_GET_LENGTH(piece) >= max_hold) Py_RETURN_NONE;
+    PyObject *tdict = instance_dict(tracker);
+    if (tdict == NULL) Py_RETURN_NONE;
+    /* From here on the state changes, as in `_quick`. */
+    PyObject *nview = PyUnicode_Concat(view, piece);
+    if (nview == NULL) return NULL;
+    PyObject *nraw = PyUnicode_Concat(raw, piece);
+    if (nraw == NULL) { Py_DECREF(nview); return NULL; }
+    int bad = PyDict_SetItem(d, k_view, nview) < 0 || PyDict_SetItem(d, k_raw, nraw) < 0;
+    Py_DECREF(nview);
+    Py_DECREF(nraw);
+    if (bad) return NULL;
+    view = nview; /* borrowed from d */
+    raw = nraw;
+    Py_ssize_t held = PyUnicode_GET_LENGTH(raw);
+    if (held < next_check) return PyUnicode_New(0, 0);
+    Py_ssize_t point = open_from(tracker, tdict, view, base);
+    if (point == -2) return NULL;
+    if (point <= base) { /* nothing settles */
+        if (set_ssize(d, k_next_check, held + (held < EAGER ? 1 : held / 4)) < 0) return NULL;
+        return PyUnicode_New(0, 0);
+    }
+    PyObject *mr = PyObject_GetAttr(pf_module, k_min_range);
+    if (mr == NULL) return NULL;
+    Py_ssize_t min_range = PyLong_AsSsize_t(mr);
+    Py_DECREF(mr);
+    if (min_range == -1 && PyErr_Occurred()) return NULL;
+    int none = no_complete(tdict, base, point);
+    if (none < 0) return NULL;
+    if (!none || point - base > min_range) return PyLong_FromSsize_t(point);
+    /* `_release(point)` with no findings and positions None: the raw and view indexes coincide. */
+    Py_ssize_t cut = point - base;
+    PyObject *text = PyUnicode_Substring(raw, 0, cut);
+    PyObject *rest = text ? PyUnicode_Substring(raw, cut, held) : NULL;
+    Py_ssize_t start = point - LOOKBEHIND > 0 ? point - LOOKBEHIND : 0;
+    PyObject *vrest = rest ? PyUnicode_Substring(view, start, PyUnicode_GET_LENGTH(view)) : NULL;
+    if (vrest == NULL) { Py_XDECREF(text); Py_XDECREF(rest); return NULL; }
+    Py_ssize_t o;
+    bad = PyDict_SetItem(d, k_raw, rest) < 0 || PyDict_SetItem(d, k_view, vrest) < 0;
+    Py_DECREF(rest);
+    Py_DECREF(vrest);
+    if (bad || get_ssize(tdict, k_origin, &o) < 0 || (start && set_ssize(tdict, k_origin, o + start) < 0) ||
+        set_ssize(d, k_base, point - start) < 0) {
+        Py_DECREF(text);
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "tracker state");
+        return NULL;
+    }
+    held -= cut;
+    if (set_ssize(d, k_next_check, held + (held < EAGER ? 1 : held / 4)) < 0) { Py_DECREF(text); return NULL; }
+    return text;
+}
+
+static PyObject *configure(PyObject *Py_UNUSED(module), PyObject *args) {
+    PyObject *pf, *sp;
+    Py_ssize_t lookbehind, eager, per_char, pairs_max;
+    if (!PyArg_ParseTuple(args, "OOnnnn", &pf, &sp, &lookbehind, &eager, &per_char, &pairs_max)) return NULL;
+    Py_XDECREF(pf_module);
+    Py_INCREF(pf);
+    pf_module = pf;
+    Py_XDECREF(special);
+    Py_INCREF(sp);
+    special = sp;
+    LOOKBEHIND = lookbehind;
+    EAGER = eager;
+    PER_CHAR = per_char;
+    PAIRS_MAX = pairs_max;
+    configured = 1;
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef methods[] = {
+    {"quick", (PyCFunction)(void (*)(void))quick, METH_FASTCALL, "The common case of Redactor.feed (see _quick)."},
+    {"configure", configure, METH_VARARGS, "configure(prefilter_module, special_search, LOOKBEHIND, EAGER, PER_CHAR, PAIRS_MAX)"},
+    {NULL, NULL, 0, NULL}};
+
+static struct PyModuleDef moduledef = {PyModuleDef_HEAD_INIT, "_native", NULL, -1, methods, NULL, NULL, NULL, NULL};
+
+PyMODINIT_FUNC PyInit__native(void) {
+#define KEY(var, s)                                           \
+    if ((var = PyUnicode_InternFromString(s)) == NULL) return NULL;
+    KEY(k_raw, "_raw") KEY(k_view, "_view") KEY(k_positions, "_positions") KEY(k_max_hold, "_max_hold")
+    KEY(k_next_check, "_next_check") KEY(k_base, "_base") KEY(k_tracker, "_tracker") KEY(k_origin, "_origin")
+    KEY(k_lb, "_lb") KEY(k_seen, "_seen") KEY(k_unsure, "_unsure") KEY(k_prefilter, "_prefilter")
+    KEY(k_reach, "_reach") KEY(k_full, "_full") KEY(k_search, "_search") KEY(k_starters, "_starters")
+    KEY(k_cache, "_cache") KEY(k_pairs, "_pairs") KEY(k_always, "_always") KEY(k_compute, "_compute")
+    KEY(k_pair, "_pair") KEY(k_bits, "bits") KEY(k_bounds, "bounds") KEY(k_open_from, "open_from")
+    KEY(k_partial, "partial") KEY(k_start, "start") KEY(k_min_range, "MIN_RANGE")
+#undef KEY
+    return PyModule_Create(&moduledef);
+}
