@@ -13,13 +13,15 @@ are read as one. tests/redact/test_reach.py checks the bound against the engine 
 
 from __future__ import annotations
 
+import importlib
 import re
-from re import _constants as _c  # the standard library's parser, used for widths only
-from re import _parser as _p
 from typing import Any
 
 import regex
 
+# The standard library's regex parser (used for widths only; not in the typed stubs).
+_p: Any = importlib.import_module("re._parser")
+_c: Any = importlib.import_module("re._constants")
 # A path may peek one character further than it consumes before it gives up (the probe's `(?!)`, a possessive
 # repeat deciding it is done), and a margin costs nothing: it only starts the search a little earlier.
 MARGIN = 2

@@ -13,6 +13,7 @@ on where pieces were cut. `redact(text)` is literally one `feed(text)` and `flus
 
 from __future__ import annotations
 
+import importlib
 import os
 from collections.abc import Iterable
 from typing import Any
@@ -30,7 +31,7 @@ _native: Any  # the compiled fast path (_native.c), or None
 try:
     if os.environ.get("SLUICEGATE_PURE"):
         raise ImportError("SLUICEGATE_PURE is set")
-    from . import _native
+    _native = importlib.import_module(f"{__package__}._native")
 except ImportError:  # no C compiler at install time, or turned off: the pure path gives the same output
     _native = None
 
@@ -128,6 +129,7 @@ class Redactor:
             if got is not None:
                 if type(got) is str:
                     return Step(got) if got else EMPTY_STEP
+                assert self._tracker is not None  # the compiled feed is only set up with a tracker
                 text, _ = self._release(got, final=False, hint=self._tracker.complete_mask(self._base, got))
                 return Step(text) if text else EMPTY_STEP
         raw = self._raw
