@@ -13,16 +13,48 @@ caller settles and releases it), or None (not handled, nothing changed: take the
 */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <string.h>
 
 static PyObject *k_raw, *k_view, *k_positions, *k_max_hold, *k_next_check, *k_base, *k_tracker, *k_origin,
     *k_lb, *k_seen, *k_unsure, *k_prefilter, *k_reach, *k_full, *k_search, *k_starters, *k_cache, *k_pairs,
-    *k_always, *k_compute, *k_pair, *k_bits, *k_bounds, *k_open_from, *k_partial, *k_start, *k_min_range;
+    *k_always, *k_compute, *k_pair, *k_bits, *k_bounds, *k_open_from, *k_partial, *k_start, *k_min_range,
+    *k_cands, *k_quads, *k_quad, *k_context, *k_match;
 static PyObject *pf_module = NULL; /* sluicegate.redaction.prefilter, for MIN_RANGE (tests change it) */
 static PyObject *special = NULL;   /* normalize._SPECIAL.search: a non-ASCII piece that needs no view map */
 static Py_ssize_t LOOKBEHIND = 32, EAGER = 256, PER_CHAR = 64, PAIRS_MAX = 1 << 17;
 static int configured = 0;
 
 #define MAXDET 64
+
+/* Candidate starts, kept by this file only (in the tracker's dict as a capsule): every position of the new text
+   where some trusted detector may start after the character before it (the pair table), with those detectors'
+   bits, for the text [from, to). A detector whose bound is in that range is searched from its next candidate,
+   or not at all if it has none before the current answer: on prose a word's detectors are asked where the
+   next word starts, not from the last one. `to` is the tracker's `_seen` after this file last ran: if the
+   Python path ran since, the list is dropped and starts again at the new text. */
+#define CANDS 256
+typedef struct {
+    Py_ssize_t from, to;
+    int count;
+    Py_ssize_t pos[CANDS];
+    unsigned long long mask[CANDS];
+} Cands;
+
+static void cands_free(PyObject *capsule) { PyMem_Free(PyCapsule_GetPointer(capsule, "sluicegate.cands")); }
+
+static Cands *get_cands(PyObject *tdict) {
+    PyObject *c = PyDict_GetItemWithError(tdict, k_cands);
+    if (c != NULL) return (Cands *)PyCapsule_GetPointer(c, "sluicegate.cands");
+    if (PyErr_Occurred()) return NULL;
+    Cands *cs = (Cands *)PyMem_Calloc(1, sizeof(Cands));
+    if (cs == NULL) { PyErr_NoMemory(); return NULL; }
+    cs->from = cs->to = -1;
+    PyObject *capsule = PyCapsule_New(cs, "sluicegate.cands", cands_free);
+    if (capsule == NULL) { PyMem_Free(cs); return NULL; }
+    int r = PyDict_SetItem(tdict, k_cands, capsule);
+    Py_DECREF(capsule);
+    return r < 0 ? NULL : cs;
+}
 
 /* A borrowed item of an instance dict, or NULL (no exception) if absent. */
 static PyObject *item(PyObject *dict, PyObject *key) { return PyDict_GetItemWithError(dict, key); }
@@ -61,7 +93,7 @@ static int mask_of(PyObject *v, unsigned long long *out) {
 /* `Starters.bounds(view, seen, offset)` into `lb` (a dict, merged as `fresh.update(lb)` does: existing bounds
    win). Returns 0, or -1 with an exception set. Long new text is handed to the Python method. */
 static int add_bounds(PyObject *starters, PyObject *sdict, PyObject *view, Py_ssize_t seen, Py_ssize_t n,
-                      Py_ssize_t offset, PyObject *tdict, PyObject **lb_io) {
+                      Py_ssize_t offset, PyObject *tdict, PyObject **lb_io, Cands *cs) {
     PyObject *lb = *lb_io;
     PyObject *fresh = NULL;
     PyObject *cache = item(sdict, k_cache), *pairs = item(sdict, k_pairs), *always_o = item(sdict, k_always);
@@ -99,7 +131,9 @@ static int add_bounds(PyObject *starters, PyObject *sdict, PyObject *view, Py_ss
             PyErr_SetString(PyExc_OverflowError, "mask");
             return -1;
         }
-        if (m & ~have) {
+        /* Refined whenever it is not empty (the Python path refines only when it may add a bound: the same
+           bounds, since refining only removes bits), so that the candidate list has the pair's mask. */
+        if (m & ~always) {
             if (has_prev) {
                 Py_UCS4 two[2] = {prev, ch};
                 PyObject *key = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, two, 2);
@@ -122,6 +156,18 @@ static int add_bounds(PyObject *starters, PyObject *sdict, PyObject *view, Py_ss
                 }
                 Py_DECREF(key);
             }
+            if (m & ~always) {
+                if (cs->count == CANDS) { /* full: the list covers only what comes after this position */
+                    cs->count = 0;
+                    cs->from = j + offset + 1;
+                } else {
+                    cs->pos[cs->count] = j + offset;
+                    cs->mask[cs->count] = m & ~always;
+                    cs->count++;
+                }
+            }
+        }
+        if (m & ~have) {
             unsigned long long fresh_bits = m & ~have;
             for (int i = 0; i < MAXDET; i++)
                 if (fresh_bits >> i & 1) first[i] = j + offset;
@@ -172,13 +218,36 @@ static Py_ssize_t open_from(PyObject *tracker, PyObject *tdict, PyObject *view, 
     PyObject *lb = item(tdict, k_lb);
     PyObject *starters = item(tdict, k_starters);
     PyObject *reach = item(tdict, k_reach), *full = item(tdict, k_full), *search = item(tdict, k_search);
+    PyObject *match = item(tdict, k_match);
     if (lb == NULL || !PyDict_CheckExact(lb) || starters == NULL || reach == NULL || !PyTuple_CheckExact(reach) ||
         full == NULL || !PyTuple_CheckExact(full) || search == NULL || !PyTuple_CheckExact(search) ||
+        match == NULL || !PyTuple_CheckExact(match) ||
         PyTuple_GET_SIZE(full) > MAXDET)
         goto python;
     PyObject *sdict = instance_dict(starters);
     if (sdict == NULL) goto python;
-    if (n > seen && add_bounds(starters, sdict, view, seen, n, o, tdict, &lb) < 0) return -2;
+    PyObject *always_o = item(sdict, k_always), *context_o = item(sdict, k_context), *quads = item(sdict, k_quads);
+    unsigned long long always, context;
+    if (always_o == NULL || context_o == NULL || quads == NULL || !PyDict_CheckExact(quads) ||
+        mask_of(always_o, &always) < 0 || mask_of(context_o, &context) < 0)
+        goto python;
+    Cands *cs = get_cands(tdict);
+    if (cs == NULL) return -2;
+    if (cs->to != seen + o) { /* the Python path ran since (or this is the first call): start again here */
+        cs->count = 0;
+        cs->from = seen + o;
+    } else { /* drop what was released */
+        int drop = 0;
+        while (drop < cs->count && cs->pos[drop] < base + o) drop++;
+        if (drop) {
+            memmove(cs->pos, cs->pos + drop, (size_t)(cs->count - drop) * sizeof(Py_ssize_t));
+            memmove(cs->mask, cs->mask + drop, (size_t)(cs->count - drop) * sizeof(unsigned long long));
+            cs->count -= drop;
+        }
+    }
+    cs->to = -1; /* not valid until this call has recorded the new text */
+    if (n > seen && add_bounds(starters, sdict, view, seen, n, o, tdict, &lb, cs) < 0) return -2;
+    cs->to = n + o;
     if (set_ssize(tdict, k_seen, n + o) < 0) return -2;
     Py_ssize_t count = PyDict_GET_SIZE(lb);
     if (count == 0) return n;
@@ -206,6 +275,81 @@ static Py_ssize_t open_from(PyObject *tracker, PyObject *tdict, PyObject *view, 
         if (at >= best) break;
         Py_ssize_t s = at - o;
         if (s < base) s = base;
+        unsigned long long bit = 1ULL << i;
+        if (!(always & bit) && cs->from <= s + o) {
+            /* The candidate list covers [s, n): i can start only at its candidates there, so each is asked with
+               an anchored match (a search would try every position in between), and none before the current
+               answer means a bound there, or no bound at all. */
+            int done = 0;
+            for (int c = 0; c < cs->count && !done; c++) {
+                Py_ssize_t cp = cs->pos[c];
+                if (cp < s + o || !(cs->mask[c] & bit)) continue;
+                Py_ssize_t v = cp - o;
+                if (!(context & bit) && v >= 1 && v + 3 <= n) { /* the two characters after it are known */
+                    PyObject *key = PyUnicode_Substring(view, v - 1, v + 3);
+                    if (key == NULL) return -2;
+                    PyObject *qm = item(quads, key);
+                    unsigned long long qv;
+                    if (qm == NULL) {
+                        if (PyErr_Occurred()) { Py_DECREF(key); return -2; }
+                        qm = PyObject_CallMethodOneArg(starters, k_quad, key);
+                        Py_DECREF(key);
+                        if (qm == NULL) return -2;
+                        int bad = mask_of(qm, &qv);
+                        Py_DECREF(qm);
+                        if (bad < 0) { PyErr_SetString(PyExc_OverflowError, "mask"); return -2; }
+                    } else {
+                        Py_DECREF(key);
+                        if (mask_of(qm, &qv) < 0) { PyErr_SetString(PyExc_OverflowError, "mask"); return -2; }
+                    }
+                    if (!(qv & bit)) continue;
+                }
+                Py_ssize_t q = -1;
+                if (cp < best) {
+                    PyObject *sv = PyLong_FromSsize_t(v);
+                    if (sv == NULL) return -2;
+                    PyObject *args[5] = {view, sv, Py_None, Py_None, Py_True};
+                    PyObject *mt = PyObject_Vectorcall(PyTuple_GET_ITEM(match, i), args, 5, NULL);
+                    if (mt == NULL) { Py_DECREF(sv); return -2; }
+                    if (mt == Py_None) { Py_DECREF(mt); Py_DECREF(sv); continue; }
+                    PyObject *partial = PyObject_GetAttr(mt, k_partial);
+                    Py_DECREF(mt);
+                    if (partial == NULL) { Py_DECREF(sv); return -2; }
+                    int is_partial = PyObject_IsTrue(partial);
+                    Py_DECREF(partial);
+                    if (is_partial < 0) { Py_DECREF(sv); return -2; }
+                    if (is_partial) {
+                        q = cp; /* open here, and nothing of i starts before it */
+                    } else { /* a complete match here: where is i still open? (as the search path asks) */
+                        PyObject *pm = PyObject_Vectorcall(PyTuple_GET_ITEM(search, i), args, 5, NULL);
+                        if (pm == NULL) { Py_DECREF(sv); return -2; }
+                        if (pm == Py_None) {
+                            q = end;
+                        } else {
+                            PyObject *ps = PyObject_CallMethodNoArgs(pm, k_start);
+                            if (ps == NULL) { Py_DECREF(pm); Py_DECREF(sv); return -2; }
+                            q = PyLong_AsSsize_t(ps) + o;
+                            Py_DECREF(ps);
+                        }
+                        Py_DECREF(pm);
+                    }
+                    Py_DECREF(sv);
+                }
+                PyObject *ki = PyLong_FromLong(i);
+                if (ki == NULL || set_ssize(lb, ki, cp) < 0) { Py_XDECREF(ki); return -2; }
+                Py_DECREF(ki);
+                if (q >= 0 && q < best) best = q;
+                done = 1;
+            }
+            if (!done) { /* no candidate of i left in [s, n): nothing of it can start there */
+                PyObject *ki = PyLong_FromLong(i);
+                if (ki == NULL) return -2;
+                int r2 = PyDict_DelItem(lb, ki);
+                Py_DECREF(ki);
+                if (r2 < 0) return -2;
+            }
+            continue;
+        }
         PyObject *r = PyTuple_GET_ITEM(reach, i);
         if (r != Py_None) {
             Py_ssize_t rv = PyLong_AsSsize_t(r);
@@ -413,7 +557,8 @@ PyMODINIT_FUNC PyInit__native(void) {
     KEY(k_reach, "_reach") KEY(k_full, "_full") KEY(k_search, "_search") KEY(k_starters, "_starters")
     KEY(k_cache, "_cache") KEY(k_pairs, "_pairs") KEY(k_always, "_always") KEY(k_compute, "_compute")
     KEY(k_pair, "_pair") KEY(k_bits, "bits") KEY(k_bounds, "bounds") KEY(k_open_from, "open_from")
-    KEY(k_partial, "partial") KEY(k_start, "start") KEY(k_min_range, "MIN_RANGE")
+    KEY(k_partial, "partial") KEY(k_start, "start") KEY(k_min_range, "MIN_RANGE") KEY(k_cands, "_native_cands")
+    KEY(k_quads, "_quads") KEY(k_quad, "quad") KEY(k_context, "_context") KEY(k_match, "_match")
 #undef KEY
     return PyModule_Create(&moduledef);
 }

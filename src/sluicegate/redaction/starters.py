@@ -45,8 +45,10 @@ class Starters:
             for d in self._detectors
         )
         self._always = sum(1 << i for i, t in enumerate(self._trusted) if not t and self._first[i] is None)
+        self._context = sum(1 << i for i, f in enumerate(self._first) if f is not None)
         self._cache: dict[str, int] = {}
         self._pairs: dict[str, int] = {}  # prev + ch -> the detectors that may start at ch after prev
+        self._quads: dict[str, int] = {}  # prev + ch + two more -> the same, knowing the two after (`quad`)
         self._bits: dict[int, tuple[int, ...]] = {}  # a mask -> its set bits
 
     def _compute(self, ch: str) -> int:
@@ -80,6 +82,25 @@ class Starters:
             ):
                 mask &= ~(1 << i)
         self._pairs[text] = mask
+        return mask
+
+    def quad(self, key: str) -> int:
+        """The detectors that may start at `key[1]`, after `key[0]` and before `key[2:4]` (a 4-character key):
+        the pair's mask less the detectors with no path through those three characters. Conservative for the
+        same reasons as the pair table (a path that reads on past the key's end is reported partial); used by
+        the compiled feed (_native.c) to skip a detector's candidate start without a search."""
+        cache = self._cache.get(key[1])
+        mask = self._compute(key[1]) if cache is None else cache
+        got = self._pairs.get(key[:2])
+        if got is not None:
+            mask = got
+        elif mask and len(self._pairs) < _PAIRS_MAX:
+            mask = self._pair(key[0], key[1], mask)
+        for i in self.bits(mask & ~self._always):
+            if self._first[i] is None and self._detectors[i].compiled.match(key, 1, partial=True) is None:
+                mask &= ~(1 << i)
+        if len(self._quads) < _PAIRS_MAX:
+            self._quads[key] = mask
         return mask
 
     def bits(self, mask: int) -> tuple[int, ...]:

@@ -30,6 +30,7 @@ class OpenTracker:
         self._starters = engine.starters
         self._search = tuple(d.probe.search for d in engine.detectors)
         self._full = tuple(d.compiled.search for d in engine.detectors)
+        self._match = tuple(d.compiled.match for d in engine.detectors)  # for the compiled feed (_native.c)
         self._detectors = engine.detectors
         self._prefilter = engine.prefilter
         # A detector's open start is at most its reach from the end of the view (reach.py): its probe starts
