@@ -187,3 +187,40 @@ def test_small_patterns_are_within_reach_on_every_text(pattern: str) -> None:
     for t in texts:
         for k in range(len(t) + 1):
             _check(d, t[:k])
+
+
+# Patterns a custom detector may use whose reach the parse tree once under-counted (each a counterexample the
+# engine confirms: an open start or a match further from the end than the bound said).
+
+
+def test_a_lookahead_inside_a_lookbehind_reads_forward() -> None:
+    # The lookbehind starts at the current position and the lookahead in it peeks past it: on "abcdef" the
+    # path from 1 is open at the end (it wants the "g"), 5 characters from its start.
+    for pattern in ("(?<=a(?=bcdefg))b", "(?<!a(?!bcdefg))b", "(?<=(?<=(?=bcdefg)a)b)c"):
+        d = Detector("T", pattern)
+        for t in ("abcdef", "abcdefg", "xabcdefgh", "ab"):
+            for k in range(len(t) + 1):
+                if d.reach is not None:
+                    _check(d, t[:k])
+    assert reach("(?<=a(?=bcdefg))b") == 1 + 6 + MARGIN
+    assert reach("(?<=a)b") == 1 + MARGIN
+
+
+def test_an_escaped_backslash_before_p_is_not_a_property() -> None:
+    # `\\p{Latin}` is a backslash, then the literal text "p{Latin}": nine characters, not one. (A brace group
+    # that is not a repeat count now gives no bound at all, which is also safe.)
+    d = Detector("T", r"\\p{Latin}x")
+    assert d.compiled.fullmatch("\\p{Latin}x") is not None
+    assert d.reach is None or d.reach >= 10 + MARGIN
+    got = reach(r"\\p{Latin}")
+    assert got is None or got >= 9 + MARGIN
+    assert reach(r"\\\p{Latin}") == 2 + MARGIN
+    assert reach(r"\\p") == 2 + MARGIN
+
+
+def test_fuzzy_matching_gives_no_bound() -> None:
+    # `{i<=20}` lets the engine insert 20 characters; the standard parser reads it as literal text.
+    assert regex.compile("(?:ab){i<=20}").fullmatch("a" + "x" * 20 + "b") is not None
+    assert reach("(?:ab){i<=20}") is None
+    assert reach("(?:ab){e<=1}") is None
+    assert reach("a{,5}") == 5 + MARGIN
