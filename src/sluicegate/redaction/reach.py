@@ -6,8 +6,9 @@ Why: a `partial=True` search tries every position from where it starts, so probi
 consumes, plus what its lookaheads peek at) can touch the end of an `n`-character buffer only if q >= n - R,
 so the leftmost open start is found by searching from there. The bound is computed from the pattern's parse
 tree with the standard library's parser (the `regex` package has no width query): lookaheads count as if
-consumed, lookbehinds read backwards and count nothing, an unbounded repeat or anything the parser does not
-know (a back-reference, `regex`-only syntax) gives no bound. `\\p{...}` classes match one character, so they
+consumed, lookbehinds read backwards and count nothing but the lookaheads inside them, an unbounded repeat or
+anything the parser does not know (a back-reference, `regex`-only syntax, a brace group that may be a fuzzy
+constraint) gives no bound. `\\p{...}` classes match one character, so they
 are read as one. tests/redact/test_reach.py checks the bound against the engine on long random texts.
 """
 
@@ -25,7 +26,10 @@ _c: Any = importlib.import_module("re._constants")
 # A path may peek one character further than it consumes before it gives up (the probe's `(?!)`, a possessive
 # repeat deciding it is done), and a margin costs nothing: it only starts the search a little earlier.
 MARGIN = 2
-_PROPERTY = re.compile(r"\\[pP]\{[^}]*\}")
+# An escape (a `\\p{...}` class whole, so an escaped backslash before a `p` is not read as one), or a brace group:
+# one that is not a repeat count may be a fuzzy constraint (`{e<=1}`), which reads more than the pattern shows.
+_TOKEN = re.compile(r"\\(?:[pP]\{[^}]*\}|N\{[^}]*\}|.)|\{[^}]*\}?", re.S)
+_REPEAT = re.compile(r"\{[0-9]*(?:,[0-9]*)?\}")
 _INF = float("inf")
 
 
@@ -33,12 +37,31 @@ def reach(pattern: str, flags: int = 0) -> int | None:
     """The most characters a path of `pattern` can read from its start, or None if not bounded (or unknown)."""
     if flags & regex.FULLCASE:  # a pattern character may match two text characters (ß ~ ss)
         return None
+    plain = _plain(pattern)
+    if plain is None:
+        return None
     try:
-        tree = _p.parse(_PROPERTY.sub("a", pattern))
+        tree = _p.parse(plain)
     except (re.error, OverflowError, RecursionError):
         return None
     got = _reach(tree)
     return None if got == _INF else int(got) + MARGIN
+
+
+def _plain(pattern: str) -> str | None:
+    """`pattern` with each `\\p{...}` class as one character, or None if it holds a brace group that is not a
+    repeat count."""
+    out = []
+    at = 0
+    for m in _TOKEN.finditer(pattern):
+        t = m.group()
+        if t[0] == "{" and not _REPEAT.fullmatch(t):
+            return None
+        out.append(pattern[at : m.start()])
+        out.append("a" if t[:2] in ("\\p", "\\P") and len(t) > 2 else t)
+        at = m.end()
+    out.append(pattern[at:])
+    return "".join(out)
 
 
 def _reach(sub: Any) -> float:
@@ -55,7 +78,7 @@ def _node(op: Any, av: Any) -> float:
         return 0.0
     if op in (_c.ASSERT, _c.ASSERT_NOT):
         direction, body = av
-        return _reach(body) if direction == 1 else 0.0
+        return _reach(body) if direction == 1 else _ahead(body)
     if op is _c.SUBPATTERN:
         return _reach(av[-1])
     if op is _c.ATOMIC_GROUP:
@@ -72,3 +95,25 @@ def _node(op: Any, av: Any) -> float:
         _group, yes, no = av
         return max(_reach(yes), _reach(no) if no is not None else 0.0)
     return _INF  # a back-reference, or anything this does not know
+
+
+def _ahead(sub: Any) -> float:
+    """How far past its position a lookbehind reads: nothing, but for the lookaheads inside it, which start at
+    or before that position and read forwards."""
+    most = 0.0
+    for op, av in sub:
+        if op in (_c.ASSERT, _c.ASSERT_NOT):
+            direction, body = av
+            got = _reach(body) if direction == 1 else _ahead(body)
+        else:
+            got = max((_ahead(s) for s in _subs(av)), default=0.0)
+        most = max(most, got)
+    return most
+
+
+def _subs(av: Any) -> Any:
+    if isinstance(av, _p.SubPattern):
+        yield av
+    elif isinstance(av, (tuple, list)):
+        for x in av:
+            yield from _subs(x)
