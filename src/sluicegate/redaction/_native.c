@@ -18,13 +18,14 @@ caller settles and releases it), or None (not handled, nothing changed: take the
 static PyObject *k_raw, *k_view, *k_positions, *k_max_hold, *k_next_check, *k_base, *k_tracker, *k_origin,
     *k_lb, *k_seen, *k_unsure, *k_prefilter, *k_reach, *k_full, *k_search, *k_starters, *k_cache, *k_pairs,
     *k_always, *k_compute, *k_pair, *k_bits, *k_bounds, *k_open_from, *k_partial, *k_start, *k_min_range,
-    *k_cands, *k_quads, *k_quad, *k_context, *k_match;
+    *k_cands, *k_quads, *k_quad, *k_context, *k_match, *k_steady, *k_end, *k_tables;
 static PyObject *pf_module = NULL; /* sluicegate.redaction.prefilter, for MIN_RANGE (tests change it) */
 static PyObject *special = NULL;   /* normalize._SPECIAL.search: a non-ASCII piece that needs no view map */
 static Py_ssize_t LOOKBEHIND = 32, EAGER = 256, PER_CHAR = 64, PAIRS_MAX = 1 << 17;
 static int configured = 0;
 
 #define MAXDET 64
+#define LONG_NEW 8192 /* new text longer than this goes to the Python path */
 
 /* Candidate starts, kept by this file only (in the tracker's dict as a capsule): every position of the new text
    where some trusted detector may start after the character before it (the pair table), with those detectors'
@@ -32,15 +33,32 @@ static int configured = 0;
    or not at all if it has none before the current answer: on prose a word's detectors are asked where the
    next word starts, not from the last one. `to` is the tracker's `_seen` after this file last ran: if the
    Python path ran since, the list is dropped and starts again at the new text. */
-#define CANDS 256
+#define CANDS_MAX 8192 /* past this many the list covers only what comes after (a held block of candidates) */
 typedef struct {
     Py_ssize_t from, to;
-    int count;
-    Py_ssize_t pos[CANDS];
-    unsigned long long mask[CANDS];
+    Py_ssize_t count, size;
+    Py_ssize_t *pos;
+    unsigned long long *mask;
+    /* A block detector (`Detector.steady`) found open at `steady_at[i]` by a match when the view ended at
+       `steady_to[i]` (-1: not known), its block kind's trigger characters in `steady_trig[i]`, and where its
+       opener ended (`steady_open[i]`). */
+    Py_ssize_t steady_at[MAXDET], steady_to[MAXDET], steady_open[MAXDET], steady_k[MAXDET];
+    PyObject *steady_trig[MAXDET]; /* borrowed from the tracker's `_steady` tuple, which outlives this */
 } Cands;
 
-static void cands_free(PyObject *capsule) { PyMem_Free(PyCapsule_GetPointer(capsule, "sluicegate.cands")); }
+static void cands_free(PyObject *capsule) {
+    Cands *cs = (Cands *)PyCapsule_GetPointer(capsule, "sluicegate.cands");
+    if (cs == NULL) return;
+    PyMem_Free(cs->pos);
+    PyMem_Free(cs->mask);
+    PyMem_Free(cs);
+}
+
+static void cands_reset(Cands *cs, Py_ssize_t from) {
+    cs->count = 0;
+    cs->from = from;
+    for (int i = 0; i < MAXDET; i++) cs->steady_to[i] = -1;
+}
 
 static Cands *get_cands(PyObject *tdict) {
     PyObject *c = PyDict_GetItemWithError(tdict, k_cands);
@@ -48,12 +66,42 @@ static Cands *get_cands(PyObject *tdict) {
     if (PyErr_Occurred()) return NULL;
     Cands *cs = (Cands *)PyMem_Calloc(1, sizeof(Cands));
     if (cs == NULL) { PyErr_NoMemory(); return NULL; }
-    cs->from = cs->to = -1;
+    cs->size = 64;
+    cs->pos = (Py_ssize_t *)PyMem_Calloc((size_t)cs->size, sizeof(Py_ssize_t));
+    cs->mask = (unsigned long long *)PyMem_Calloc((size_t)cs->size, sizeof(unsigned long long));
+    if (cs->pos == NULL || cs->mask == NULL) {
+        PyMem_Free(cs->pos); PyMem_Free(cs->mask); PyMem_Free(cs); PyErr_NoMemory(); return NULL;
+    }
+    cs->to = -1;
+    cands_reset(cs, -1);
     PyObject *capsule = PyCapsule_New(cs, "sluicegate.cands", cands_free);
-    if (capsule == NULL) { PyMem_Free(cs); return NULL; }
+    if (capsule == NULL) { PyMem_Free(cs->pos); PyMem_Free(cs->mask); PyMem_Free(cs); return NULL; }
     int r = PyDict_SetItem(tdict, k_cands, capsule);
     Py_DECREF(capsule);
     return r < 0 ? NULL : cs;
+}
+
+/* Append a candidate; 0, or -1 with MemoryError set. */
+static int cands_add(Cands *cs, Py_ssize_t pos, unsigned long long mask) {
+    if (cs->count == cs->size) {
+        if (cs->size >= CANDS_MAX) { /* the list covers only what comes after this position */
+            cs->count = 0;
+            cs->from = pos + 1;
+            return 0;
+        }
+        Py_ssize_t size = cs->size * 2;
+        Py_ssize_t *p = (Py_ssize_t *)PyMem_Realloc(cs->pos, (size_t)size * sizeof(Py_ssize_t));
+        if (p == NULL) { PyErr_NoMemory(); return -1; }
+        cs->pos = p;
+        unsigned long long *m = (unsigned long long *)PyMem_Realloc(cs->mask, (size_t)size * sizeof(unsigned long long));
+        if (m == NULL) { PyErr_NoMemory(); return -1; }
+        cs->mask = m;
+        cs->size = size;
+    }
+    cs->pos[cs->count] = pos;
+    cs->mask[cs->count] = mask;
+    cs->count++;
+    return 0;
 }
 
 /* A borrowed item of an instance dict, or NULL (no exception) if absent. */
@@ -92,6 +140,89 @@ static int mask_of(PyObject *v, unsigned long long *out) {
 
 /* `Starters.bounds(view, seen, offset)` into `lb` (a dict, merged as `fresh.update(lb)` does: existing bounds
    win). Returns 0, or -1 with an exception set. Long new text is handed to the Python method. */
+/* The starters tables as C arrays (one per `Starters`, in its dict as a capsule, filled from the Python
+   tables as characters are met): a character of the BMP and a pair of ASCII characters cost an array read
+   instead of a string object and a dict lookup. The values are the Python methods' answers. */
+typedef struct {
+    unsigned long long m1[0x10000];
+    unsigned char k1[0x10000];
+    unsigned long long pair[128][128];
+    unsigned char kp[128][128];
+} Tables;
+
+static void tables_free(PyObject *capsule) { PyMem_Free(PyCapsule_GetPointer(capsule, "sluicegate.tables")); }
+
+static Tables *get_tables(PyObject *sdict) {
+    PyObject *c = PyDict_GetItemWithError(sdict, k_tables);
+    if (c != NULL) return (Tables *)PyCapsule_GetPointer(c, "sluicegate.tables");
+    if (PyErr_Occurred()) return NULL;
+    Tables *t = (Tables *)PyMem_Calloc(1, sizeof(Tables));
+    if (t == NULL) { PyErr_NoMemory(); return NULL; }
+    PyObject *capsule = PyCapsule_New(t, "sluicegate.tables", tables_free);
+    if (capsule == NULL) { PyMem_Free(t); return NULL; }
+    int r = PyDict_SetItem(sdict, k_tables, capsule);
+    Py_DECREF(capsule);
+    return r < 0 ? NULL : t;
+}
+
+/* The one-character mask of `ch` (`Starters._cache`, or `_compute`). 0, or -1 with an exception set. */
+static int char_mask(Tables *t, PyObject *starters, PyObject *cache, Py_UCS4 ch, unsigned long long *out) {
+    if (ch < 0x10000 && t->k1[ch]) { *out = t->m1[ch]; return 0; }
+    PyObject *c = PyUnicode_FromOrdinal(ch);
+    if (c == NULL) return -1;
+    PyObject *got = PyDict_GetItemWithError(cache, c);
+    int bad;
+    if (got == NULL) {
+        if (PyErr_Occurred()) { Py_DECREF(c); return -1; }
+        got = PyObject_CallMethodOneArg(starters, k_compute, c);
+        Py_DECREF(c);
+        if (got == NULL) return -1;
+        bad = mask_of(got, out);
+        Py_DECREF(got);
+    } else {
+        bad = mask_of(got, out);
+        Py_DECREF(c);
+    }
+    if (bad < 0) { PyErr_SetString(PyExc_OverflowError, "mask"); return -1; }
+    if (ch < 0x10000) { t->m1[ch] = *out; t->k1[ch] = 1; }
+    return 0;
+}
+
+/* `m` refined by the pair table (`Starters._pairs`, or `_pair` while it has room). 0, or -1 with an exception. */
+static int pair_mask(Tables *t, PyObject *starters, PyObject *pairs, Py_UCS4 prev, Py_UCS4 ch,
+                     unsigned long long *m) {
+    int ascii = prev < 128 && ch < 128;
+    if (ascii && t->kp[prev][ch]) { *m = t->pair[prev][ch]; return 0; }
+    Py_UCS4 two[2] = {prev, ch};
+    PyObject *key = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, two, 2);
+    if (key == NULL) return -1;
+    PyObject *p = PyDict_GetItemWithError(pairs, key);
+    Py_DECREF(key);
+    int bad = 0, known = 0;
+    if (p != NULL) {
+        bad = mask_of(p, m);
+        known = 1;
+    } else if (PyErr_Occurred()) {
+        return -1;
+    } else if (PyDict_GET_SIZE(pairs) < PAIRS_MAX) {
+        PyObject *pv = PyUnicode_FromOrdinal(prev), *cv = PyUnicode_FromOrdinal(ch);
+        PyObject *mo = PyLong_FromUnsignedLongLong(*m);
+        PyObject *r = (pv && cv && mo) ? PyObject_CallMethodObjArgs(starters, k_pair, pv, cv, mo, NULL) : NULL;
+        Py_XDECREF(pv);
+        Py_XDECREF(cv);
+        Py_XDECREF(mo);
+        if (r == NULL) return -1;
+        bad = mask_of(r, m);
+        Py_DECREF(r);
+        known = 1;
+    } /* else: the table is full, the one-character mask stands (and is not remembered) */
+    if (bad < 0) { PyErr_SetString(PyExc_OverflowError, "mask"); return -1; }
+    if (ascii && known) { t->pair[prev][ch] = *m; t->kp[prev][ch] = 1; }
+    return 0;
+}
+
+/* `Starters.bounds(view, seen, offset)` into `lb` (a dict, merged as `fresh.update(lb)` does: existing bounds
+   win), recording the candidates of the new text in `cs`. Returns 0, or -1 with an exception set. */
 static int add_bounds(PyObject *starters, PyObject *sdict, PyObject *view, Py_ssize_t seen, Py_ssize_t n,
                       Py_ssize_t offset, PyObject *tdict, PyObject **lb_io, Cands *cs) {
     PyObject *lb = *lb_io;
@@ -103,6 +234,8 @@ static int add_bounds(PyObject *starters, PyObject *sdict, PyObject *view, Py_ss
         if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "starters state");
         return -1;
     }
+    Tables *t = get_tables(sdict);
+    if (t == NULL) return -1;
     Py_ssize_t first[MAXDET];
     for (int i = 0; i < MAXDET; i++) first[i] = -1;
     for (int i = 0; i < MAXDET; i++)
@@ -115,57 +248,13 @@ static int add_bounds(PyObject *starters, PyObject *sdict, PyObject *view, Py_ss
     if (has_prev) prev = PyUnicode_READ(kind, data, seen - 1);
     for (Py_ssize_t j = seen; j < n; j++) {
         Py_UCS4 ch = PyUnicode_READ(kind, data, j);
-        PyObject *c = PyUnicode_FromOrdinal(ch);
-        if (c == NULL) return -1;
-        PyObject *got = item(cache, c);
         unsigned long long m;
-        if (got == NULL) {
-            if (PyErr_Occurred()) { Py_DECREF(c); return -1; }
-            got = PyObject_CallMethodOneArg(starters, k_compute, c);
-            if (got == NULL) { Py_DECREF(c); return -1; }
-            int bad = mask_of(got, &m);
-            Py_DECREF(got);
-            if (bad < 0) { Py_DECREF(c); PyErr_SetString(PyExc_OverflowError, "mask"); return -1; }
-        } else if (mask_of(got, &m) < 0) {
-            Py_DECREF(c);
-            PyErr_SetString(PyExc_OverflowError, "mask");
-            return -1;
-        }
+        if (char_mask(t, starters, cache, ch, &m) < 0) return -1;
         /* Refined whenever it is not empty (the Python path refines only when it may add a bound: the same
            bounds, since refining only removes bits), so that the candidate list has the pair's mask. */
         if (m & ~always) {
-            if (has_prev) {
-                Py_UCS4 two[2] = {prev, ch};
-                PyObject *key = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, two, 2);
-                if (key == NULL) { Py_DECREF(c); return -1; }
-                PyObject *p = item(pairs, key);
-                if (p != NULL) {
-                    if (mask_of(p, &m) < 0) { Py_DECREF(key); Py_DECREF(c); PyErr_SetString(PyExc_OverflowError, "mask"); return -1; }
-                } else if (PyErr_Occurred()) {
-                    Py_DECREF(key); Py_DECREF(c); return -1;
-                } else if (PyDict_GET_SIZE(pairs) < PAIRS_MAX) {
-                    PyObject *pv = PyUnicode_FromOrdinal(prev);
-                    PyObject *mo = PyLong_FromUnsignedLongLong(m);
-                    PyObject *r = (pv && mo) ? PyObject_CallMethodObjArgs(starters, k_pair, pv, c, mo, NULL) : NULL;
-                    Py_XDECREF(pv);
-                    Py_XDECREF(mo);
-                    if (r == NULL) { Py_DECREF(key); Py_DECREF(c); return -1; }
-                    int bad = mask_of(r, &m);
-                    Py_DECREF(r);
-                    if (bad < 0) { Py_DECREF(key); Py_DECREF(c); PyErr_SetString(PyExc_OverflowError, "mask"); return -1; }
-                }
-                Py_DECREF(key);
-            }
-            if (m & ~always) {
-                if (cs->count == CANDS) { /* full: the list covers only what comes after this position */
-                    cs->count = 0;
-                    cs->from = j + offset + 1;
-                } else {
-                    cs->pos[cs->count] = j + offset;
-                    cs->mask[cs->count] = m & ~always;
-                    cs->count++;
-                }
-            }
+            if (has_prev && pair_mask(t, starters, pairs, prev, ch, &m) < 0) return -1;
+            if ((m & ~always) && cands_add(cs, j + offset, m & ~always) < 0) return -1;
         }
         if (m & ~have) {
             unsigned long long fresh_bits = m & ~have;
@@ -173,7 +262,6 @@ static int add_bounds(PyObject *starters, PyObject *sdict, PyObject *view, Py_ss
                 if (fresh_bits >> i & 1) first[i] = j + offset;
             have |= fresh_bits;
         }
-        Py_DECREF(c);
         prev = ch;
         has_prev = 1;
     }
@@ -214,11 +302,17 @@ static Py_ssize_t open_from(PyObject *tracker, PyObject *tdict, PyObject *view, 
         if (min_range == -1 && PyErr_Occurred()) return -2;
         if (n - seen >= min_range) goto python;
     }
-    if (n - seen > PER_CHAR) goto python;
+    /* Long new text (a check after a held block grew by a quarter) is still read per character here: cheap in
+       C, and the per-position bounds and candidates are what keep the next checks cheap. The Python path gives
+       such text one bound for all its starters; both are lower bounds, so the answers are the same. */
+    if (n - seen > LONG_NEW) goto python;
     PyObject *lb = item(tdict, k_lb);
     PyObject *starters = item(tdict, k_starters);
     PyObject *reach = item(tdict, k_reach), *full = item(tdict, k_full), *search = item(tdict, k_search);
     PyObject *match = item(tdict, k_match);
+    PyObject *steady = item(tdict, k_steady);
+    if (steady != NULL && (!PyTuple_CheckExact(steady) || PyTuple_GET_SIZE(steady) != PyTuple_GET_SIZE(full)))
+        steady = NULL;
     if (lb == NULL || !PyDict_CheckExact(lb) || starters == NULL || reach == NULL || !PyTuple_CheckExact(reach) ||
         full == NULL || !PyTuple_CheckExact(full) || search == NULL || !PyTuple_CheckExact(search) ||
         match == NULL || !PyTuple_CheckExact(match) ||
@@ -234,8 +328,7 @@ static Py_ssize_t open_from(PyObject *tracker, PyObject *tdict, PyObject *view, 
     Cands *cs = get_cands(tdict);
     if (cs == NULL) return -2;
     if (cs->to != seen + o) { /* the Python path ran since (or this is the first call): start again here */
-        cs->count = 0;
-        cs->from = seen + o;
+        cands_reset(cs, seen + o);
     } else { /* drop what was released */
         int drop = 0;
         while (drop < cs->count && cs->pos[drop] < base + o) drop++;
@@ -305,7 +398,27 @@ static Py_ssize_t open_from(PyObject *tracker, PyObject *tdict, PyObject *view, 
                     if (!(qv & bit)) continue;
                 }
                 Py_ssize_t q = -1;
-                if (cp < best) {
+                PyObject *steady_t = steady == NULL ? Py_None : PyTuple_GET_ITEM(steady, i);
+                if (cp < best && steady_t != Py_None && cs->steady_to[i] >= 0 && cs->steady_at[i] == cp &&
+                    cs->steady_open[i] <= cs->steady_to[i] - cs->steady_k[i]) {
+                    /* A block open here at the last check, its opener whole and nothing pending in the last
+                       `k` characters then, stays open over text without its kind's trigger characters. */
+                    Py_ssize_t from = cs->steady_to[i] - cs->steady_k[i] - o;
+                    if (from < v) from = v;
+                    PyObject *trig = cs->steady_trig[i];
+                    int hit = 0;
+                    for (Py_ssize_t t2 = 0; t2 < PyUnicode_GET_LENGTH(trig) && !hit; t2++) {
+                        Py_ssize_t f = PyUnicode_FindChar(view, PyUnicode_READ_CHAR(trig, t2), from, n, 1);
+                        if (f == -2) return -2;
+                        hit = f >= 0;
+                    }
+                    if (!hit) {
+                        q = cp;
+                        cs->steady_to[i] = n + o;
+                    }
+                }
+                if (cp < best && q < 0) {
+                    cs->steady_to[i] = -1;
                     PyObject *sv = PyLong_FromSsize_t(v);
                     if (sv == NULL) return -2;
                     PyObject *args[5] = {view, sv, Py_None, Py_None, Py_True};
@@ -320,6 +433,25 @@ static Py_ssize_t open_from(PyObject *tracker, PyObject *tdict, PyObject *view, 
                     if (is_partial < 0) { Py_DECREF(sv); return -2; }
                     if (is_partial) {
                         q = cp; /* open here, and nothing of i starts before it */
+                        for (Py_ssize_t t2 = 0; steady_t != Py_None && t2 < PyTuple_GET_SIZE(steady_t); t2++) {
+                            PyObject *kind = PyTuple_GET_ITEM(steady_t, t2); /* (opener match, triggers, k) */
+                            PyObject *om = PyObject_Vectorcall(PyTuple_GET_ITEM(kind, 0), args, 2, NULL);
+                            if (om == NULL) { Py_DECREF(sv); return -2; }
+                            if (om == Py_None) { Py_DECREF(om); continue; }
+                            PyObject *oe = PyObject_CallMethodNoArgs(om, k_end);
+                            Py_DECREF(om);
+                            if (oe == NULL) { Py_DECREF(sv); return -2; }
+                            Py_ssize_t open_end = PyLong_AsSsize_t(oe);
+                            Py_DECREF(oe);
+                            Py_ssize_t k2 = PyLong_AsSsize_t(PyTuple_GET_ITEM(kind, 2));
+                            if (PyErr_Occurred()) { Py_DECREF(sv); return -2; }
+                            cs->steady_at[i] = cp;
+                            cs->steady_to[i] = n + o;
+                            cs->steady_open[i] = open_end + o;
+                            cs->steady_k[i] = k2;
+                            cs->steady_trig[i] = PyTuple_GET_ITEM(kind, 1);
+                            break;
+                        }
                     } else { /* a complete match here: where is i still open? (as the search path asks) */
                         PyObject *pm = PyObject_Vectorcall(PyTuple_GET_ITEM(search, i), args, 5, NULL);
                         if (pm == NULL) { Py_DECREF(sv); return -2; }
@@ -558,7 +690,7 @@ PyMODINIT_FUNC PyInit__native(void) {
     KEY(k_cache, "_cache") KEY(k_pairs, "_pairs") KEY(k_always, "_always") KEY(k_compute, "_compute")
     KEY(k_pair, "_pair") KEY(k_bits, "bits") KEY(k_bounds, "bounds") KEY(k_open_from, "open_from")
     KEY(k_partial, "partial") KEY(k_start, "start") KEY(k_min_range, "MIN_RANGE") KEY(k_cands, "_native_cands")
-    KEY(k_quads, "_quads") KEY(k_quad, "quad") KEY(k_context, "_context") KEY(k_match, "_match")
+    KEY(k_quads, "_quads") KEY(k_quad, "quad") KEY(k_context, "_context") KEY(k_match, "_match") KEY(k_steady, "_steady") KEY(k_end, "end") KEY(k_tables, "_native_tables")
 #undef KEY
     return PyModule_Create(&moduledef);
 }

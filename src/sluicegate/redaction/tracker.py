@@ -10,6 +10,8 @@ Two facts make it exact (the differential test in tests/redact/test_incremental.
 
 from __future__ import annotations
 
+import regex
+
 from . import prefilter as _pf
 from .settle import Engine
 
@@ -30,7 +32,12 @@ class OpenTracker:
         self._starters = engine.starters
         self._search = tuple(d.probe.search for d in engine.detectors)
         self._full = tuple(d.compiled.search for d in engine.detectors)
-        self._match = tuple(d.compiled.match for d in engine.detectors)  # for the compiled feed (_native.c)
+        # For the compiled feed (_native.c) only: anchored matches, and each block detector's steady kinds.
+        self._match = tuple(d.compiled.match for d in engine.detectors)
+        self._steady = tuple(
+            tuple((regex.compile(o).match, t, k) for o, t, k in d.steady) if d.steady else None
+            for d in engine.detectors
+        )
         self._detectors = engine.detectors
         self._prefilter = engine.prefilter
         # A detector's open start is at most its reach from the end of the view (reach.py): its probe starts
