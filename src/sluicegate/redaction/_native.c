@@ -226,7 +226,6 @@ static int pair_mask(Tables *t, PyObject *starters, PyObject *pairs, Py_UCS4 pre
 static int add_bounds(PyObject *starters, PyObject *sdict, PyObject *view, Py_ssize_t seen, Py_ssize_t n,
                       Py_ssize_t offset, PyObject *tdict, PyObject **lb_io, Cands *cs) {
     PyObject *lb = *lb_io;
-    PyObject *fresh = NULL;
     PyObject *cache = item(sdict, k_cache), *pairs = item(sdict, k_pairs), *always_o = item(sdict, k_always);
     unsigned long long always, have;
     if (cache == NULL || pairs == NULL || always_o == NULL || !PyDict_CheckExact(cache) ||
@@ -265,22 +264,23 @@ static int add_bounds(PyObject *starters, PyObject *sdict, PyObject *view, Py_ss
         prev = ch;
         has_prev = 1;
     }
-    if (!have) return 0;
-    /* fresh.update(lb): a detector with a bound keeps it; the dict keeps fresh's order first, as in Python */
-    fresh = PyDict_New();
-    if (fresh == NULL) return -1;
+    /* `fresh.update(lb)` in Python: a detector with a bound keeps it, one without gets its first position.
+       Added to `lb` in place (the order of a dict of bounds is never read). */
     for (int i = 0; i < MAXDET; i++) {
         if (first[i] < 0) continue;
-        PyObject *ki = PyLong_FromLong(i), *vi = PyLong_FromSsize_t(first[i]);
-        if (ki == NULL || vi == NULL || PyDict_SetItem(fresh, ki, vi) < 0) {
-            Py_XDECREF(ki); Py_XDECREF(vi); Py_DECREF(fresh); return -1;
+        PyObject *ki = PyLong_FromLong(i);
+        if (ki == NULL) return -1;
+        int has = PyDict_Contains(lb, ki);
+        if (has == 0) {
+            PyObject *vi = PyLong_FromSsize_t(first[i]);
+            if (vi == NULL || PyDict_SetItem(lb, ki, vi) < 0) { Py_XDECREF(vi); Py_DECREF(ki); return -1; }
+            Py_DECREF(vi);
         }
         Py_DECREF(ki);
-        Py_DECREF(vi);
+        if (has < 0) return -1;
     }
-    if (PyDict_Update(fresh, lb) < 0 || PyDict_SetItem(tdict, k_lb, fresh) < 0) { Py_DECREF(fresh); return -1; }
-    *lb_io = fresh; /* borrowed from tdict now */
-    Py_DECREF(fresh);
+    (void)tdict;
+    (void)lb_io;
     return 0;
 }
 
