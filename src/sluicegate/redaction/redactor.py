@@ -102,7 +102,8 @@ class Redactor:
         self._done = False
         self._counts: dict[str, int] = {}
         # The compiled `_quick`, called as `_native.quick(self, piece)`; it works on this instance's attributes.
-        self._quick_native = _native.quick if _native is not None and self._NATIVE and self._tracker else None
+        native = _native is not None and self._NATIVE and self._tracker is not None and _inlines(type(self))
+        self._quick_native = _native.quick if native else None
 
     @property
     def stopped(self) -> bool:
@@ -270,6 +271,16 @@ class Redactor:
             at = b
         parts.append(self._raw[at:cut])
         return "".join(parts)
+
+
+# The methods the compiled feed does itself on its common path (the append, the release with no findings).
+_INLINED = ("_append", "_release", "_render", "_raw_index")
+
+
+def _inlines(cls: type[Redactor]) -> bool:
+    """True unless `cls` overrides a method the compiled feed would do in its place: a subclass that does gets
+    the Python path, so that its override runs on every piece, as it would without the extension."""
+    return all(getattr(cls, name) is getattr(Redactor, name) for name in _INLINED)
 
 
 def redact(
