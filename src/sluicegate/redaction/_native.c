@@ -40,10 +40,10 @@ typedef struct {
     Py_ssize_t *pos;
     unsigned long long *mask;
     /* A block detector (`Detector.steady`) found open at `steady_at[i]` by a match when the view ended at
-       `steady_to[i]` (-1: not known), its block kind's trigger characters in `steady_trig[i]`, and where its
+       `steady_to[i]` (-1: not known), its block kind in `steady_kind[i]`, and where its
        opener ended (`steady_open[i]`). */
     Py_ssize_t steady_at[MAXDET], steady_to[MAXDET], steady_open[MAXDET], steady_k[MAXDET];
-    PyObject *steady_trig[MAXDET]; /* borrowed from the tracker's `_steady` tuple, which outlives this */
+    Py_ssize_t steady_kind[MAXDET]; /* which entry of the detector's `_steady` tuple */
 } Cands;
 
 static void cands_free(PyObject *capsule) {
@@ -138,19 +138,28 @@ static int mask_of(PyObject *v, unsigned long long *out) {
     return 0;
 }
 
-/* `Starters.bounds(view, seen, offset)` into `lb` (a dict, merged as `fresh.update(lb)` does: existing bounds
-   win). Returns 0, or -1 with an exception set. Long new text is handed to the Python method. */
 /* The starters tables as C arrays (one per `Starters`, in its dict as a capsule, filled from the Python
    tables as characters are met): a character of the BMP and a pair of ASCII characters cost an array read
-   instead of a string object and a dict lookup. The values are the Python methods' answers. */
+   instead of a string object and a dict lookup. The values are the Python methods' answers. Pages of 256
+   characters (and rows of ASCII pairs) are allocated when first used, so a selection that meets only ASCII
+   text costs a few KiB, not the whole BMP. */
 typedef struct {
-    unsigned long long m1[0x10000];
-    unsigned char k1[0x10000];
-    unsigned long long pair[128][128];
-    unsigned char kp[128][128];
+    unsigned long long mask[256];
+    unsigned char known[256];
+} Page;
+
+typedef struct {
+    Page *page[256];  /* the BMP, by high byte */
+    Page *pair[128];  /* ASCII pairs, by the previous character (only the first 128 entries are used) */
 } Tables;
 
-static void tables_free(PyObject *capsule) { PyMem_Free(PyCapsule_GetPointer(capsule, "sluicegate.tables")); }
+static void tables_free(PyObject *capsule) {
+    Tables *t = (Tables *)PyCapsule_GetPointer(capsule, "sluicegate.tables");
+    if (t == NULL) return;
+    for (int i = 0; i < 256; i++) PyMem_Free(t->page[i]);
+    for (int i = 0; i < 128; i++) PyMem_Free(t->pair[i]);
+    PyMem_Free(t);
+}
 
 static Tables *get_tables(PyObject *sdict) {
     PyObject *c = PyDict_GetItemWithError(sdict, k_tables);
@@ -165,9 +174,20 @@ static Tables *get_tables(PyObject *sdict) {
     return r < 0 ? NULL : t;
 }
 
+/* Remember `value` at `page[hi][lo]` (allocating the page); a failed allocation only means not remembering. */
+static void remember(Page **pages, unsigned hi, unsigned lo, unsigned long long value) {
+    if (pages[hi] == NULL) pages[hi] = (Page *)PyMem_Calloc(1, sizeof(Page));
+    if (pages[hi] == NULL) return;
+    pages[hi]->mask[lo] = value;
+    pages[hi]->known[lo] = 1;
+}
+
 /* The one-character mask of `ch` (`Starters._cache`, or `_compute`). 0, or -1 with an exception set. */
 static int char_mask(Tables *t, PyObject *starters, PyObject *cache, Py_UCS4 ch, unsigned long long *out) {
-    if (ch < 0x10000 && t->k1[ch]) { *out = t->m1[ch]; return 0; }
+    if (ch < 0x10000 && t->page[ch >> 8] != NULL && t->page[ch >> 8]->known[ch & 0xFF]) {
+        *out = t->page[ch >> 8]->mask[ch & 0xFF];
+        return 0;
+    }
     PyObject *c = PyUnicode_FromOrdinal(ch);
     if (c == NULL) return -1;
     PyObject *got = PyDict_GetItemWithError(cache, c);
@@ -184,7 +204,7 @@ static int char_mask(Tables *t, PyObject *starters, PyObject *cache, Py_UCS4 ch,
         Py_DECREF(c);
     }
     if (bad < 0) { PyErr_SetString(PyExc_OverflowError, "mask"); return -1; }
-    if (ch < 0x10000) { t->m1[ch] = *out; t->k1[ch] = 1; }
+    if (ch < 0x10000) remember(t->page, ch >> 8, ch & 0xFF, *out);
     return 0;
 }
 
@@ -192,7 +212,10 @@ static int char_mask(Tables *t, PyObject *starters, PyObject *cache, Py_UCS4 ch,
 static int pair_mask(Tables *t, PyObject *starters, PyObject *pairs, Py_UCS4 prev, Py_UCS4 ch,
                      unsigned long long *m) {
     int ascii = prev < 128 && ch < 128;
-    if (ascii && t->kp[prev][ch]) { *m = t->pair[prev][ch]; return 0; }
+    if (ascii && t->pair[prev] != NULL && t->pair[prev]->known[ch]) {
+        *m = t->pair[prev]->mask[ch];
+        return 0;
+    }
     Py_UCS4 two[2] = {prev, ch};
     PyObject *key = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, two, 2);
     if (key == NULL) return -1;
@@ -217,7 +240,7 @@ static int pair_mask(Tables *t, PyObject *starters, PyObject *pairs, Py_UCS4 pre
         known = 1;
     } /* else: the table is full, the one-character mask stands (and is not remembered) */
     if (bad < 0) { PyErr_SetString(PyExc_OverflowError, "mask"); return -1; }
-    if (ascii && known) { t->pair[prev][ch] = *m; t->kp[prev][ch] = 1; }
+    if (ascii && known) remember(t->pair, prev, ch, *m);
     return 0;
 }
 
@@ -400,12 +423,13 @@ static Py_ssize_t open_from(PyObject *tracker, PyObject *tdict, PyObject *view, 
                 Py_ssize_t q = -1;
                 PyObject *steady_t = steady == NULL ? Py_None : PyTuple_GET_ITEM(steady, i);
                 if (cp < best && steady_t != Py_None && cs->steady_to[i] >= 0 && cs->steady_at[i] == cp &&
+                    cs->steady_kind[i] < PyTuple_GET_SIZE(steady_t) &&
                     cs->steady_open[i] <= cs->steady_to[i] - cs->steady_k[i]) {
                     /* A block open here at the last check, its opener whole and nothing pending in the last
                        `k` characters then, stays open over text without its kind's trigger characters. */
                     Py_ssize_t from = cs->steady_to[i] - cs->steady_k[i] - o;
                     if (from < v) from = v;
-                    PyObject *trig = cs->steady_trig[i];
+                    PyObject *trig = PyTuple_GET_ITEM(PyTuple_GET_ITEM(steady_t, cs->steady_kind[i]), 1);
                     int hit = 0;
                     for (Py_ssize_t t2 = 0; t2 < PyUnicode_GET_LENGTH(trig) && !hit; t2++) {
                         Py_ssize_t f = PyUnicode_FindChar(view, PyUnicode_READ_CHAR(trig, t2), from, n, 1);
@@ -449,7 +473,7 @@ static Py_ssize_t open_from(PyObject *tracker, PyObject *tdict, PyObject *view, 
                             cs->steady_to[i] = n + o;
                             cs->steady_open[i] = open_end + o;
                             cs->steady_k[i] = k2;
-                            cs->steady_trig[i] = PyTuple_GET_ITEM(kind, 1);
+                            cs->steady_kind[i] = t2;
                             break;
                         }
                     } else { /* a complete match here: where is i still open? (as the search path asks) */
@@ -509,8 +533,8 @@ static Py_ssize_t open_from(PyObject *tracker, PyObject *tdict, PyObject *view, 
         PyObject *partial = PyObject_GetAttr(mt, k_partial);
         PyObject *st = partial ? PyObject_CallMethodNoArgs(mt, k_start) : NULL;
         if (st == NULL) { Py_XDECREF(partial); Py_DECREF(mt); Py_DECREF(ki); Py_DECREF(sv); return -2; }
-        Py_ssize_t mstart = PyLong_AsSsize_t(st);
         int is_partial = PyObject_IsTrue(partial);
+        Py_ssize_t mstart = is_partial < 0 ? -1 : PyLong_AsSsize_t(st);
         Py_DECREF(st);
         Py_DECREF(partial);
         Py_DECREF(mt);
