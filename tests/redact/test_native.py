@@ -90,3 +90,19 @@ def test_compiled_feed_equals_python_when_the_pair_table_is_full(monkeypatch: py
     finally:
         monkeypatch.undo()
         redactor_module.configure_native()
+
+
+def test_a_step_from_the_compiled_feed_is_a_step() -> None:
+    import dataclasses
+
+    from sluicegate.stream import EMPTY_STEP, Step
+
+    r = Redactor()
+    got = r.feed("Hello there ")
+    assert type(got) is Step and got == Step("Hello there ") and hash(got) == hash(Step("Hello there "))
+    assert repr(got) == repr(Step("Hello there ")) and dataclasses.asdict(got) == dataclasses.asdict(
+        Step("Hello there ")
+    )
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        got.text = "x"  # type: ignore[misc]
+    assert r.feed("wor") is EMPTY_STEP

@@ -8,8 +8,8 @@ working on the state this leaves. Anything uncommon (a cache miss in the starter
 a long new text, findings to settle) is handed to the Python methods, never re-implemented here.
 tests/redact/test_native.py runs the redactor tests and the frozen-oracle differential test with and without it.
 
-quick(redactor, piece) -> str (fully handled: the released text, maybe empty), int (the settlement point: the
-caller settles and releases it), or None (not handled, nothing changed: take the Python path).
+quick(redactor, piece) -> Step (fully handled: the released text, or EMPTY_STEP), int (the settlement point:
+the caller settles and releases it), or None (not handled, nothing changed: take the Python path).
 */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -21,6 +21,8 @@ static PyObject *k_raw, *k_view, *k_positions, *k_max_hold, *k_next_check, *k_ba
     *k_cands, *k_quads, *k_quad, *k_context, *k_match, *k_steady, *k_end, *k_tables;
 static PyObject *pf_module = NULL; /* sluicegate.redaction.prefilter, for MIN_RANGE (tests change it) */
 static PyObject *special = NULL;   /* normalize._SPECIAL.search: a non-ASCII piece that needs no view map */
+static PyObject *step_type = NULL, *empty_step = NULL; /* stream.Step and stream.EMPTY_STEP */
+static PyObject *k_text, *k_stopped, *k_events;
 static Py_ssize_t LOOKBEHIND = 32, EAGER = 256, PER_CHAR = 64, PAIRS_MAX = 1 << 17;
 static int configured = 0;
 
@@ -603,6 +605,22 @@ static int no_complete(PyObject *tdict, Py_ssize_t base, Py_ssize_t point) {
     return 1;
 }
 
+/* `Step(text)`, built the way `object.__new__` and the dataclass's `__init__` would (its frozen `__setattr__`
+   is the one bypassed, as the generated `__init__` bypasses it): a third of the cost of calling the class. */
+static PyObject *make_step(PyObject *text) {
+    PyObject *empty = PyTuple_New(0);
+    PyObject *st = empty ? PyBaseObject_Type.tp_new((PyTypeObject *)step_type, empty, NULL) : NULL;
+    Py_XDECREF(empty);
+    if (st == NULL) { Py_DECREF(text); return NULL; }
+    PyObject *events = PyTuple_New(0);
+    int bad = events == NULL || PyObject_GenericSetAttr(st, k_text, text) < 0 ||
+              PyObject_GenericSetAttr(st, k_stopped, Py_False) < 0 || PyObject_GenericSetAttr(st, k_events, events) < 0;
+    Py_XDECREF(events);
+    Py_DECREF(text);
+    if (bad) { Py_DECREF(st); return NULL; }
+    return st;
+}
+
 static PyObject *quick(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 2) {
         PyErr_SetString(PyExc_TypeError, "quick(redactor, piece)");
@@ -642,12 +660,12 @@ static PyObject *quick(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ss
     view = nview; /* borrowed from d */
     raw = nraw;
     Py_ssize_t held = PyUnicode_GET_LENGTH(raw);
-    if (held < next_check) return PyUnicode_New(0, 0);
+    if (held < next_check) return Py_NewRef(empty_step);
     Py_ssize_t point = open_from(tracker, tdict, view, base);
     if (point == -2) return NULL;
     if (point <= base) { /* nothing settles */
         if (set_ssize(d, k_next_check, held + (held < EAGER ? 1 : held / 4)) < 0) return NULL;
-        return PyUnicode_New(0, 0);
+        return Py_NewRef(empty_step);
     }
     PyObject *mr = PyObject_GetAttr(pf_module, k_min_range);
     if (mr == NULL) return NULL;
@@ -676,13 +694,23 @@ static PyObject *quick(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ss
     }
     held -= cut;
     if (set_ssize(d, k_next_check, held + (held < EAGER ? 1 : held / 4)) < 0) { Py_DECREF(text); return NULL; }
-    return text;
+    if (PyUnicode_GET_LENGTH(text) == 0) { Py_DECREF(text); return Py_NewRef(empty_step); }
+    return make_step(text);
 }
 
 static PyObject *configure(PyObject *Py_UNUSED(module), PyObject *args) {
-    PyObject *pf, *sp;
+    PyObject *pf, *sp, *stype, *sempty;
     Py_ssize_t lookbehind, eager, per_char, pairs_max;
-    if (!PyArg_ParseTuple(args, "OOnnnn", &pf, &sp, &lookbehind, &eager, &per_char, &pairs_max)) return NULL;
+    if (!PyArg_ParseTuple(args, "OOOOnnnn", &pf, &sp, &stype, &sempty, &lookbehind, &eager, &per_char, &pairs_max))
+        return NULL;
+    if (!PyType_Check(stype)) {
+        PyErr_SetString(PyExc_TypeError, "configure: Step must be a class");
+        return NULL;
+    }
+    Py_XDECREF(step_type);
+    step_type = Py_NewRef(stype);
+    Py_XDECREF(empty_step);
+    empty_step = Py_NewRef(sempty);
     Py_XDECREF(pf_module);
     Py_INCREF(pf);
     pf_module = pf;
@@ -699,7 +727,7 @@ static PyObject *configure(PyObject *Py_UNUSED(module), PyObject *args) {
 
 static PyMethodDef methods[] = {
     {"quick", (PyCFunction)(void (*)(void))quick, METH_FASTCALL, "The common case of Redactor.feed (see _quick)."},
-    {"configure", configure, METH_VARARGS, "configure(prefilter_module, special_search, LOOKBEHIND, EAGER, PER_CHAR, PAIRS_MAX)"},
+    {"configure", configure, METH_VARARGS, "configure(prefilter_module, special_search, Step, EMPTY_STEP, LOOKBEHIND, EAGER, PER_CHAR, PAIRS_MAX)"},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef moduledef = {PyModuleDef_HEAD_INIT, "_native", NULL, -1, methods, NULL, NULL, NULL, NULL};
@@ -714,7 +742,8 @@ PyMODINIT_FUNC PyInit__native(void) {
     KEY(k_cache, "_cache") KEY(k_pairs, "_pairs") KEY(k_always, "_always") KEY(k_compute, "_compute")
     KEY(k_pair, "_pair") KEY(k_bits, "bits") KEY(k_bounds, "bounds") KEY(k_open_from, "open_from")
     KEY(k_partial, "partial") KEY(k_start, "start") KEY(k_min_range, "MIN_RANGE") KEY(k_cands, "_native_cands")
-    KEY(k_quads, "_quads") KEY(k_quad, "quad") KEY(k_context, "_context") KEY(k_match, "_match") KEY(k_steady, "_steady") KEY(k_end, "end") KEY(k_tables, "_native_tables")
+    KEY(k_quads, "_quads") KEY(k_quad, "quad") KEY(k_context, "_context") KEY(k_match, "_match") KEY(k_steady, "_steady") KEY(k_end, "end") KEY(k_tables, "_native_tables") KEY(k_text, "text") KEY(k_stopped, "stopped")
+    KEY(k_events, "events")
 #undef KEY
     return PyModule_Create(&moduledef);
 }

@@ -48,7 +48,9 @@ def configure_native() -> None:
         from . import starters
         from .normalize import _SPECIAL
 
-        _native.configure(_pf, _SPECIAL.search, LOOKBEHIND, _EAGER, starters._PER_CHAR, starters._PAIRS_MAX)
+        _native.configure(
+            _pf, _SPECIAL.search, Step, EMPTY_STEP, LOOKBEHIND, _EAGER, starters._PER_CHAR, starters._PAIRS_MAX
+        )
 
 
 configure_native()
@@ -128,16 +130,16 @@ class Redactor:
         if native is not None:
             got = native(self, piece)
             if got is not None:
-                if type(got) is str:
-                    return Step(got) if got else EMPTY_STEP
+                if type(got) is not int:
+                    return got  # a Step
                 assert self._tracker is not None  # the compiled feed is only set up with a tracker
                 text, _ = self._release(got, final=False, hint=self._tracker.complete_mask(self._base, got))
                 return Step(text) if text else EMPTY_STEP
         raw = self._raw
         if len(raw) + len(piece) < self._max_hold and self._tracker is not None:
             # The usual piece: one slice of the loop below, and the held text stays under `max_hold`, so it
-            # cannot stop. The same steps, without the loop's bookkeeping. (_native.c does this part for an
-            # ASCII piece: it returns the released text, or the point to settle, or None to come here.)
+            # cannot stop. The same steps, without the loop's bookkeeping. (_native.c does this part for a
+            # piece that needs no view map: it returns the Step, or the point to settle, or None to come here.)
             if self._positions is None and piece.isascii():
                 self._view += piece
                 self._raw = raw = raw + piece
