@@ -46,6 +46,7 @@ typedef struct {
        opener ended (`steady_open[i]`). */
     Py_ssize_t steady_at[MAXDET], steady_to[MAXDET], steady_open[MAXDET], steady_k[MAXDET];
     Py_ssize_t steady_kind[MAXDET]; /* which entry of the detector's `_steady` tuple */
+    int steady_phase[MAXDET];       /* 1: the match there was partial; 2: complete, and the block still open */
 } Cands;
 
 static void cands_free(PyObject *capsule) {
@@ -309,6 +310,37 @@ static int add_bounds(PyObject *starters, PyObject *sdict, PyObject *view, Py_ss
     return 0;
 }
 
+/* After a match at view position `v` (absolute `cp`) found detector i open (phase 1: a partial match; phase 2:
+   a complete one with the block still open), remember it if a steady kind's opener is whole there (a kind
+   without phase-2 triggers is not remembered in phase 2). 0, or -1 with an exception set. */
+static int record_steady(Cands *cs, long i, PyObject *steady_t, PyObject *view, PyObject *sv, Py_ssize_t cp,
+                         Py_ssize_t end, Py_ssize_t o, int phase) {
+    cs->steady_to[i] = -1;
+    for (Py_ssize_t t2 = 0; steady_t != Py_None && t2 < PyTuple_GET_SIZE(steady_t); t2++) {
+        PyObject *kind = PyTuple_GET_ITEM(steady_t, t2); /* (opener match, triggers, k, complete triggers) */
+        if (phase == 2 && PyTuple_GET_ITEM(kind, 3) == Py_None) continue;
+        PyObject *args[2] = {view, sv};
+        PyObject *om = PyObject_Vectorcall(PyTuple_GET_ITEM(kind, 0), args, 2, NULL);
+        if (om == NULL) return -1;
+        if (om == Py_None) { Py_DECREF(om); continue; }
+        PyObject *oe = PyObject_CallMethodNoArgs(om, k_end);
+        Py_DECREF(om);
+        if (oe == NULL) return -1;
+        Py_ssize_t open_end = PyLong_AsSsize_t(oe);
+        Py_DECREF(oe);
+        Py_ssize_t k2 = PyLong_AsSsize_t(PyTuple_GET_ITEM(kind, 2));
+        if (PyErr_Occurred()) return -1;
+        cs->steady_at[i] = cp;
+        cs->steady_to[i] = end;
+        cs->steady_open[i] = open_end + o;
+        cs->steady_k[i] = k2;
+        cs->steady_kind[i] = t2;
+        cs->steady_phase[i] = phase;
+        return 0;
+    }
+    return 0;
+}
+
 typedef struct { Py_ssize_t at; long i; } Bound;
 
 /* `OpenTracker.open_from(view, base)`; -2 with an exception set on error. */
@@ -428,10 +460,12 @@ static Py_ssize_t open_from(PyObject *tracker, PyObject *tdict, PyObject *view, 
                     cs->steady_kind[i] < PyTuple_GET_SIZE(steady_t) &&
                     cs->steady_open[i] <= cs->steady_to[i] - cs->steady_k[i]) {
                     /* A block open here at the last check, its opener whole and nothing pending in the last
-                       `k` characters then, stays open over text without its kind's trigger characters. */
+                       `k` characters then, stays as it was (partial, or complete and open) over text without
+                       its kind's trigger characters for that phase. */
                     Py_ssize_t from = cs->steady_to[i] - cs->steady_k[i] - o;
                     if (from < v) from = v;
-                    PyObject *trig = PyTuple_GET_ITEM(PyTuple_GET_ITEM(steady_t, cs->steady_kind[i]), 1);
+                    PyObject *trig = PyTuple_GET_ITEM(PyTuple_GET_ITEM(steady_t, cs->steady_kind[i]),
+                                                      cs->steady_phase[i] == 2 ? 3 : 1);
                     int hit = 0;
                     for (Py_ssize_t t2 = 0; t2 < PyUnicode_GET_LENGTH(trig) && !hit; t2++) {
                         Py_ssize_t f = PyUnicode_FindChar(view, PyUnicode_READ_CHAR(trig, t2), from, n, 1);
@@ -459,24 +493,9 @@ static Py_ssize_t open_from(PyObject *tracker, PyObject *tdict, PyObject *view, 
                     if (is_partial < 0) { Py_DECREF(sv); return -2; }
                     if (is_partial) {
                         q = cp; /* open here, and nothing of i starts before it */
-                        for (Py_ssize_t t2 = 0; steady_t != Py_None && t2 < PyTuple_GET_SIZE(steady_t); t2++) {
-                            PyObject *kind = PyTuple_GET_ITEM(steady_t, t2); /* (opener match, triggers, k) */
-                            PyObject *om = PyObject_Vectorcall(PyTuple_GET_ITEM(kind, 0), args, 2, NULL);
-                            if (om == NULL) { Py_DECREF(sv); return -2; }
-                            if (om == Py_None) { Py_DECREF(om); continue; }
-                            PyObject *oe = PyObject_CallMethodNoArgs(om, k_end);
-                            Py_DECREF(om);
-                            if (oe == NULL) { Py_DECREF(sv); return -2; }
-                            Py_ssize_t open_end = PyLong_AsSsize_t(oe);
-                            Py_DECREF(oe);
-                            Py_ssize_t k2 = PyLong_AsSsize_t(PyTuple_GET_ITEM(kind, 2));
-                            if (PyErr_Occurred()) { Py_DECREF(sv); return -2; }
-                            cs->steady_at[i] = cp;
-                            cs->steady_to[i] = n + o;
-                            cs->steady_open[i] = open_end + o;
-                            cs->steady_k[i] = k2;
-                            cs->steady_kind[i] = t2;
-                            break;
+                        if (steady_t != Py_None && record_steady(cs, i, steady_t, view, sv, cp, n + o, o, 1) < 0) {
+                            Py_DECREF(sv);
+                            return -2;
                         }
                     } else { /* a complete match here: where is i still open? (as the search path asks) */
                         PyObject *pm = PyObject_Vectorcall(PyTuple_GET_ITEM(search, i), args, 5, NULL);
@@ -490,6 +509,11 @@ static Py_ssize_t open_from(PyObject *tracker, PyObject *tdict, PyObject *view, 
                             Py_DECREF(ps);
                         }
                         Py_DECREF(pm);
+                        if (q == cp && steady_t != Py_None &&
+                            record_steady(cs, i, steady_t, view, sv, cp, n + o, o, 2) < 0) {
+                            Py_DECREF(sv);
+                            return -2;
+                        }
                     }
                     Py_DECREF(sv);
                 }

@@ -48,12 +48,14 @@ class Detector:
     # before a `LABELED_SECRET` value): the starters table cannot learn such a detector from one character,
     # so it is asked on every check (its `first` class keeps that cheap).
     context: bool = False
-    # For a block detector: kinds of block that, once open with their opener whole, stay open over any text
-    # without their trigger characters, as (opener regex, trigger characters, k): nothing of the pattern can
-    # end or close the block except at a trigger, and nothing pending (a lookahead after a trigger) reads more
-    # than k characters. The compiled feed (_native.c) then skips re-matching a held block on every check;
-    # tests/redact/test_steady.py checks each built-in's claim against the engine.
-    steady: tuple[tuple[str, str, int], ...] = ()
+    # For a block detector: kinds of block that, once open with their opener whole, stay as they are over any
+    # text without their trigger characters, as (opener regex, triggers, k, complete triggers): a partial match
+    # stays partial over text without `triggers`, and a complete match whose block is still open (an END line
+    # waiting for its newline) stays so over text without `complete triggers` (None: no such claim), with
+    # nothing pending (a lookahead after a trigger) reading more than k characters. The compiled feed
+    # (_native.c) then skips re-matching a held block on every check; tests/redact/test_steady.py checks each
+    # built-in's claim against the engine.
+    steady: tuple[tuple[str, str, int, str | None], ...] = ()
     compiled: regex.Pattern[str] = field(init=False, repr=False, compare=False)
     probe: regex.Pattern[str] = field(init=False, repr=False, compare=False)
     opener_rx: regex.Pattern[str] | None = field(init=False, repr=False, compare=False)

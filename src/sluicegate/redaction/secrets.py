@@ -116,8 +116,9 @@ PRIVATE_KEY = Detector(
     rf"|{_PUTTY_OPEN}(?:[^P]++|P(?!rivate-MAC: ))*+Private-MAC: [0-9A-Fa-f]++",
     opener=rf"{_PEM_OPEN}|{_SSH2_OPEN}|{_PUTTY_OPEN}",
     # The PEM and SSH2 bodies can only end at a '-' (an END line), PuTTY's at a 'P' (Private-MAC:); their
-    # lookaheads read at most 12 characters past it.
-    steady=((_PEM_OPEN, "-", 16), (_SSH2_OPEN, "-", 16), (_PUTTY_OPEN, "P", 16)),
+    # lookaheads read at most 12 characters past it. A PEM or SSH2 END line runs to its newline; PuTTY's MAC
+    # ends at any non-hex character, so it makes no claim there.
+    steady=((_PEM_OPEN, "-", 16, "\n-"), (_SSH2_OPEN, "-", 16, "\n-"), (_PUTTY_OPEN, "P", 16, None)),
 )
 
 # `Authorization: Bearer <opaque token>` (RFC 6750 b64token) and `Basic <base64>`: the scheme word stays. A

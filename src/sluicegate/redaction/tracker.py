@@ -35,7 +35,7 @@ class OpenTracker:
         # For the compiled feed (_native.c) only: anchored matches, and each block detector's steady kinds.
         self._match = tuple(d.compiled.match for d in engine.detectors)
         self._steady = tuple(
-            tuple((regex.compile(o).match, t, k) for o, t, k in d.steady) if d.steady else None
+            tuple((regex.compile(o).match, t, k, c) for o, t, k, c in d.steady) if d.steady else None
             for d in engine.detectors
         )
         self._detectors = engine.detectors
