@@ -57,6 +57,31 @@ def test_complete_pem_is_replaced_and_the_stream_goes_on() -> None:
     assert (run.text, run.stopped) == (BEFORE + "<PRIVATE_KEY>\nDone.", False)
 
 
+@pytest.mark.parametrize("kind", ["RSA ", "", "OPENSSH "])
+def test_a_closed_key_does_not_hold_the_rest_of_its_line(kind: str) -> None:
+    # A well-formed END line closes the block where it ends: the text after it on the same line is released as
+    # it settles, not held to the next newline (a line longer than max_hold used to stop the whole answer).
+    after = " Use it and then " + "carry on writing " * 60
+    text = BEFORE + make_pem(kind, 3) + after
+    make = functools.partial(Redactor, max_hold=512)
+    run = assert_chunk_invariant(make, text, max_size=16, random_runs=5)
+    assert (run.text, run.stopped) == (BEFORE + "<PRIVATE_KEY>" + after, False)
+    assert redact(text, max_hold=512) == BEFORE + "<PRIVATE_KEY>" + after
+    r = Redactor()
+    end = text.index(after) + 160  # past the next check (held text over 256 is checked as it grows by a quarter)
+    for i in range(0, end, 4):
+        r.feed(text[i : min(i + 4, end)])
+    assert r.held <= 16  # the current word, not the key and the rest of its line
+
+
+def test_a_malformed_end_line_still_ends_the_block_at_its_newline() -> None:
+    for end in ("-----END RSA KEY-----", "-----end private key-----", "-----END PRIVATE KEY----"):
+        text = BEFORE + make_pem("RSA ", 2).rsplit("\n-----END", 1)[0] + "\n" + end + " trailing words\nNext line."
+        run = run_filter(Redactor, pieces_of(text, 4))
+        assert run.text == BEFORE + "<PRIVATE_KEY>\nNext line.", end
+        assert "trailing" not in run.text
+
+
 def test_dashes_and_certificates_are_not_treated_as_open_keys() -> None:
     for text in ("a rule\n-----\n", "-----BEGIN CERTIFICATE-----\nMIIB\n", "ends with -----BEGIN RSA PRIV"):
         run = run_filter(Redactor, list(text))

@@ -103,7 +103,9 @@ JWT = Detector(
 # run (any text that is not the start of an END line, in any case), possessive so it can never reach past it.
 # Once the BEGIN line is complete the body is never released: an END line that is malformed (a dash short, cut
 # short, another kind's END, lowercase) still ends the block at the end of its line, and a block that never
-# meets an END line fails closed (`opener`).
+# meets an END line fails closed (`opener`). The END alternatives are atomic: once a well-formed END line is
+# whole, the malformed-line alternative is not tried as well, so the text after it is not held to the next
+# newline (it was: a closed key followed by more than `max_hold` characters on its line stopped the answer).
 _PEM_OPEN = r"-----BEGIN (?:[0-9A-Z]+ )*PRIVATE KEY(?: BLOCK)?-----"
 _PEM_END = r"-----END (?:[0-9A-Z]+ )*PRIVATE KEY(?: BLOCK)?-----|-----(?i:end)[^\n]*+"
 _SSH2_OPEN = r"---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----"
@@ -111,8 +113,8 @@ _SSH2_END = r"---- END SSH2 ENCRYPTED PRIVATE KEY ----|---- (?i:end)[^\n]*+"
 _PUTTY_OPEN = r"PuTTY-User-Key-File-[0-9]+: "
 PRIVATE_KEY = Detector(
     "PRIVATE_KEY",
-    rf"{_PEM_OPEN}(?:[^\-]++|-(?!----(?i:end)))*+(?:{_PEM_END})"
-    rf"|{_SSH2_OPEN}(?:[^\-]++|-(?!--- (?i:end)))*+(?:{_SSH2_END})"
+    rf"{_PEM_OPEN}(?:[^\-]++|-(?!----(?i:end)))*+(?>{_PEM_END})"
+    rf"|{_SSH2_OPEN}(?:[^\-]++|-(?!--- (?i:end)))*+(?>{_SSH2_END})"
     rf"|{_PUTTY_OPEN}(?:[^P]++|P(?!rivate-MAC: ))*+Private-MAC: [0-9A-Fa-f]++",
     opener=rf"{_PEM_OPEN}|{_SSH2_OPEN}|{_PUTTY_OPEN}",
     # The PEM and SSH2 bodies can only end at a '-' (an END line), PuTTY's at a 'P' (Private-MAC:); their

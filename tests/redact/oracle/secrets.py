@@ -111,8 +111,8 @@ _SSH2_END = r"---- END SSH2 ENCRYPTED PRIVATE KEY ----|---- (?i:end)[^\n]*+"
 _PUTTY_OPEN = r"PuTTY-User-Key-File-[0-9]+: "
 PRIVATE_KEY = Detector(
     "PRIVATE_KEY",
-    rf"{_PEM_OPEN}(?:[^\-]++|-(?!----(?i:end)))*+(?:{_PEM_END})"
-    rf"|{_SSH2_OPEN}(?:[^\-]++|-(?!--- (?i:end)))*+(?:{_SSH2_END})"
+    rf"{_PEM_OPEN}(?:[^\-]++|-(?!----(?i:end)))*+(?>{_PEM_END})"
+    rf"|{_SSH2_OPEN}(?:[^\-]++|-(?!--- (?i:end)))*+(?>{_SSH2_END})"
     rf"|{_PUTTY_OPEN}(?:[^P]++|P(?!rivate-MAC: ))*+Private-MAC: [0-9A-Fa-f]++",
     opener=rf"{_PEM_OPEN}|{_SSH2_OPEN}|{_PUTTY_OPEN}",
 )
