@@ -13,6 +13,9 @@ from __future__ import annotations
 from . import prefilter as _pf
 from .settle import Engine
 
+# Below this many characters to probe, a forward search is as cheap as looking backwards for a bound first.
+_FAR = 256
+
 
 class OpenTracker:
     """`open_from(view, base)` equal to `Engine.open_from` for a view that only grows at the end between calls,
@@ -36,6 +39,9 @@ class OpenTracker:
         # A detector's open start is at most its reach from the end of the view (reach.py): its probe starts
         # there when its bound is further back (complete matches before that are then not bounded: `_unsure`).
         self._reach = tuple(d.reach for d in engine.detectors)
+        # One without a reach but with a bounded alphabet starts after the last character outside it (alphabet.py)
+        # when that is worth a backward search (more than `_FAR` characters to probe).
+        self._stops = tuple(None if d.stop is None else d.stop.search for d in engine.detectors)
         # Positions below are absolute (a view index plus `_origin`, the characters dropped from the view's front
         # so far), so that dropping released text is one addition, not a rewrite of every bound.
         self._origin = 0
@@ -73,6 +79,7 @@ class OpenTracker:
         full = self._full
         order = sorted([(at, i) for i, at in lb.items()]) if len(lb) > 1 else [(at, i) for i, at in lb.items()]
         reach = self._reach
+        stops = self._stops
         for at, i in order:
             if at >= best:
                 break
@@ -80,9 +87,15 @@ class OpenTracker:
             if s < base:
                 s = base
             r = reach[i]
-            if r is not None and s < n - r:
-                s = n - r
-                self._unsure = end
+            if r is not None:
+                if s < n - r:
+                    s = n - r
+                    self._unsure = end
+            elif n - s > _FAR and (stop := stops[i]) is not None:
+                k = stop(view, s)  # the last character no path reads: every open start is after it
+                if k is not None:
+                    s = k.end()
+                    self._unsure = end
             # A partial search of the pattern itself reports a complete match anywhere after `s` before a
             # partial one (tests/redact/test_settle.py), so one call usually answers both questions: None means
             # no match starts after `s`, complete or open; a partial match is the leftmost open start. Only a
@@ -139,10 +152,16 @@ class OpenTracker:
         best = n
         still: dict[int, int] = {}
         reach = self._reach
+        stops = self._stops
         for i, start in starts.items():
             r = reach[i]
-            if r is not None and start < n - r:
-                start = n - r
+            if r is not None:
+                if start < n - r:
+                    start = n - r
+            elif n - start > _FAR and (stop := stops[i]) is not None:
+                k = stop(view, start)
+                if k is not None:
+                    start = k.end()
             own = spans.get(i)
             if own is not None:
                 q = _pf.open_in(self._detectors[i], view, own, start)
