@@ -47,6 +47,7 @@ class Starters:
         self._always = sum(1 << i for i, t in enumerate(self._trusted) if not t and self._first[i] is None)
         self._context = sum(1 << i for i, f in enumerate(self._first) if f is not None)
         self._cache: dict[str, int] = {}
+        self._none: set[str] = set()  # cached characters no detector but the `_always` ones may start at
         self._pairs: dict[str, int] = {}  # prev + ch -> the detectors that may start at ch after prev
         self._quads: dict[str, int] = {}  # prev + ch + two more -> the same, knowing the two after (`quad`)
         self._bits: dict[int, tuple[int, ...]] = {}  # a mask -> its set bits
@@ -62,12 +63,17 @@ class Starters:
                 mask |= 1 << i
         if len(self._cache) < _CACHE_MAX:
             self._cache[ch] = mask
+            if mask == self._always:
+                self._none.add(ch)
         return mask
 
     def mask(self, text: str) -> int:
         cache = self._cache
         mask = self._always
-        for ch in text if len(text) <= 64 else set(text):
+        if len(text) > 64:  # the distinct characters, less those known to start nothing (most CJK, Persian)
+            chars = set(text)
+            chars -= self._none
+        for ch in text if len(text) <= 64 else chars:
             m = cache.get(ch)
             mask |= self._compute(ch) if m is None else m
         return mask
