@@ -190,6 +190,7 @@ def matches_in(d: Detector, view: str, spans: list[tuple[int, int]], first: int,
     long range) is remembered: it also answers every later `s` up to the start of the match it found."""
     found: list[Any] = []
     match, search = d.compiled.match, d.compiled.search
+    last = len(view) - 1
     at = first
     known_from, known = -1, None  # search(view, known_from) returned `known`
     for a, b in spans:
@@ -200,7 +201,7 @@ def matches_in(d: Detector, view: str, spans: list[tuple[int, int]], first: int,
         while s <= end:
             if known_from >= 0 and known_from <= s and (known is None or s <= known.start()):
                 m = known
-            elif end - s >= LONG_SPAN:
+            elif end - s >= LONG_SPAN or b >= last:  # a long span, or the last `reach` characters
                 m = known = search(view, s)
                 known_from = s
             else:
@@ -220,11 +221,15 @@ def matches_in(d: Detector, view: str, spans: list[tuple[int, int]], first: int,
 def open_in(d: Detector, view: str, spans: list[tuple[int, int]], start: int) -> int | None:
     """What `d.probe.search(view, start, partial=True)` finds, asking the engine only at candidates."""
     match = d.probe.match
+    last = len(view) - 1
     for a, b in spans:
         if b < start:
             continue
         s = a if a > start else start
-        if b - s >= LONG_SPAN:  # the leftmost open start at or after s is the answer
+        # No open start is outside the spans, so the leftmost one at or after s is the answer: one search for a
+        # long span, and for the one that runs to the end (the last `reach` characters, usually where the
+        # answer is).
+        if b >= last or b - s >= LONG_SPAN:
             m = d.probe.search(view, s, partial=True)
             return None if m is None else m.start()
         for q in range(s, b + 1):

@@ -36,6 +36,7 @@ class OpenTracker:
         self._match = tuple(d.compiled.match for d in engine.detectors)  # for the compiled feed (_native.c)
         self._detectors = engine.detectors
         self._prefilter = engine.prefilter
+        self._candidates = engine.candidates
         # A detector's open start is at most its reach from the end of the view (reach.py): its probe starts
         # there when its bound is further back (complete matches before that are then not bounded: `_unsure`).
         self._reach = tuple(d.reach for d in engine.detectors)
@@ -146,7 +147,7 @@ class OpenTracker:
         starts = dict.fromkeys(range(len(self._detectors)), seen)
         for i, at in self._lb.items():
             starts[i] = at - o if at - o > base else base
-        spans = self._prefilter.ranges(view, min(starts.values()))
+        spans = self._candidates(view, base)  # from `base`, not the least start: settling asks the same
         if spans is None:
             return None
         best = n
