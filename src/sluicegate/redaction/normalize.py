@@ -68,6 +68,16 @@ def needs_normalizing(text: str) -> bool:
     return not text.isascii() and (_DROPS.search(text) is not None or not _MAPPED.isdisjoint(text))
 
 
+def plain_view(piece: str) -> str | None:
+    """The view of `piece` if it drops no character (then view and raw indices still coincide, and no index map
+    is needed: a mapped character keeps its place), else None (use `extend_view`)."""
+    if piece.isascii() or (len(piece) <= 16 and _SPECIAL.search(piece) is None):
+        return piece
+    if _DROPS.search(piece) is not None:
+        return None
+    return _translate(piece)
+
+
 def normalize(text: str) -> str:
     """The view of `text` (for allow-lists and one-off values; streaming uses `extend_view`)."""
     return _DROPS.sub("", text).translate(TABLE)

@@ -21,7 +21,7 @@ from typing import Any
 from ..stream import EMPTY_STEP, STOPPED_STEP, Done, Guard, Step, check_piece
 from . import prefilter as _pf
 from .detector import LOOKBEHIND, Detector, custom_detector
-from .normalize import extend_view, needs_normalizing, normalize
+from .normalize import extend_view, normalize, plain_view
 from .operators import OperatorSpec, resolve_operator
 from .registry import select
 from .settle import Engine, Finding
@@ -201,12 +201,14 @@ class Redactor:
         return Step(text, True, (Guard((UNSETTLED,), self._notice), Done("stopped")))
 
     def _append(self, piece: str) -> None:
-        if self._positions is None and not needs_normalizing(piece):
-            self._view += piece
-        else:
-            if self._positions is None:
-                self._positions = list(range(len(self._raw)))
-            self._view += extend_view(piece, len(self._raw), self._positions)
+        if self._positions is None:
+            view = plain_view(piece)
+            if view is not None:  # nothing dropped: the indices still coincide
+                self._view += view
+                self._raw += piece
+                return
+            self._positions = list(range(len(self._raw)))
+        self._view += extend_view(piece, len(self._raw), self._positions)
         self._raw += piece
 
     def _raw_index(self, body: int) -> int:
