@@ -140,11 +140,26 @@ class Prefilter:
 
     def ranges(self, view: str, lo: int) -> dict[int, list[tuple[int, int]]] | None:
         """For each covered detector: sorted, merged closed ranges [a, b] of candidate starts >= lo, built from
-        trigger hits in view[lo:] and the last `reach` characters (a path still open at the end).
+        trigger hits in view[lo:] (`hits`) and the last `reach` characters (a path still open at the end).
 
         None when the prefilter would not pay (more than one hit per `HIT_BUDGET` characters: dense digits,
         base64) or the scan failed (e.g. the shared scratch is in use by another thread): the caller then takes
         the pure path, which gives the same answer."""
+        got = self.hits(view, lo)
+        if got is None:
+            return None
+        n = len(view)
+        return {i: _merge([*spans, (self.tail(i, n), n - 1)], lo) for i, spans in got.items()}
+
+    def tail(self, i: int, n: int) -> int:
+        """Where the last `reach` characters of an `n`-character view start for detector i: a path still open at
+        the end may start anywhere from there before its trigger is complete."""
+        return n - self.covered[i]
+
+    def hits(self, view: str, lo: int) -> dict[int, list[tuple[int, int]]] | None:
+        """`ranges` without the last `reach` characters: every complete match starting at or after lo starts in
+        one of these (its trigger occurrence lies inside it, so inside the view), and so does every open path
+        that already holds its trigger. None as for `ranges`."""
         n = len(view)
         raw: dict[int, list[tuple[int, int]]] = {i: [] for i in self.covered}
         if self._db is not None and n > lo:
@@ -161,21 +176,22 @@ class Prefilter:
                 self._db.scan(encode(view[lo:]), match_event_handler=on)
             except _hs.error:  # ScanTerminated (over budget), ScratchInUseError, ...
                 return None
-        out: dict[int, list[tuple[int, int]]] = {}
-        for i, spans in raw.items():
-            spans.append((n - self.covered[i], n - 1))
-            merged: list[tuple[int, int]] = []
-            for a, b in sorted(spans):
-                a = max(a, lo)
-                if b < a:
-                    continue
-                if merged and a <= merged[-1][1] + 1:
-                    if b > merged[-1][1]:
-                        merged[-1] = (merged[-1][0], b)
-                else:
-                    merged.append((a, b))
-            out[i] = merged
-        return out
+        return {i: _merge(spans, lo) if spans else spans for i, spans in raw.items()}
+
+
+def _merge(spans: list[tuple[int, int]], lo: int) -> list[tuple[int, int]]:
+    """Sorted, merged closed ranges, clipped to start at lo."""
+    merged: list[tuple[int, int]] = []
+    for a, b in sorted(spans):
+        a = max(a, lo)
+        if b < a:
+            continue
+        if merged and a <= merged[-1][1] + 1:
+            if b > merged[-1][1]:
+                merged[-1] = (merged[-1][0], b)
+        else:
+            merged.append((a, b))
+    return merged
 
 
 # A merged candidate range at least this long (dense digits, base64) is searched by the engine in one call
@@ -186,11 +202,11 @@ LONG_SPAN = 256
 def matches_in(d: Detector, view: str, spans: list[tuple[int, int]], first: int, point: int) -> list[Any]:
     """What `d.compiled.finditer(view, first)` yields before `point`, asking the engine only at candidates.
 
-    No match starts outside `spans`, so a position outside them is skipped, and `search(view, s)` (used on a
-    long range) is remembered: it also answers every later `s` up to the start of the match it found."""
+    No match starts outside `spans` (`Prefilter.hits`: a complete match holds its trigger), so a position
+    outside them is skipped, and `search(view, s)` (used on a long range) is remembered: it also answers every
+    later `s` up to the start of the match it found."""
     found: list[Any] = []
     match, search = d.compiled.match, d.compiled.search
-    last = len(view) - 1
     at = first
     known_from, known = -1, None  # search(view, known_from) returned `known`
     for a, b in spans:
@@ -201,7 +217,7 @@ def matches_in(d: Detector, view: str, spans: list[tuple[int, int]], first: int,
         while s <= end:
             if known_from >= 0 and known_from <= s and (known is None or s <= known.start()):
                 m = known
-            elif end - s >= LONG_SPAN or b >= last:  # a long span, or the last `reach` characters
+            elif end - s >= LONG_SPAN:
                 m = known = search(view, s)
                 known_from = s
             else:
@@ -218,24 +234,30 @@ def matches_in(d: Detector, view: str, spans: list[tuple[int, int]], first: int,
     return found
 
 
-def open_in(d: Detector, view: str, spans: list[tuple[int, int]], start: int) -> int | None:
-    """What `d.probe.search(view, start, partial=True)` finds, asking the engine only at candidates."""
-    match = d.probe.match
-    last = len(view) - 1
+def open_in(d: Detector, view: str, spans: list[tuple[int, int]], start: int, tail: int) -> int | None:
+    """What `d.probe.search(view, start, partial=True)` finds, asking the engine only at candidates: the hit
+    spans (`Prefilter.hits`) and every position from `tail` (`Prefilter.tail`).
+
+    No open start is outside them, so a search from a candidate finds the answer: one search for a long span,
+    for one that reaches the tail, and for the tail itself (usually where the answer is)."""
+    match, search = d.probe.match, d.probe.search
     for a, b in spans:
         if b < start:
             continue
+        if a >= tail:
+            break
         s = a if a > start else start
-        # No open start is outside the spans, so the leftmost one at or after s is the answer: one search for a
-        # long span, and for the one that runs to the end (the last `reach` characters, usually where the
-        # answer is).
-        if b >= last or b - s >= LONG_SPAN:
-            m = d.probe.search(view, s, partial=True)
+        if b >= tail or b - s >= LONG_SPAN:
+            m = search(view, s, partial=True)
             return None if m is None else m.start()
         for q in range(s, b + 1):
             if match(view, q, partial=True) is not None:
                 return q
-    return None
+    s = tail if tail > start else start
+    if s >= len(view):
+        return None
+    m = search(view, s, partial=True)
+    return None if m is None else m.start()
 
 
 def shared(detectors: Sequence[Detector]) -> Prefilter | None:

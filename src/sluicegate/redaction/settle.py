@@ -63,13 +63,13 @@ class Engine:
         self._last_ranges: tuple[str, int, dict[int, list[tuple[int, int]]] | None] | None = None
 
     def candidates(self, view: str, lo: int) -> dict[int, list[tuple[int, int]]] | None:
-        """`prefilter.ranges(view, lo)`, remembered for the last view: a check asks it for the open point
+        """`prefilter.hits(view, lo)`, remembered for the last view: a check asks it for the open point
         (tracker.py) and then to settle the same view from the same position, one hyperscan pass for both."""
         assert self.prefilter is not None
         last = self._last_ranges
         if last is not None and last[0] is view and last[1] == lo:
             return last[2]
-        got = self.prefilter.ranges(view, lo)
+        got = self.prefilter.hits(view, lo)
         self._last_ranges = (view, lo, got)
         return got
 

@@ -165,7 +165,7 @@ class OpenTracker:
                     start = k.end()
             own = spans.get(i)
             if own is not None:
-                q = _pf.open_in(self._detectors[i], view, own, start)
+                q = _pf.open_in(self._detectors[i], view, own, start, self._prefilter.tail(i, n))
             else:
                 m = self._search[i](view, start, partial=True)
                 q = None if m is None else m.start()
