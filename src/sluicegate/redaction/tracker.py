@@ -10,11 +10,14 @@ Two facts make it exact (the differential test in tests/redact/test_incremental.
 
 from __future__ import annotations
 
+from bisect import bisect_left
+
 from . import prefilter as _pf
 from .settle import Engine
 
 # Below this many characters to probe, a forward search is as cheap as looking backwards for a bound first.
 _FAR = 256
+_NEAR = 16
 
 
 class OpenTracker:
@@ -138,8 +141,9 @@ class OpenTracker:
 
     def _open_compiled(self, view: str, base: int, seen: int) -> int | None:
         """The same answer as the loop in `open_from`, with covered detectors asked only at candidates. Every
-        detector is probed (exactly) from its bound or from `seen` (no starters table: the prefilter knows where
-        it can start, and one that cannot start in the new text gets no candidate there). None: the prefilter
+        detector is probed from its bound or from `seen` (no starters table: the prefilter knows where it can
+        start, and one that cannot start in the new text gets no candidate there), unless its first candidate is
+        past the answer already found. None: the prefilter
         declined (over budget, or the scan failed), so the caller takes the pure path."""
         assert self._prefilter is not None
         n = len(view)
@@ -150,24 +154,48 @@ class OpenTracker:
         spans = self._candidates(view, base)  # from `base`, not the least start: settling asks the same
         if spans is None:
             return None
-        best = n
-        still: dict[int, int] = {}
+        pf = self._prefilter
         reach = self._reach
         stops = self._stops
+        # Each detector's first candidate at or after its start is a lower bound on its open start: probed in
+        # that order, and once the least open start found is at or before the next one, the rest keep it as
+        # their bound unprobed (as in `open_from`: a later probe from there covers every start after it).
+        order: list[tuple[int, int, list[tuple[int, int]] | None]] = []
         for i, start in starts.items():
             r = reach[i]
-            if r is not None:
-                if start < n - r:
-                    start = n - r
-            elif n - start > _FAR and (stop := stops[i]) is not None:
+            if r is not None and start < n - r:
+                start = n - r
+            # Here a backward search is cheaper than a probe even over a few characters: the probe of a detector
+            # whose open start is in the last word is then a search over that word.
+            if n - start > _NEAR and (stop := stops[i]) is not None:
                 k = stop(view, start)
                 if k is not None:
                     start = k.end()
             own = spans.get(i)
+            first = start
             if own is not None:
-                q = _pf.open_in(self._detectors[i], view, own, start, self._prefilter.tail(i, n))
+                tail = pf.tail(i, n)
+                if tail > first:
+                    first = tail
+                j = bisect_left(own, (start,))
+                if j and own[j - 1][1] >= start:
+                    first = start
+                elif j < len(own) and own[j][0] < first:
+                    first = own[j][0]
+            order.append((first, i, own))
+        order.sort()
+        best = n
+        still: dict[int, int] = {}
+        for first, i, own in order:
+            if first >= n:
+                continue
+            if first >= best:
+                still[i] = first + o
+                continue
+            if own is not None:
+                q = _pf.open_in(self._detectors[i], view, own, first, pf.tail(i, n))
             else:
-                m = self._search[i](view, start, partial=True)
+                m = self._search[i](view, first, partial=True)
                 q = None if m is None else m.start()
             if q is not None and q < n:
                 still[i] = q + o
