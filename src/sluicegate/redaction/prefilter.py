@@ -76,18 +76,20 @@ def _triggers() -> dict[str, tuple[Trigger, ...]]:
         "EMAIL_ADDRESS": ((r"@", 16 + EMAIL_LOCAL_MAX, 1, 1),),
         "CREDIT_CARD": ((r"[0-9](?:[ \t.\-]?[0-9]){12}", 1, 13, 25),),
         "IBAN_CODE": ((r"[A-Za-z]{2}[0-9]{2}", 0, 4, 4),),
+        # One expression per alternative, each with its own length: a hit then names one candidate start, not
+        # every start the shortest alternative would allow (digit groups are dense in a planted text).
         "PHONE_NUMBER": (
-            (
-                r"\+[0-9]|\([0-9]{3}\)|[0-9]{3}[ .\-][0-9]{3}|0[0-9]{1,4}[ \-][0-9]{2}|0[0-9]{9}|1[3-9][0-9]{9}",
-                0,
-                2,
-                11,
-            ),
+            (r"\+[0-9]", 0, 2, 2),
+            (r"\([0-9]{3}\)", 0, 5, 5),
+            (r"[0-9]{3}[ .\-][0-9]{3}", 0, 7, 7),
+            (r"0[0-9]{1,4}[ \-][0-9]{2}", 0, 5, 8),
+            (r"0[0-9]{9}", 0, 10, 10),
+            (r"1[3-9][0-9]{9}", 0, 11, 11),
         ),
         "US_SSN": ((r"[0-9](?:[ \-]?[0-9]){8}", 0, 9, 17),),
         "IP_ADDRESS": ((r"[0-9]{1,3}\.", 0, 2, 4), (r":", 4, 1, 1)),
         "MAC_ADDRESS": ((r"[0-9A-Fa-f]{2}[:\-]|[0-9A-Fa-f]{4}\.", 0, 3, 5),),
-        "CRYPTO": ((r"[13][1-9A-HJ-NP-Za-km-z]{25}|bc1", 0, 3, 26),),
+        "CRYPTO": ((r"[13][1-9A-HJ-NP-Za-km-z]{25}", 0, 26, 26), (r"bc1", 0, 3, 3)),
         "URL_CREDENTIALS": ((r"://", 21, 3, 3),),
     }
 
@@ -121,6 +123,9 @@ class Prefilter:
         ids: list[int] = []
         self._meta: list[tuple[int, int, int, int]] = []  # per expression id: (detector index, K, minlen, maxlen)
         self.covered: dict[int, int] = {}  # detector index -> reach
+        # Detectors whose one trigger may lie far after the start (an address's '@'): index -> (K, the reverse
+        # search for a character outside the detector's alphabet, alphabet.py).
+        self._narrow: dict[int, tuple[int, Any]] = {}
         for i, d in enumerate(detectors):
             if id(d) not in builtin_ids or d.entity not in table:
                 continue
@@ -131,6 +136,9 @@ class Prefilter:
                 self._meta.append((i, k, lo, hi))
                 reach = max(reach, k + hi)
             self.covered[i] = reach
+            triggers = table[d.entity]
+            if len(triggers) == 1 and triggers[0][1] >= _NARROW_K and d.stop is not None:
+                self._narrow[i] = (triggers[0][1], d.stop.search)
         self._db: Any = None  # a compiled hyperscan.Database once built
         if exprs:
             db = _hs.Database(mode=_hs.HS_MODE_BLOCK)
@@ -176,6 +184,15 @@ class Prefilter:
                 self._db.scan(encode(view[lo:]), match_event_handler=on)
             except _hs.error:  # ScanTerminated (over budget), ScratchInUseError, ...
                 return None
+        for i, (k, stop) in self._narrow.items():
+            # A start q before the hit's leftmost start f reads every character of [q, f) on its way to the
+            # trigger, so q is after the last character in [f - K, f) that no path reads.
+            spans = raw[i]
+            for j, (a, b) in enumerate(spans):
+                f = a + k
+                c = stop(view, a if a > lo else lo, f)
+                if c is not None:
+                    spans[j] = (c.end(), b)
         return {i: _merge(spans, lo) if spans else spans for i, spans in raw.items()}
 
 
@@ -193,6 +210,9 @@ def _merge(spans: list[tuple[int, int]], lo: int) -> list[tuple[int, int]]:
             merged.append((a, b))
     return merged
 
+
+# A trigger at least this far after the start is worth narrowing by the detector's alphabet (`Prefilter.hits`).
+_NARROW_K = 16
 
 # A merged candidate range at least this long (dense digits, base64) is searched by the engine in one call
 # rather than asked position by position from Python: never slower than the pure path there.
