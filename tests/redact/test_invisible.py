@@ -72,3 +72,19 @@ def test_needs_normalizing_on_long_text_agrees_with_the_special_class() -> None:
     for ch in [*map(chr, sorted(TABLE)), "\u200b", "\u200d", "\ufe0f", "\U000e0041", "\u00ad"]:
         for text in (base + ch, ch + base, ch):
             assert needs_normalizing(text) == (_SPECIAL.search(text) is not None) == True, repr(ch)  # noqa: E712
+
+
+def test_plain_view_is_the_view_of_a_piece_that_drops_nothing() -> None:
+    # plain_view learns which characters are kept as they are; asked twice (the second time from what it learned)
+    # it must give the same view as extend_view, and None as soon as a character would be dropped.
+    from sluicegate.redaction.normalize import TABLE, extend_view, plain_view
+
+    mapped = "".join(chr(cp) for cp in sorted(TABLE))
+    kept = "plain prose 中文 and فارسی é " * 3
+    for text in (kept, kept + mapped, mapped + kept[::-1], "ab：1", "x" * 20 + "\u00a0"):
+        for _ in range(2):
+            assert plain_view(text) == extend_view(text, 0, [])
+    for drop in ("\u200b", "\u200d", "\ufe0f", "\U000e0041", "\u00ad"):
+        for _ in range(2):
+            assert plain_view(kept + drop) is None
+            assert plain_view(drop + mapped + kept) is None

@@ -54,6 +54,10 @@ def _ranges(cps: list[int]) -> str:
 assert all(len(v) == 1 for v in TABLE.values()), "normalization maps one character to one"
 _MAP = {chr(cp): v for cp, v in TABLE.items()}
 _MAPPED = frozenset(_MAP)
+# Characters seen that the view keeps as they are (neither mapped nor dropped), learned by `plain_view`; a
+# stream of every code point must not grow it without bound.
+_KEPT: set[str] = set()
+_KEPT_MAX = 1 << 16
 
 _SPECIAL = regex.compile("[" + _ranges(sorted(TABLE)) + _DROP + "]")
 assert all(cp > 0x7F for cp in TABLE), "ASCII text never needs normalizing"
@@ -73,9 +77,22 @@ def plain_view(piece: str) -> str | None:
     is needed: a mapped character keeps its place), else None (use `extend_view`)."""
     if piece.isascii() or (len(piece) <= 16 and _SPECIAL.search(piece) is None):
         return piece
-    if _DROPS.search(piece) is not None:
-        return None
-    return _translate(piece)
+    # The distinct characters, less those known to be kept as they are: of a long piece of prose, only the
+    # few mapped ones and the first sight of each new one are looked at (a `_DROPS` search of every character
+    # cost as much as this whole function).
+    chars = set(piece)
+    chars -= _KEPT
+    mapped = []
+    for ch in chars:
+        if ch in _MAP:
+            mapped.append(ch)
+        elif _DROPS.match(ch) is not None:
+            return None
+        elif len(_KEPT) < _KEPT_MAX:
+            _KEPT.add(ch)
+    for ch in mapped:
+        piece = piece.replace(ch, _MAP[ch])
+    return piece
 
 
 def normalize(text: str) -> str:
