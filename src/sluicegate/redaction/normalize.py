@@ -80,8 +80,7 @@ def plain_view(piece: str) -> str | None:
     # The distinct characters, less those known to be kept as they are: of a long piece of prose, only the
     # few mapped ones and the first sight of each new one are looked at (a `_DROPS` search of every character
     # cost as much as this whole function).
-    chars = set(piece)
-    chars -= _KEPT
+    chars = set(piece).difference(_KEPT)
     mapped = []
     for ch in chars:
         if ch in _MAP:

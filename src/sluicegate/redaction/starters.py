@@ -71,8 +71,7 @@ class Starters:
         cache = self._cache
         mask = self._always
         if len(text) > 64:  # the distinct characters, less those known to start nothing (most CJK, Persian)
-            chars = set(text)
-            chars -= self._none
+            chars = set(text).difference(self._none)
         for ch in text if len(text) <= 64 else chars:
             m = cache.get(ch)
             mask |= self._compute(ch) if m is None else m
