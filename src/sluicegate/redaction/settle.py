@@ -161,7 +161,7 @@ class Engine:
         if self.starters is None or cands is not None:
             detectors: Sequence[Detector] = self.detectors
         else:  # a match starting in [pos, point) starts with one of its detector's starters
-            mask = self.starters.mask(view[pos:point]) if hint is None else hint
+            mask = self.starters.mask_of(view, pos, point) if hint is None else hint
             detectors = self._pick(mask)
             if not detectors:
                 return point, []
