@@ -15,7 +15,8 @@ from bisect import bisect_left
 from . import prefilter as _pf
 from .settle import Engine
 
-# Below this many characters to probe, a forward search is as cheap as looking backwards for a bound first.
+# Below this many characters to probe, a forward search is as cheap as looking backwards for a bound first: on
+# the pure path (a probe call each) and with the prefilter (whose candidate loops a later start shortens).
 _FAR = 256
 _NEAR = 16
 
@@ -43,8 +44,8 @@ class OpenTracker:
         # A detector's open start is at most its reach from the end of the view (reach.py): its probe starts
         # there when its bound is further back (complete matches before that are then not bounded: `_unsure`).
         self._reach = tuple(d.reach for d in engine.detectors)
-        # One without a reach but with a bounded alphabet starts after the last character outside it (alphabet.py)
-        # when that is worth a backward search (more than `_FAR` characters to probe).
+        # A detector with a bounded alphabet has its open start after the last character outside it (alphabet.py):
+        # the probe starts there when that is worth a backward search (more than `_FAR`/`_NEAR` characters).
         self._stops = tuple(None if d.stop is None else d.stop.search for d in engine.detectors)
         # Positions below are absolute (a view index plus `_origin`, the characters dropped from the view's front
         # so far), so that dropping released text is one addition, not a rewrite of every bound.
@@ -143,8 +144,8 @@ class OpenTracker:
         """The same answer as the loop in `open_from`, with covered detectors asked only at candidates. Every
         detector is probed from its bound or from `seen` (no starters table: the prefilter knows where it can
         start, and one that cannot start in the new text gets no candidate there), unless its first candidate is
-        past the answer already found. None: the prefilter
-        declined (over budget, or the scan failed), so the caller takes the pure path."""
+        past the answer already found. None: the prefilter declined (over budget, or the scan failed), so the
+        caller takes the pure path."""
         assert self._prefilter is not None
         n = len(view)
         o = self._origin
