@@ -51,3 +51,40 @@ def test_disguised_values_are_chunk_invariant() -> None:
     text = "a bob\u200f@example.com b 4111\u200e1111\u2066\u20691111\U000e0041 1111 c\u202e user﹫example﹒com."
     run = assert_chunk_invariant(Redactor, text, max_size=6, random_runs=10)
     assert run.text == "a <EMAIL_ADDRESS> b <CREDIT_CARD> c\u202e <EMAIL_ADDRESS>."
+
+
+def test_the_view_of_a_piece_maps_every_table_character_as_translate_does() -> None:
+    # extend_view replaces the mapped characters one `replace` each instead of `str.translate`: same view.
+    from sluicegate.redaction.normalize import TABLE, extend_view
+
+    mapped = "".join(chr(cp) for cp in sorted(TABLE))
+    text = "ab 1\u200b" + mapped + "x\u200d" + mapped[::-1] + "\u00e9\u4e2d"
+    positions: list[int] = []
+    assert extend_view(text, 0, positions) == text.replace("\u200b", "").replace("\u200d", "").translate(TABLE)
+    assert len(positions) == len(text) - 2
+
+
+def test_needs_normalizing_on_long_text_agrees_with_the_special_class() -> None:
+    from sluicegate.redaction.normalize import _SPECIAL, TABLE, needs_normalizing
+
+    base = "plain prose 中文 and فارسی " * 3
+    assert not needs_normalizing(base)
+    for ch in [*map(chr, sorted(TABLE)), "\u200b", "\u200d", "\ufe0f", "\U000e0041", "\u00ad"]:
+        for text in (base + ch, ch + base, ch):
+            assert needs_normalizing(text) == (_SPECIAL.search(text) is not None) == True, repr(ch)  # noqa: E712
+
+
+def test_plain_view_is_the_view_of_a_piece_that_drops_nothing() -> None:
+    # plain_view learns which characters are kept as they are; asked twice (the second time from what it learned)
+    # it must give the same view as extend_view, and None as soon as a character would be dropped.
+    from sluicegate.redaction.normalize import TABLE, extend_view, plain_view
+
+    mapped = "".join(chr(cp) for cp in sorted(TABLE))
+    kept = "plain prose 中文 and فارسی é " * 3
+    for text in (kept, kept + mapped, mapped + kept[::-1], "ab：1", "x" * 20 + "\u00a0"):
+        for _ in range(2):
+            assert plain_view(text) == extend_view(text, 0, [])
+    for drop in ("\u200b", "\u200d", "\ufe0f", "\U000e0041", "\u00ad"):
+        for _ in range(2):
+            assert plain_view(kept + drop) is None
+            assert plain_view(drop + mapped + kept) is None

@@ -165,3 +165,20 @@ def test_long_new_text_gets_seen_for_every_starter(ctx: str, pieces: list[str]) 
             for i, d in enumerate(detectors):
                 if _can_start(d, view, q):
                     assert got.get(i) == seen, (d.entity, q, view)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.sampled_from([*FUZZ_VALUES, " ", "谢谢", "abc ", "0", ":"]), max_size=60).map("".join), st.data())
+def test_mask_of_after_long_bounds_covers_the_mask_of_the_range(view: str, data: st.DataObject) -> None:
+    # Settling a long range reuses the mask `bounds` computed for the new text of the same view: it may ask
+    # more detectors than the range needs, never fewer.
+    table = Starters(BUILTIN, [True] * len(BUILTIN))
+    seen = data.draw(st.integers(0, len(view)))
+    lo = data.draw(st.integers(0, seen))
+    hi = data.draw(st.integers(lo, len(view)))
+    table.bounds(view, seen)
+    exact = table.mask(view[lo:hi])
+    got = table.mask_of(view, lo, hi)
+    assert got & exact == exact
+    assert table.mask_of(view + "", lo, hi) == got  # the same object: `view + ""` is `view`
+    assert Starters(BUILTIN, [True] * len(BUILTIN)).mask_of(view, lo, hi) == exact  # nothing remembered

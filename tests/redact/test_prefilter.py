@@ -183,13 +183,16 @@ def _assert_covered(text: str, lo: int) -> None:
     assert pf is not None
     with mock.patch.object(prefilter, "HIT_BUDGET", 0):  # dense texts must be covered too, not handed back
         spans = pf.ranges(text, lo)
-    assert spans is not None
+        hits = pf.hits(text, lo)  # settling asks complete matches only here: each holds its trigger
+    assert spans is not None and hits is not None
     for i, d in enumerate(BUILTIN):
         for s in range(lo, len(text)):
             complete = d.compiled.match(text, s) is not None
             still_open = d.probe.match(text, s, partial=True) is not None
             if complete or still_open:
                 assert _inside(spans[i], s), (d.entity, s, text[s : s + 40], "open" if still_open else "match")
+            if complete:
+                assert _inside(hits[i], s), (d.entity, s, text[s : s + 40], "match outside the hits")
 
 
 @pytest.mark.parametrize("glue", ["", " ", "x", "谢", "：", "+"])

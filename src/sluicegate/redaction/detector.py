@@ -19,6 +19,7 @@ from importlib import resources
 
 import regex
 
+from .alphabet import stop_pattern
 from .reach import reach as pattern_reach
 
 LOOKBEHIND = 32
@@ -62,6 +63,9 @@ class Detector:
     prefix_rx: regex.Pattern[str] | None = field(init=False, repr=False, compare=False)
     # The most characters a path of the pattern reads from its start (reach.py), or None if unbounded.
     reach: int | None = field(init=False, repr=False, compare=False)
+    # A reverse search for the last character no path of the pattern reads (alphabet.py), after which every open
+    # start lies; None if the pattern's alphabet is not bounded.
+    stop: regex.Pattern[str] | None = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not self.entity or not isinstance(self.entity, str):
@@ -80,6 +84,7 @@ class Detector:
         object.__setattr__(self, "opener_rx", regex.compile(self.opener) if self.opener else None)
         object.__setattr__(self, "prefix_rx", regex.compile(self.prefix) if self.prefix else None)
         object.__setattr__(self, "reach", pattern_reach(body, compiled.flags))
+        object.__setattr__(self, "stop", stop_pattern(body, compiled.flags))
 
     @property
     def has_value_group(self) -> bool:

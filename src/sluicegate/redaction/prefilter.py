@@ -76,18 +76,20 @@ def _triggers() -> dict[str, tuple[Trigger, ...]]:
         "EMAIL_ADDRESS": ((r"@", 16 + EMAIL_LOCAL_MAX, 1, 1),),
         "CREDIT_CARD": ((r"[0-9](?:[ \t.\-]?[0-9]){12}", 1, 13, 25),),
         "IBAN_CODE": ((r"[A-Za-z]{2}[0-9]{2}", 0, 4, 4),),
+        # One expression per alternative, each with its own length: a hit then names one candidate start, not
+        # every start the shortest alternative would allow (digit groups are dense in a planted text).
         "PHONE_NUMBER": (
-            (
-                r"\+[0-9]|\([0-9]{3}\)|[0-9]{3}[ .\-][0-9]{3}|0[0-9]{1,4}[ \-][0-9]{2}|0[0-9]{9}|1[3-9][0-9]{9}",
-                0,
-                2,
-                11,
-            ),
+            (r"\+[0-9]", 0, 2, 2),
+            (r"\([0-9]{3}\)", 0, 5, 5),
+            (r"[0-9]{3}[ .\-][0-9]{3}", 0, 7, 7),
+            (r"0[0-9]{1,4}[ \-][0-9]{2}", 0, 5, 8),
+            (r"0[0-9]{9}", 0, 10, 10),
+            (r"1[3-9][0-9]{9}", 0, 11, 11),
         ),
         "US_SSN": ((r"[0-9](?:[ \-]?[0-9]){8}", 0, 9, 17),),
         "IP_ADDRESS": ((r"[0-9]{1,3}\.", 0, 2, 4), (r":", 4, 1, 1)),
         "MAC_ADDRESS": ((r"[0-9A-Fa-f]{2}[:\-]|[0-9A-Fa-f]{4}\.", 0, 3, 5),),
-        "CRYPTO": ((r"[13][1-9A-HJ-NP-Za-km-z]{25}|bc1", 0, 3, 26),),
+        "CRYPTO": ((r"[13][1-9A-HJ-NP-Za-km-z]{25}", 0, 26, 26), (r"bc1", 0, 3, 3)),
         "URL_CREDENTIALS": ((r"://", 21, 3, 3),),
     }
 
@@ -121,6 +123,9 @@ class Prefilter:
         ids: list[int] = []
         self._meta: list[tuple[int, int, int, int]] = []  # per expression id: (detector index, K, minlen, maxlen)
         self.covered: dict[int, int] = {}  # detector index -> reach
+        # Detectors whose one trigger may lie far after the start (an address's '@'): index -> (K, the reverse
+        # search for a character outside the detector's alphabet, alphabet.py).
+        self._narrow: dict[int, tuple[int, Any]] = {}
         for i, d in enumerate(detectors):
             if id(d) not in builtin_ids or d.entity not in table:
                 continue
@@ -131,6 +136,9 @@ class Prefilter:
                 self._meta.append((i, k, lo, hi))
                 reach = max(reach, k + hi)
             self.covered[i] = reach
+            triggers = table[d.entity]
+            if len(triggers) == 1 and triggers[0][1] >= _NARROW_K and d.stop is not None:
+                self._narrow[i] = (triggers[0][1], d.stop.search)
         self._db: Any = None  # a compiled hyperscan.Database once built
         if exprs:
             db = _hs.Database(mode=_hs.HS_MODE_BLOCK)
@@ -140,11 +148,26 @@ class Prefilter:
 
     def ranges(self, view: str, lo: int) -> dict[int, list[tuple[int, int]]] | None:
         """For each covered detector: sorted, merged closed ranges [a, b] of candidate starts >= lo, built from
-        trigger hits in view[lo:] and the last `reach` characters (a path still open at the end).
+        trigger hits in view[lo:] (`hits`) and the last `reach` characters (a path still open at the end).
 
         None when the prefilter would not pay (more than one hit per `HIT_BUDGET` characters: dense digits,
         base64) or the scan failed (e.g. the shared scratch is in use by another thread): the caller then takes
         the pure path, which gives the same answer."""
+        got = self.hits(view, lo)
+        if got is None:
+            return None
+        n = len(view)
+        return {i: _merge([*spans, (self.tail(i, n), n - 1)], lo) for i, spans in got.items()}
+
+    def tail(self, i: int, n: int) -> int:
+        """Where the last `reach` characters of an `n`-character view start for detector i: a path still open at
+        the end may start anywhere from there before its trigger is complete."""
+        return n - self.covered[i]
+
+    def hits(self, view: str, lo: int) -> dict[int, list[tuple[int, int]]] | None:
+        """`ranges` without the last `reach` characters: every complete match starting at or after lo starts in
+        one of these (its trigger occurrence lies inside it, so inside the view), and so does every open path
+        that already holds its trigger. None as for `ranges`."""
         n = len(view)
         raw: dict[int, list[tuple[int, int]]] = {i: [] for i in self.covered}
         if self._db is not None and n > lo:
@@ -161,22 +184,35 @@ class Prefilter:
                 self._db.scan(encode(view[lo:]), match_event_handler=on)
             except _hs.error:  # ScanTerminated (over budget), ScratchInUseError, ...
                 return None
-        out: dict[int, list[tuple[int, int]]] = {}
-        for i, spans in raw.items():
-            spans.append((n - self.covered[i], n - 1))
-            merged: list[tuple[int, int]] = []
-            for a, b in sorted(spans):
-                a = max(a, lo)
-                if b < a:
-                    continue
-                if merged and a <= merged[-1][1] + 1:
-                    if b > merged[-1][1]:
-                        merged[-1] = (merged[-1][0], b)
-                else:
-                    merged.append((a, b))
-            out[i] = merged
-        return out
+        for i, (k, stop) in self._narrow.items():
+            # A start q before the hit's leftmost start f reads every character of [q, f) on its way to the
+            # trigger, so q is after the last character in [f - K, f) that no path reads.
+            spans = raw[i]
+            for j, (a, b) in enumerate(spans):
+                f = a + k
+                c = stop(view, a if a > lo else lo, f)
+                if c is not None:
+                    spans[j] = (c.end(), b)
+        return {i: _merge(spans, lo) if spans else spans for i, spans in raw.items()}
 
+
+def _merge(spans: list[tuple[int, int]], lo: int) -> list[tuple[int, int]]:
+    """Sorted, merged closed ranges, clipped to start at lo."""
+    merged: list[tuple[int, int]] = []
+    for a, b in sorted(spans):
+        a = max(a, lo)
+        if b < a:
+            continue
+        if merged and a <= merged[-1][1] + 1:
+            if b > merged[-1][1]:
+                merged[-1] = (merged[-1][0], b)
+        else:
+            merged.append((a, b))
+    return merged
+
+
+# A trigger at least this far after the start is worth narrowing by the detector's alphabet (`Prefilter.hits`).
+_NARROW_K = 16
 
 # A merged candidate range at least this long (dense digits, base64) is searched by the engine in one call
 # rather than asked position by position from Python: never slower than the pure path there.
@@ -186,8 +222,9 @@ LONG_SPAN = 256
 def matches_in(d: Detector, view: str, spans: list[tuple[int, int]], first: int, point: int) -> list[Any]:
     """What `d.compiled.finditer(view, first)` yields before `point`, asking the engine only at candidates.
 
-    No match starts outside `spans`, so a position outside them is skipped, and `search(view, s)` (used on a
-    long range) is remembered: it also answers every later `s` up to the start of the match it found."""
+    No match starts outside `spans` (`Prefilter.hits`: a complete match holds its trigger), so a position
+    outside them is skipped, and `search(view, s)` (used on a long range) is remembered: it also answers every
+    later `s` up to the start of the match it found."""
     found: list[Any] = []
     match, search = d.compiled.match, d.compiled.search
     at = first
@@ -217,20 +254,30 @@ def matches_in(d: Detector, view: str, spans: list[tuple[int, int]], first: int,
     return found
 
 
-def open_in(d: Detector, view: str, spans: list[tuple[int, int]], start: int) -> int | None:
-    """What `d.probe.search(view, start, partial=True)` finds, asking the engine only at candidates."""
-    match = d.probe.match
+def open_in(d: Detector, view: str, spans: list[tuple[int, int]], start: int, tail: int) -> int | None:
+    """What `d.probe.search(view, start, partial=True)` finds, asking the engine only at candidates: the hit
+    spans (`Prefilter.hits`) and every position from `tail` (`Prefilter.tail`).
+
+    No open start is outside them, so a search from a candidate finds the answer: one search for a long span,
+    for one that reaches the tail, and for the tail itself (usually where the answer is)."""
+    match, search = d.probe.match, d.probe.search
     for a, b in spans:
         if b < start:
             continue
+        if a >= tail:
+            break
         s = a if a > start else start
-        if b - s >= LONG_SPAN:  # the leftmost open start at or after s is the answer
-            m = d.probe.search(view, s, partial=True)
+        if b >= tail or b - s >= LONG_SPAN:
+            m = search(view, s, partial=True)
             return None if m is None else m.start()
         for q in range(s, b + 1):
             if match(view, q, partial=True) is not None:
                 return q
-    return None
+    s = tail if tail > start else start
+    if s >= len(view):
+        return None
+    m = search(view, s, partial=True)
+    return None if m is None else m.start()
 
 
 def shared(detectors: Sequence[Detector]) -> Prefilter | None:

@@ -60,6 +60,18 @@ class Engine:
         # `compiled`: use the hyperscan prefilter (prefilter.py) on long ranges when the extra is installed.
         self.prefilter: _pf.Prefilter | None = _pf.shared(self.detectors) if fast and compiled else None
         self._index = {id(d): i for i, d in enumerate(self.detectors)}
+        self._last_ranges: tuple[str, int, dict[int, list[tuple[int, int]]] | None] | None = None
+
+    def candidates(self, view: str, lo: int) -> dict[int, list[tuple[int, int]]] | None:
+        """`prefilter.hits(view, lo)`, remembered for the last view: a check asks it for the open point
+        (tracker.py) and then to settle the same view from the same position, one hyperscan pass for both."""
+        assert self.prefilter is not None
+        last = self._last_ranges
+        if last is not None and last[0] is view and last[1] == lo:
+            return last[2]
+        got = self.prefilter.hits(view, lo)
+        self._last_ranges = (view, lo, got)
+        return got
 
     def _pick(self, mask: int) -> tuple[Detector, ...]:
         """The detectors whose bits are set, in priority order."""
@@ -145,11 +157,11 @@ class Engine:
         # the starters table unnecessary. None: no prefilter, a short range, or it declined (over budget).
         cands = None
         if self.prefilter is not None and point - pos > _pf.MIN_RANGE:
-            cands = self.prefilter.ranges(view, pos)
+            cands = self.candidates(view, pos)
         if self.starters is None or cands is not None:
             detectors: Sequence[Detector] = self.detectors
         else:  # a match starting in [pos, point) starts with one of its detector's starters
-            mask = self.starters.mask(view[pos:point]) if hint is None else hint
+            mask = self.starters.mask_of(view, pos, point) if hint is None else hint
             detectors = self._pick(mask)
             if not detectors:
                 return point, []

@@ -47,6 +47,10 @@ class Starters:
         self._always = sum(1 << i for i, t in enumerate(self._trusted) if not t and self._first[i] is None)
         self._context = sum(1 << i for i, f in enumerate(self._first) if f is not None)
         self._cache: dict[str, int] = {}
+        # (view, seen, mask of view[seen:]) from the last `bounds` of long new text: settling the same view next
+        # needs the mask of a range that mostly overlaps it (`mask_of`).
+        self.last_long: tuple[str, int, int] | None = None
+        self._none: set[str] = set()  # cached characters no detector but the `_always` ones may start at
         self._pairs: dict[str, int] = {}  # prev + ch -> the detectors that may start at ch after prev
         self._quads: dict[str, int] = {}  # prev + ch + two more -> the same, knowing the two after (`quad`)
         self._bits: dict[int, tuple[int, ...]] = {}  # a mask -> its set bits
@@ -62,15 +66,27 @@ class Starters:
                 mask |= 1 << i
         if len(self._cache) < _CACHE_MAX:
             self._cache[ch] = mask
+            if mask == self._always:
+                self._none.add(ch)
         return mask
 
     def mask(self, text: str) -> int:
         cache = self._cache
         mask = self._always
-        for ch in text if len(text) <= 64 else set(text):
+        if len(text) > 64:  # the distinct characters, less those known to start nothing (most CJK, Persian)
+            chars = set(text).difference(self._none)
+        for ch in text if len(text) <= 64 else chars:
             m = cache.get(ch)
             mask |= self._compute(ch) if m is None else m
         return mask
+
+    def mask_of(self, view: str, lo: int, hi: int) -> int:
+        """`mask(view[lo:hi])`, or a superset of it (a detector asked in vain finds nothing): the text from the
+        last long `bounds` of this same view is not read again."""
+        last = self.last_long
+        if last is not None and last[0] is view and lo <= last[1] < hi:
+            return self.mask(view[lo : last[1]]) | last[2]
+        return self.mask(view[lo:hi])
 
     def _pair(self, prev: str, ch: str, mask: int) -> int:
         """`mask` (the detectors that may start at `ch`) less those that cannot start at `ch` after `prev`."""
@@ -117,7 +133,9 @@ class Starters:
         `mask`: a loop per character would cost more than the probes it saves."""
         n = len(view)
         if n - seen > _PER_CHAR:
-            return dict.fromkeys(self.bits(self.mask(view[seen:])), seen + offset)
+            mask = self.mask(view[seen:])
+            self.last_long = (view, seen, mask)
+            return dict.fromkeys(self.bits(mask), seen + offset)
         out = dict.fromkeys(self.bits(self._always), seen + offset) if self._always else {}
         cache, pairs = self._cache, self._pairs
         have = self._always

@@ -10,10 +10,17 @@ Two facts make it exact (the differential test in tests/redact/test_incremental.
 
 from __future__ import annotations
 
+from bisect import bisect_left
+
 import regex
 
 from . import prefilter as _pf
 from .settle import Engine
+
+# Below this many characters to probe, a forward search is as cheap as looking backwards for a bound first: on
+# the pure path (a probe call each) and with the prefilter (whose candidate loops a later start shortens).
+_FAR = 256
+_NEAR = 16
 
 
 class OpenTracker:
@@ -40,9 +47,13 @@ class OpenTracker:
         )
         self._detectors = engine.detectors
         self._prefilter = engine.prefilter
+        self._candidates = engine.candidates
         # A detector's open start is at most its reach from the end of the view (reach.py): its probe starts
         # there when its bound is further back (complete matches before that are then not bounded: `_unsure`).
         self._reach = tuple(d.reach for d in engine.detectors)
+        # A detector with a bounded alphabet has its open start after the last character outside it (alphabet.py):
+        # the probe starts there when that is worth a backward search (more than `_FAR`/`_NEAR` characters).
+        self._stops = tuple(None if d.stop is None else d.stop.search for d in engine.detectors)
         # Positions below are absolute (a view index plus `_origin`, the characters dropped from the view's front
         # so far), so that dropping released text is one addition, not a rewrite of every bound.
         self._origin = 0
@@ -80,6 +91,7 @@ class OpenTracker:
         full = self._full
         order = sorted([(at, i) for i, at in lb.items()]) if len(lb) > 1 else [(at, i) for i, at in lb.items()]
         reach = self._reach
+        stops = self._stops
         for at, i in order:
             if at >= best:
                 break
@@ -87,9 +99,15 @@ class OpenTracker:
             if s < base:
                 s = base
             r = reach[i]
-            if r is not None and s < n - r:
-                s = n - r
-                self._unsure = end
+            if r is not None:
+                if s < n - r:
+                    s = n - r
+                    self._unsure = end
+            elif n - s > _FAR and (stop := stops[i]) is not None:
+                k = stop(view, s)  # the last character no path reads: every open start is after it
+                if k is not None:
+                    s = k.end()
+                    self._unsure = end
             # A partial search of the pattern itself reports a complete match anywhere after `s` before a
             # partial one (tests/redact/test_settle.py), so one call usually answers both questions: None means
             # no match starts after `s`, complete or open; a partial match is the leftmost open start. Only a
@@ -131,30 +149,61 @@ class OpenTracker:
 
     def _open_compiled(self, view: str, base: int, seen: int) -> int | None:
         """The same answer as the loop in `open_from`, with covered detectors asked only at candidates. Every
-        detector is probed (exactly) from its bound or from `seen` (no starters table: the prefilter knows where
-        it can start, and one that cannot start in the new text gets no candidate there). None: the prefilter
-        declined (over budget, or the scan failed), so the caller takes the pure path."""
+        detector is probed from its bound or from `seen` (no starters table: the prefilter knows where it can
+        start, and one that cannot start in the new text gets no candidate there), unless its first candidate is
+        past the answer already found. None: the prefilter declined (over budget, or the scan failed), so the
+        caller takes the pure path."""
         assert self._prefilter is not None
         n = len(view)
         o = self._origin
         starts = dict.fromkeys(range(len(self._detectors)), seen)
         for i, at in self._lb.items():
             starts[i] = at - o if at - o > base else base
-        spans = self._prefilter.ranges(view, min(starts.values()))
+        spans = self._candidates(view, base)  # from `base`, not the least start: settling asks the same
         if spans is None:
             return None
-        best = n
-        still: dict[int, int] = {}
+        pf = self._prefilter
         reach = self._reach
+        stops = self._stops
+        # Each detector's first candidate at or after its start is a lower bound on its open start: probed in
+        # that order, and once the least open start found is at or before the next one, the rest keep it as
+        # their bound unprobed (as in `open_from`: a later probe from there covers every start after it).
+        order: list[tuple[int, int, list[tuple[int, int]] | None]] = []
         for i, start in starts.items():
             r = reach[i]
             if r is not None and start < n - r:
                 start = n - r
+            # Here a backward search is cheaper than a probe even over a few characters: the probe of a detector
+            # whose open start is in the last word is then a search over that word.
+            if n - start > _NEAR and (stop := stops[i]) is not None:
+                k = stop(view, start)
+                if k is not None:
+                    start = k.end()
             own = spans.get(i)
+            first = start
             if own is not None:
-                q = _pf.open_in(self._detectors[i], view, own, start)
+                tail = pf.tail(i, n)
+                if tail > first:
+                    first = tail
+                j = bisect_left(own, (start,))
+                if j and own[j - 1][1] >= start:
+                    first = start
+                elif j < len(own) and own[j][0] < first:
+                    first = own[j][0]
+            order.append((first, i, own))
+        order.sort()
+        best = n
+        still: dict[int, int] = {}
+        for first, i, own in order:
+            if first >= n:
+                continue
+            if first >= best:
+                still[i] = first + o
+                continue
+            if own is not None:
+                q = _pf.open_in(self._detectors[i], view, own, first, pf.tail(i, n))
             else:
-                m = self._search[i](view, start, partial=True)
+                m = self._search[i](view, first, partial=True)
                 q = None if m is None else m.start()
             if q is not None and q < n:
                 still[i] = q + o
