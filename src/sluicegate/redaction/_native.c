@@ -151,9 +151,17 @@ typedef struct {
     unsigned char known[256];
 } Page;
 
+/* A direct-mapped cache of `Starters.quad` answers for keys of four ASCII characters (a collision overwrites). */
+#define QUADS 8192
+typedef struct {
+    unsigned int key, valid;
+    unsigned long long mask;
+} Quad;
+
 typedef struct {
     Page *page[256];  /* the BMP, by high byte */
     Page *pair[128];  /* ASCII pairs, by the previous character (only the first 128 entries are used) */
+    Quad *quads;      /* QUADS slots, allocated when first used */
 } Tables;
 
 static void tables_free(PyObject *capsule) {
@@ -161,6 +169,7 @@ static void tables_free(PyObject *capsule) {
     if (t == NULL) return;
     for (int i = 0; i < 256; i++) PyMem_Free(t->page[i]);
     for (int i = 0; i < 128; i++) PyMem_Free(t->pair[i]);
+    PyMem_Free(t->quads);
     PyMem_Free(t);
 }
 
@@ -244,6 +253,47 @@ static int pair_mask(Tables *t, PyObject *starters, PyObject *pairs, Py_UCS4 pre
     } /* else: the table is full, the one-character mask stands (and is not remembered) */
     if (bad < 0) { PyErr_SetString(PyExc_OverflowError, "mask"); return -1; }
     if (ascii && known) remember(t->pair, prev, ch, *m);
+    return 0;
+}
+
+/* `Starters.quad(view[v-1 : v+3])` (its dict, or the method), through the C cache for an ASCII key. 0, or -1
+   with an exception set. */
+static int quad_mask(Tables *t, PyObject *starters, PyObject *quads, PyObject *view, Py_ssize_t v,
+                     unsigned long long *out) {
+    int kind = PyUnicode_KIND(view);
+    const void *data = PyUnicode_DATA(view);
+    unsigned int key = 0;
+    int ascii = 1;
+    for (int j = 0; j < 4; j++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, v - 1 + j);
+        if (c >= 128) { ascii = 0; break; }
+        key |= (unsigned int)c << (7 * j);
+    }
+    Quad *slot = NULL;
+    if (ascii) {
+        if (t->quads == NULL) t->quads = (Quad *)PyMem_Calloc(QUADS, sizeof(Quad));
+        if (t->quads != NULL) {
+            slot = &t->quads[(key * 2654435761u) >> (32 - 13)];
+            if (slot->valid && slot->key == key) { *out = slot->mask; return 0; }
+        }
+    }
+    PyObject *k = PyUnicode_Substring(view, v - 1, v + 3);
+    if (k == NULL) return -1;
+    PyObject *qm = PyDict_GetItemWithError(quads, k);
+    int bad;
+    if (qm == NULL) {
+        if (PyErr_Occurred()) { Py_DECREF(k); return -1; }
+        qm = PyObject_CallMethodOneArg(starters, k_quad, k);
+        Py_DECREF(k);
+        if (qm == NULL) return -1;
+        bad = mask_of(qm, out);
+        Py_DECREF(qm);
+    } else {
+        Py_DECREF(k);
+        bad = mask_of(qm, out);
+    }
+    if (bad < 0) { PyErr_SetString(PyExc_OverflowError, "mask"); return -1; }
+    if (slot != NULL) { slot->key = key; slot->valid = 1; slot->mask = *out; }
     return 0;
 }
 
@@ -384,6 +434,8 @@ static Py_ssize_t open_from(PyObject *tracker, PyObject *tdict, PyObject *view, 
         goto python;
     Cands *cs = get_cands(tdict);
     if (cs == NULL) return -2;
+    Tables *tables = get_tables(sdict);
+    if (tables == NULL) return -2;
     if (cs->to != seen + o) { /* the Python path ran since (or this is the first call): start again here */
         cands_reset(cs, seen + o);
     } else { /* drop what was released */
@@ -436,22 +488,8 @@ static Py_ssize_t open_from(PyObject *tracker, PyObject *tdict, PyObject *view, 
                 if (cp < s + o || !(cs->mask[c] & bit)) continue;
                 Py_ssize_t v = cp - o;
                 if (!(context & bit) && v >= 1 && v + 3 <= n) { /* the two characters after it are known */
-                    PyObject *key = PyUnicode_Substring(view, v - 1, v + 3);
-                    if (key == NULL) return -2;
-                    PyObject *qm = item(quads, key);
                     unsigned long long qv;
-                    if (qm == NULL) {
-                        if (PyErr_Occurred()) { Py_DECREF(key); return -2; }
-                        qm = PyObject_CallMethodOneArg(starters, k_quad, key);
-                        Py_DECREF(key);
-                        if (qm == NULL) return -2;
-                        int bad = mask_of(qm, &qv);
-                        Py_DECREF(qm);
-                        if (bad < 0) { PyErr_SetString(PyExc_OverflowError, "mask"); return -2; }
-                    } else {
-                        Py_DECREF(key);
-                        if (mask_of(qm, &qv) < 0) { PyErr_SetString(PyExc_OverflowError, "mask"); return -2; }
-                    }
+                    if (quad_mask(tables, starters, quads, view, v, &qv) < 0) return -2;
                     if (!(qv & bit)) continue;
                 }
                 Py_ssize_t q = -1;
