@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import regex
 
 from . import prefilter as _pf
+from . import scan as _scan
 from .detector import Detector
 from .starters import Starters, starters_for
 
@@ -40,6 +41,8 @@ _PROBE_FIRST = ("EMAIL_ADDRESS", "CREDIT_CARD", "PHONE_NUMBER", "LABELED_SECRET"
 
 # Below this many characters to settle, look for any complete match before collecting them all.
 _SHORT = 512
+# From this many characters to settle, the pure-Python prefilter (scan.py) pays for its scans.
+_SCAN = 2048
 
 
 class Engine:
@@ -60,6 +63,8 @@ class Engine:
         # `compiled`: use the hyperscan prefilter (prefilter.py) on long ranges when the extra is installed.
         self.prefilter: _pf.Prefilter | None = _pf.shared(self.detectors) if fast and compiled else None
         self._index = {id(d): i for i, d in enumerate(self.detectors)}
+        # Without the prefilter, a pure-Python one for the few detectors that cost most on long ranges (scan.py).
+        self.scan: _scan.Scan | None = _scan.shared(self.detectors) if fast and self.prefilter is None else None
         self._last_ranges: tuple[str, int, dict[int, list[tuple[int, int]]] | None] | None = None
 
     def candidates(self, view: str, lo: int) -> dict[int, list[tuple[int, int]]] | None:
@@ -158,6 +163,8 @@ class Engine:
         cands = None
         if self.prefilter is not None and point - pos > _pf.MIN_RANGE:
             cands = self.candidates(view, pos)
+        # Some detectors' candidates without the prefilter (scan.py); the others are chosen by their starters.
+        some = self.scan.hits(view, pos) if cands is None and self.scan is not None and point - pos > _SCAN else None
         if self.starters is None or cands is not None:
             detectors: Sequence[Detector] = self.detectors
         else:  # a match starting in [pos, point) starts with one of its detector's starters
@@ -172,9 +179,10 @@ class Engine:
         else:  # a long range (whole text, a long held block) nearly always has findings: scan once, not twice
             first = pos
         per: list[tuple[Detector, list[regex.Match[str]]]] = []
+        known = cands if cands is not None else some
         for d in detectors:
-            if cands is not None:
-                own = cands.get(self._index[id(d)])
+            if known is not None:
+                own = known.get(self._index[id(d)])
                 if own is not None:
                     found = _pf.matches_in(d, view, own, first, point)
                     if found:
