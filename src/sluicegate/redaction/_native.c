@@ -152,7 +152,8 @@ typedef struct {
 } Page;
 
 /* A direct-mapped cache of `Starters.quad` answers for keys of four ASCII characters (a collision overwrites). */
-#define QUADS 8192
+#define QUADS_BITS 13
+#define QUADS (1 << QUADS_BITS)
 typedef struct {
     unsigned int key, valid;
     unsigned long long mask;
@@ -273,7 +274,7 @@ static int quad_mask(Tables *t, PyObject *starters, PyObject *quads, PyObject *v
     if (ascii) {
         if (t->quads == NULL) t->quads = (Quad *)PyMem_Calloc(QUADS, sizeof(Quad));
         if (t->quads != NULL) {
-            slot = &t->quads[(key * 2654435761u) >> (32 - 13)];
+            slot = &t->quads[(key * 2654435761u) >> (32 - QUADS_BITS)];
             if (slot->valid && slot->key == key) { *out = slot->mask; return 0; }
         }
     }
