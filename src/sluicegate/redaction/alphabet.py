@@ -16,18 +16,17 @@ against the engine on random texts.
 
 from __future__ import annotations
 
-import importlib
 import re
 from typing import Any
 
 import regex
 
-_p: Any = importlib.import_module("re._parser")
-_c: Any = importlib.import_module("re._constants")
+from .parsetree import REPEAT as _REPEAT
+from .parsetree import TOKEN as _TOKEN
+from .parsetree import constants as _c
+from .parsetree import parser as _p
+from .parsetree import subpatterns as _subs
 
-# A `\\p{...}`/`\\P{...}`/`\\N{...}` escape whole, any other escape, or a brace group that may be a fuzzy constraint.
-_TOKEN = re.compile(r"\\(?:[pPN]\{[^}]*\}|.)|\{[^}]*\}?", re.S)
-_REPEAT = re.compile(r"\{[0-9]*(?:,[0-9]*)?\}")
 _CATEGORY = {"CATEGORY_DIGIT": r"\d", "CATEGORY_SPACE": r"\s", "CATEGORY_WORD": r"\w"}
 # Placeholders for the `\\p{...}` classes while the standard parser reads the pattern (a plane-15 private use
 # character is not in any built-in pattern; a pattern that holds one gets no alphabet).
@@ -153,11 +152,3 @@ def _has_lookahead(sub: Any) -> bool:
             if _has_lookahead(s):
                 return True
     return False
-
-
-def _subs(av: Any) -> Any:
-    if isinstance(av, _p.SubPattern):
-        yield av
-    elif isinstance(av, (tuple, list)):
-        for x in av:
-            yield from _subs(x)

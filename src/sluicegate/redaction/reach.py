@@ -14,22 +14,20 @@ are read as one. tests/redact/test_reach.py checks the bound against the engine 
 
 from __future__ import annotations
 
-import importlib
 import re
 from typing import Any
 
 import regex
 
-# The standard library's regex parser (used for widths only; not in the typed stubs).
-_p: Any = importlib.import_module("re._parser")
-_c: Any = importlib.import_module("re._constants")
+from .parsetree import REPEAT as _REPEAT
+from .parsetree import TOKEN as _TOKEN
+from .parsetree import constants as _c
+from .parsetree import parser as _p
+from .parsetree import subpatterns as _subs
+
 # A path may peek one character further than it consumes before it gives up (the probe's `(?!)`, a possessive
 # repeat deciding it is done), and a margin costs nothing: it only starts the search a little earlier.
 MARGIN = 2
-# An escape (a `\\p{...}` class whole, so an escaped backslash before a `p` is not read as one), or a brace group:
-# one that is not a repeat count may be a fuzzy constraint (`{e<=1}`), which reads more than the pattern shows.
-_TOKEN = re.compile(r"\\(?:[pP]\{[^}]*\}|N\{[^}]*\}|.)|\{[^}]*\}?", re.S)
-_REPEAT = re.compile(r"\{[0-9]*(?:,[0-9]*)?\}")
 _INF = float("inf")
 
 
@@ -109,11 +107,3 @@ def _ahead(sub: Any) -> float:
             got = max((_ahead(s) for s in _subs(av)), default=0.0)
         most = max(most, got)
     return most
-
-
-def _subs(av: Any) -> Any:
-    if isinstance(av, _p.SubPattern):
-        yield av
-    elif isinstance(av, (tuple, list)):
-        for x in av:
-            yield from _subs(x)
