@@ -100,6 +100,14 @@ class Starters:
         self._pairs[text] = mask
         return mask
 
+    def _refined(self, prev: str, ch: str, mask: int) -> int:
+        """`mask` refined by the pair table: as remembered, or computed while the table has room, or as it is
+        (conservative) once it is full."""
+        got = self._pairs.get(prev + ch)
+        if got is not None:
+            return got
+        return self._pair(prev, ch, mask) if len(self._pairs) < _PAIRS_MAX else mask
+
     def quad(self, key: str) -> int:
         """The detectors that may start at `key[1]`, after `key[0]` and before `key[2:4]` (a 4-character key):
         the pair's mask less the detectors with no path through those three characters. Conservative for the
@@ -107,11 +115,8 @@ class Starters:
         the compiled feed (_native.c) to skip a detector's candidate start without a search."""
         cache = self._cache.get(key[1])
         mask = self._compute(key[1]) if cache is None else cache
-        got = self._pairs.get(key[:2])
-        if got is not None:
-            mask = got
-        elif mask and len(self._pairs) < _PAIRS_MAX:
-            mask = self._pair(key[0], key[1], mask)
+        if mask:
+            mask = self._refined(key[0], key[1], mask)
         for i in self.bits(mask & ~self._always):
             if self._first[i] is None and self._detectors[i].compiled.match(key, 1, partial=True) is None:
                 mask &= ~(1 << i)
@@ -137,7 +142,7 @@ class Starters:
             self.last_long = (view, seen, mask)
             return dict.fromkeys(self.bits(mask), seen + offset)
         out = dict.fromkeys(self.bits(self._always), seen + offset) if self._always else {}
-        cache, pairs = self._cache, self._pairs
+        cache = self._cache
         have = self._always
         prev = view[seen - 1] if seen else ""
         for j in range(seen, n):
@@ -147,12 +152,7 @@ class Starters:
                 m = self._compute(ch)
             if m & ~have:
                 if prev:
-                    key = prev + ch
-                    got = pairs.get(key)
-                    if got is not None:
-                        m = got
-                    elif len(pairs) < _PAIRS_MAX:
-                        m = self._pair(prev, ch, m)
+                    m = self._refined(prev, ch, m)
                 new = m & ~have
                 if new:
                     for i in self.bits(new):
