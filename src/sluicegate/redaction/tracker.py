@@ -90,24 +90,16 @@ class OpenTracker:
         search = self._search
         full = self._full
         order = sorted([(at, i) for i, at in lb.items()]) if len(lb) > 1 else [(at, i) for i, at in lb.items()]
-        reach = self._reach
-        stops = self._stops
         for at, i in order:
             if at >= best:
                 break
             s = at - o
             if s < base:
                 s = base
-            r = reach[i]
-            if r is not None:
-                if s < n - r:
-                    s = n - r
-                    self._unsure = end
-            elif n - s > _FAR and (stop := stops[i]) is not None:
-                k = stop(view, s)  # the last character no path reads: every open start is after it
-                if k is not None:
-                    s = k.end()
-                    self._unsure = end
+            later = self._later_start(i, view, s, _FAR)
+            if later > s:  # complete matches before it are not bounded now
+                s = later
+                self._unsure = end
             # A partial search of the pattern itself reports a complete match anywhere after `s` before a
             # partial one (tests/redact/test_settle.py), so one call usually answers both questions: None means
             # no match starts after `s`, complete or open; a partial match is the leftmost open start. Only a
@@ -130,6 +122,22 @@ class OpenTracker:
             if q < best:
                 best = q
         return best - o
+
+    def _later_start(self, i: int, view: str, s: int, far: int) -> int:
+        """Where detector i's probe from `s` may start instead: no earlier than its reach from the end of the
+        view (reach.py), and, with more than `far` characters left, after the last character its pattern cannot
+        read (alphabet.py: every open start is after it). Open starts only: complete matches before the
+        returned start are not looked for."""
+        n = len(view)
+        r = self._reach[i]
+        if r is not None and s < n - r:
+            s = n - r
+        stop = self._stops[i]
+        if stop is not None and n - s > far:
+            k = stop(view, s)
+            if k is not None:
+                s = k.end()
+        return s
 
     def complete_mask(self, base: int, point: int) -> int | None:
         """Bits of the detectors that may have a complete match starting before `point`, right after
@@ -163,22 +171,14 @@ class OpenTracker:
         if spans is None:
             return None
         pf = self._prefilter
-        reach = self._reach
-        stops = self._stops
         # Each detector's first candidate at or after its start is a lower bound on its open start: probed in
         # that order, and once the least open start found is at or before the next one, the rest keep it as
         # their bound unprobed (as in `open_from`: a later probe from there covers every start after it).
         order: list[tuple[int, int, list[tuple[int, int]] | None]] = []
         for i, start in starts.items():
-            r = reach[i]
-            if r is not None and start < n - r:
-                start = n - r
             # Here a backward search is cheaper than a probe even over a few characters: the probe of a detector
             # whose open start is in the last word is then a search over that word.
-            if n - start > _NEAR and (stop := stops[i]) is not None:
-                k = stop(view, start)
-                if k is not None:
-                    start = k.end()
+            start = self._later_start(i, view, start, _NEAR)
             own = spans.get(i)
             first = start
             if own is not None:
