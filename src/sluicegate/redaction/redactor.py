@@ -135,9 +135,7 @@ class Redactor:
                 if type(got) is not int:
                     step: Step = got
                     return step
-                assert self._tracker is not None  # the compiled feed is only set up with a tracker
-                text, _ = self._release(got, final=False, hint=self._tracker.complete_mask(self._base, got))
-                return Step(text) if text else EMPTY_STEP
+                return self._release_step(got)
         raw = self._raw
         if len(raw) + len(piece) < self._max_hold and self._tracker is not None:
             # The usual piece: one slice of the loop below, and the held text stays under `max_hold`, so it
@@ -157,8 +155,7 @@ class Redactor:
                 held = len(raw)
                 self._next_check = held + (1 if held < _EAGER else held // 4)
                 return EMPTY_STEP
-            text, _ = self._release(point, final=False, hint=self._tracker.complete_mask(base, point))
-            return Step(text) if text else EMPTY_STEP
+            return self._release_step(point)
         out: list[str] = []
         i = 0
         while i < len(piece):
@@ -199,6 +196,12 @@ class Redactor:
         return Step(text, False, (Done("truncated" if truncated else "complete"),))
 
     # -- internals -------------------------------------------------------------------------------------
+
+    def _release_step(self, point: int) -> Step:
+        """Settle and release up to `point` (from the tracker, held text under `max_hold`), as a Step."""
+        assert self._tracker is not None
+        text, _ = self._release(point, final=False, hint=self._tracker.complete_mask(self._base, point))
+        return Step(text) if text else EMPTY_STEP
 
     def _stop(self, text: str) -> Step:
         self._stopped = True
