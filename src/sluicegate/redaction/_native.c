@@ -392,6 +392,24 @@ static int record_steady(Cands *cs, long i, PyObject *steady_t, PyObject *view, 
     return 0;
 }
 
+/* The probe's answer, `search(view, s, None, None, True)` (args): its start plus `o`, or `end` if nothing of
+   the detector is open after `s`. -2 with an exception set on error. */
+static Py_ssize_t probe_start(PyObject *search_fn, PyObject *const *args, Py_ssize_t o, Py_ssize_t end) {
+    PyObject *pm = PyObject_Vectorcall(search_fn, args, 5, NULL);
+    if (pm == NULL) return -2;
+    if (pm == Py_None) {
+        Py_DECREF(pm);
+        return end;
+    }
+    PyObject *ps = PyObject_CallMethodNoArgs(pm, k_start);
+    Py_DECREF(pm);
+    if (ps == NULL) return -2;
+    Py_ssize_t q = PyLong_AsSsize_t(ps);
+    Py_DECREF(ps);
+    if (q == -1 && PyErr_Occurred()) return -2;
+    return q + o;
+}
+
 typedef struct { Py_ssize_t at; long i; } Bound;
 
 /* `OpenTracker.open_from(view, base)`; -2 with an exception set on error. */
@@ -537,17 +555,8 @@ static Py_ssize_t open_from(PyObject *tracker, PyObject *tdict, PyObject *view, 
                             return -2;
                         }
                     } else { /* a complete match here: where is i still open? (as the search path asks) */
-                        PyObject *pm = PyObject_Vectorcall(PyTuple_GET_ITEM(search, i), args, 5, NULL);
-                        if (pm == NULL) { Py_DECREF(sv); return -2; }
-                        if (pm == Py_None) {
-                            q = end;
-                        } else {
-                            PyObject *ps = PyObject_CallMethodNoArgs(pm, k_start);
-                            if (ps == NULL) { Py_DECREF(pm); Py_DECREF(sv); return -2; }
-                            q = PyLong_AsSsize_t(ps) + o;
-                            Py_DECREF(ps);
-                        }
-                        Py_DECREF(pm);
+                        q = probe_start(PyTuple_GET_ITEM(search, i), args, o, end);
+                        if (q == -2) { Py_DECREF(sv); return -2; }
                         if (q == cp && steady_t != Py_None &&
                             record_steady(cs, i, steady_t, view, sv, cp, n + o, o, 2) < 0) {
                             Py_DECREF(sv);
@@ -616,17 +625,8 @@ static Py_ssize_t open_from(PyObject *tracker, PyObject *tdict, PyObject *view, 
             }
             newlb = q;
         } else {
-            PyObject *pm = PyObject_Vectorcall(PyTuple_GET_ITEM(search, i), args, 5, NULL);
-            if (pm == NULL) { Py_DECREF(ki); Py_DECREF(sv); return -2; }
-            if (pm == Py_None) {
-                q = end;
-            } else {
-                PyObject *ps = PyObject_CallMethodNoArgs(pm, k_start);
-                if (ps == NULL) { Py_DECREF(pm); Py_DECREF(ki); Py_DECREF(sv); return -2; }
-                q = PyLong_AsSsize_t(ps) + o;
-                Py_DECREF(ps);
-            }
-            Py_DECREF(pm);
+            q = probe_start(PyTuple_GET_ITEM(search, i), args, o, end);
+            if (q == -2) { Py_DECREF(ki); Py_DECREF(sv); return -2; }
             Py_ssize_t c = mstart + o;
             newlb = c < q ? c : q;
         }
