@@ -23,16 +23,16 @@ import regex
 from . import prefilter as _pf
 from .detector import Detector
 
-# entity -> one (variant pattern over the encoded view, back) per trigger of prefilter._triggers(), in order: a
-# match of the variant at j is a trigger occurrence starting at j - back and ending where the match ends.
-_VARIANTS: dict[str, tuple[tuple[str, int], ...]] = {
-    "IBAN_CODE": ((r"(?<=[A-Za-z]{2})[0-9]{2}", 2),),
-    "IP_ADDRESS": ((r"[0-9]{1,3}\.", 0), (r":", 0)),
-    "MAC_ADDRESS": ((r"(?<=[0-9A-Fa-f]{2})[:\-]|(?<=[0-9A-Fa-f]{4})\.", -1),),
-    "DISCORD_BOT_TOKEN": ((r"(?<=[0-9A-Za-z_\-]{24})\.", 24),),
+# entity -> for each trigger of prefilter._triggers(), in order, the variants that together find its occurrences,
+# as (pattern over the encoded view, back): a match at j is an occurrence starting at j - back and ending where
+# the match ends (MAC's trigger has two alternatives whose occurrences start at different distances before the
+# separator, so two variants).
+_VARIANTS: dict[str, tuple[tuple[tuple[str, int], ...], ...]] = {
+    "IBAN_CODE": (((r"(?<=[A-Za-z]{2})[0-9]{2}", 2),),),
+    "IP_ADDRESS": (((r"[0-9]{1,3}\.", 0),), ((r":", 0),)),
+    "MAC_ADDRESS": (((r"(?<=[0-9A-Fa-f]{2})[:\-]", 2), (r"(?<=[0-9A-Fa-f]{4})\.", 4)),),
+    "DISCORD_BOT_TOKEN": (((r"(?<=[0-9A-Za-z_\-]{24})\.", 24),),),
 }
-# MAC's two alternatives differ in how far back their occurrence starts: the separator tells which.
-_MAC_BACK = {ord(":"): 2, ord("-"): 2, ord("."): 4}
 
 
 class Scan:
@@ -50,7 +50,8 @@ class Scan:
             assert len(triggers) == len(variants), d.entity
             plan = tuple(
                 (regex.compile(v.encode("ascii")), back, k, lo)
-                for (v, back), (_, k, lo, _) in zip(variants, triggers, strict=True)
+                for found_by, (_, k, lo, _) in zip(variants, triggers, strict=True)
+                for v, back in found_by
             )
             self._plans.append((i, plan))
 
@@ -64,9 +65,7 @@ class Scan:
             spans: list[tuple[int, int]] = []
             for rx, back, k, shortest in plan:
                 for m in rx.finditer(data, overlapped=True):
-                    j = m.start()
-                    start = j - (back if back >= 0 else _MAC_BACK[data[j]])
-                    spans.append((lo + start - k, lo + m.end() - shortest))
+                    spans.append((lo + m.start() - back - k, lo + m.end() - shortest))
                 if len(spans) > budget:
                     break
             if len(spans) <= budget:
