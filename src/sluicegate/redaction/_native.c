@@ -301,8 +301,7 @@ static int quad_mask(Tables *t, PyObject *starters, PyObject *quads, PyObject *v
 /* `Starters.bounds(view, seen, offset)` into `lb` (a dict, merged as `fresh.update(lb)` does: existing bounds
    win), recording the candidates of the new text in `cs`. Returns 0, or -1 with an exception set. */
 static int add_bounds(PyObject *starters, PyObject *sdict, PyObject *view, Py_ssize_t seen, Py_ssize_t n,
-                      Py_ssize_t offset, PyObject *tdict, PyObject **lb_io, Cands *cs) {
-    PyObject *lb = *lb_io;
+                      Py_ssize_t offset, PyObject *lb, Cands *cs) {
     PyObject *cache = item(sdict, k_cache), *pairs = item(sdict, k_pairs), *always_o = item(sdict, k_always);
     unsigned long long always, have;
     if (cache == NULL || pairs == NULL || always_o == NULL || !PyDict_CheckExact(cache) ||
@@ -356,8 +355,6 @@ static int add_bounds(PyObject *starters, PyObject *sdict, PyObject *view, Py_ss
         Py_DECREF(ki);
         if (has < 0) return -1;
     }
-    (void)tdict;
-    (void)lb_io;
     return 0;
 }
 
@@ -467,7 +464,7 @@ static Py_ssize_t open_from(PyObject *tracker, PyObject *tdict, PyObject *view, 
         }
     }
     cs->to = -1; /* not valid until this call has recorded the new text */
-    if (n > seen && add_bounds(starters, sdict, view, seen, n, o, tdict, &lb, cs) < 0) return -2;
+    if (n > seen && add_bounds(starters, sdict, view, seen, n, o, lb, cs) < 0) return -2;
     cs->to = n + o;
     if (set_ssize(tdict, k_seen, n + o) < 0) return -2;
     Py_ssize_t count = PyDict_GET_SIZE(lb);
