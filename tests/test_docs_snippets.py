@@ -10,9 +10,11 @@ import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
+from tests.offline_home import make_offline_home
 from tests.support import ROOT
 
 GUIDES = {
@@ -25,14 +27,11 @@ GUIDES = {
 BLOCK = re.compile(r"```python\n(.*?)```\n\nIt prints:\n\n```text\n(.*?)```", re.S)
 
 
-def _run(snippet: str) -> str:
+def _run(snippet: str, home: Path) -> str:
     env = dict(os.environ)
-    home = ROOT / "tests" / "guardrails" / "home"  # Guardrails AI offline: metrics off, no nltk download
+    env.update(make_offline_home(home))  # Guardrails AI offline: metrics off, no nltk download
     env.update(
         PYTHONPATH=os.pathsep.join([str(ROOT / "examples"), str(ROOT)]),
-        HOME=str(home),
-        NLTK_DATA=str(home / "nltk_data"),
-        LITELLM_LOCAL_MODEL_COST_MAP="True",
         LANGCHAIN_TRACING_V2="false",
         LANGSMITH_TRACING="false",
     )
@@ -49,11 +48,11 @@ def _run(snippet: str) -> str:
 
 
 @pytest.mark.parametrize("snippet", list(GUIDES))
-def test_guide_shows_the_snippet_and_what_it_prints(snippet: str) -> None:
+def test_guide_shows_the_snippet_and_what_it_prints(snippet: str, tmp_path: Path) -> None:
     code = (ROOT / "docs" / "snippets" / f"{snippet}_get_back.py").read_text(encoding="utf-8")
     guide = (ROOT / GUIDES[snippet]).read_text(encoding="utf-8")
     section = guide.split("## What you get back", 1)
     assert len(section) == 2, f"{GUIDES[snippet]} has no 'What you get back' section"
     shown = [(c, out) for c, out in BLOCK.findall(section[1]) if c == code]
     assert shown, f"{GUIDES[snippet]} does not show docs/snippets/{snippet}_get_back.py verbatim"
-    assert shown[0][1] == _run(snippet)
+    assert shown[0][1] == _run(snippet, tmp_path / "home")
