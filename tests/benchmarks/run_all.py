@@ -86,7 +86,7 @@ def machine() -> str:
     return (
         f"Machine: {platform.platform()}, {platform.machine()}, {os.cpu_count()} CPUs, "
         f"Python {platform.python_version()} ({platform.python_implementation()}). "
-        f"Packages: {_versions()}. Run at {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC."
+        f"Packages: {_versions()}. Run at {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC."
     )
 
 

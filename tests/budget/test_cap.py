@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from decimal import Decimal
 
 import pytest
@@ -15,7 +15,7 @@ from sluicegate.notices import languages, notice
 
 from .helpers import PRICES, Clock
 
-JAN = datetime(2026, 1, 31, 23, 50, tzinfo=timezone.utc).timestamp()
+JAN = datetime(2026, 1, 31, 23, 50, tzinfo=UTC).timestamp()
 
 
 def test_bound_is_prompt_bytes_plus_framing_plus_full_output_cap(make_store):

@@ -21,7 +21,7 @@ import uuid
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from ..notices import notice
@@ -92,7 +92,7 @@ class CapStats:
 
 
 def utc_month(ts: float) -> str:
-    return datetime.fromtimestamp(ts, tz=timezone.utc).strftime("%Y-%m")
+    return datetime.fromtimestamp(ts, tz=UTC).strftime("%Y-%m")
 
 
 class SpendCap:

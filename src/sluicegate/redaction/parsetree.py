@@ -13,14 +13,8 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-# The parser moved from `sre_parse`/`sre_constants` to `re._parser`/`re._constants` in 3.11 (the old names
-# warn there and are gone later): take whichever this Python has.
-try:
-    parser: Any = importlib.import_module("re._parser")
-    constants: Any = importlib.import_module("re._constants")
-except ModuleNotFoundError:  # Python 3.10
-    parser = importlib.import_module("sre_parse")
-    constants = importlib.import_module("sre_constants")
+parser: Any = importlib.import_module("re._parser")
+constants: Any = importlib.import_module("re._constants")
 
 # An escape (a `\\p{...}`, `\\P{...}` or `\\N{...}` whole, so an escaped backslash before a `p` is not read as
 # one), or a brace group: one that is not a repeat count may be a fuzzy constraint (`{e<=1}`), which reads more
