@@ -178,7 +178,7 @@ def test_rule_every_two_part_split_and_size(text: str, expected: list[str]) -> N
         assert split_chunks(chunks) == expected, label
 
 
-# -- blind spots: pinned so that a change is deliberate (README, "Known blind spots") ----------------------
+# -- blind spots: pinned so that a change is deliberate (docs/splitter.md, "Known blind spots") ----------------------
 
 BLIND_SPOTS: list[tuple[str, list[str]]] = [
     # `.)` before a capital does not end the sentence: two sentences are judged as one

@@ -133,7 +133,7 @@ def test_an_inline_list_after_a_colon_is_cut_after_its_first_enumerator() -> Non
     assert result.events[-1] == Done("stopped") and result.text == ""
 
 
-# -- decisions of issue 11, both sides pinned (README and docs/gate.md, "blind spots") ---------------------------
+# -- decisions of issue 11, both sides pinned (docs/gate.md, "blind spots") ---------------------------
 
 
 def test_roman_numeral_i_rule_both_sides() -> None:
