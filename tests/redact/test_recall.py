@@ -58,7 +58,9 @@ def test_digit_zeros_list_every_decimal_digit_block_of_this_unicode_database() -
         for cp in range(0x80, 0x110000)
         if unicodedata.category(chr(cp)) == "Nd" and unicodedata.decimal(chr(cp)) == 0
     }
-    assert listed == actual
+    assert actual <= listed  # every zero this Python's database knows is listed
+    for cp in listed - actual:  # and the others are zeros of a newer Unicode, unassigned here (3.11 has 14.0)
+        assert unicodedata.category(chr(cp)) == "Cn", hex(cp)
 
 
 def test_digits_of_other_scripts_read_as_digits() -> None:
