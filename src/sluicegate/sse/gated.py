@@ -12,7 +12,11 @@ and at every ping). What this adds is the wire format and the keep-alive:
 - `: ping` after `ping_interval` seconds without a frame (idle-only, as the spec suggests, about every 15 s).
 
 The driver runs in one pump task for the whole stream (so a provider's context variables stay in one context),
-at most `QUEUE_STEPS` steps ahead of the writer; the writer waits on it with the ping timeout.
+in step with the writer: it hands over one step, then waits until that step's frames are written (the writer
+resumed after yielding them) before it pulls the next upstream piece. An upstream that never suspends (an SDK
+iterating events already in its buffer) would otherwise fill a queue before the writer ran, delaying every
+frame by that much, and a reader who left would be billed for the pieces pulled ahead. The writer waits on the
+pump with the ping timeout.
 """
 
 from __future__ import annotations
@@ -29,14 +33,15 @@ from ..driver import FALLBACK_NOTICE, Outcome, UsageOf, _text, adrive
 from ..stream import Guard, Step, StreamFilter
 from ..usage import UsageMeter
 from .encode import encode_comment, encode_event
+from .parser import DEFAULT_MAX_EVENT_BYTES
 
 log = logging.getLogger("sluicegate.sse")
 
 PING = encode_comment("ping")
 DEFAULT_PING_INTERVAL = 15.0
-# Steps the pump may run ahead of the writer. Small: a slow reader must slow the provider down, and the
-# disconnect check runs at every upstream piece anyway, however full this is.
-QUEUE_STEPS = 8
+# Characters of released text per `delta` frame: even if JSON escapes every one (6 bytes for a control
+# character), the frame stays under a default reader's limit. A longer step goes out as several deltas.
+DELTA_CHARS = DEFAULT_MAX_EVENT_BYTES // 8
 
 # Fixed texts: an error event must not carry exception messages (they can quote the prompt or held text).
 ERROR_MESSAGES = {
@@ -56,12 +61,15 @@ OnClosed = Callable[[Outcome], None | Awaitable[None]]
 async def _pump(
     steps: AsyncGenerator[Step, None],
     queue: asyncio.Queue[Step | _End],
+    written: asyncio.Event,
     outcome: Outcome,
     on_closed: OnClosed | None,
 ) -> None:
     try:
         async for step in steps:
+            written.clear()
             await queue.put(step)
+            await written.wait()  # the next upstream piece is pulled only once this step is on the wire
     except Exception as exc:  # reported as an `error` frame by the writer; the driver already closed the upstream
         await queue.put(_End(exc))
     else:
@@ -93,8 +101,8 @@ else:  # pragma: no cover - Python 3.10
 
 def _frames(step: Step, outcome: Outcome) -> list[bytes]:
     frames: list[bytes] = []
-    if step.text:
-        frames.append(encode_event("delta", {"text": step.text}))
+    for start in range(0, len(step.text), DELTA_CHARS):
+        frames.append(encode_event("delta", {"text": step.text[start : start + DELTA_CHARS]}))
     guards = [e for e in step.events if isinstance(e, Guard)]
     if step.stopped and not guards and outcome.guard is None:
         guards = [Guard((), FALLBACK_NOTICE)]  # a stop never ends silently mid-sentence
@@ -138,8 +146,9 @@ async def gated_events(
     steps = adrive(
         upstream, filter, meter=meter, outcome=out, is_cancelled=is_disconnected, text_of=text_of, usage_of=usage_of
     )
-    queue: asyncio.Queue[Step | _End] = asyncio.Queue(maxsize=QUEUE_STEPS)
-    pump = asyncio.ensure_future(_pump(steps, queue, out, on_closed))
+    queue: asyncio.Queue[Step | _End] = asyncio.Queue(maxsize=1)
+    written = asyncio.Event()  # set by the writer once a step's frames are written: the pump may go on
+    pump = asyncio.ensure_future(_pump(steps, queue, written, out, on_closed))
     ended = False  # the pump sent its end: it is closing the upstream and running on_closed, not to be cut short
     try:
         while True:
@@ -159,6 +168,7 @@ async def gated_events(
                 break
             for frame in _frames(item, out):
                 yield frame
+            written.set()
     finally:
         if not ended and not pump.done():
             pump.cancel()  # the driver ends `cancelled` and closes the upstream, in the pump task
