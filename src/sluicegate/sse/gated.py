@@ -12,11 +12,12 @@ and at every ping). What this adds is the wire format and the keep-alive:
 - `: ping` after `ping_interval` seconds without a frame (idle-only, as the spec suggests, about every 15 s).
 
 The driver runs in one pump task for the whole stream (so a provider's context variables stay in one context),
-in step with the writer: it hands over one step, then waits until that step's frames are written (the writer
-resumed after yielding them) before it pulls the next upstream piece. An upstream that never suspends (an SDK
-iterating events already in its buffer) would otherwise fill a queue before the writer ran, delaying every
-frame by that much, and a reader who left would be billed for the pieces pulled ahead. The writer waits on the
-pump with the ping timeout.
+at most one step ahead of the writer: it hands over one step, then waits until the writer has taken it before
+it pulls the next upstream piece. So the writer writes each step before the pump runs again (an upstream that
+never suspends, an SDK iterating events already in its buffer, would otherwise fill a queue before the writer
+ran, delaying every frame by that much and billing a reader who left for the pieces pulled ahead), and while a
+write is held up (a slow reader) the pump makes the next step, no more. The writer waits on the pump with the
+ping timeout.
 """
 
 from __future__ import annotations
@@ -61,15 +62,15 @@ OnClosed = Callable[[Outcome], None | Awaitable[None]]
 async def _pump(
     steps: AsyncGenerator[Step, None],
     queue: asyncio.Queue[Step | _End],
-    written: asyncio.Event,
+    taken: asyncio.Event,
     outcome: Outcome,
     on_closed: OnClosed | None,
 ) -> None:
     try:
         async for step in steps:
-            written.clear()
+            taken.clear()
             await queue.put(step)
-            await written.wait()  # the next upstream piece is pulled only once this step is on the wire
+            await taken.wait()  # the next upstream piece is pulled only once the writer has this step
     except Exception as exc:  # reported as an `error` frame by the writer; the driver already closed the upstream
         await queue.put(_End(exc))
     else:
@@ -147,8 +148,8 @@ async def gated_events(
         upstream, filter, meter=meter, outcome=out, is_cancelled=is_disconnected, text_of=text_of, usage_of=usage_of
     )
     queue: asyncio.Queue[Step | _End] = asyncio.Queue(maxsize=1)
-    written = asyncio.Event()  # set by the writer once a step's frames are written: the pump may go on
-    pump = asyncio.ensure_future(_pump(steps, queue, written, out, on_closed))
+    taken = asyncio.Event()  # set by the writer as it takes a step: the pump may make the next one
+    pump = asyncio.ensure_future(_pump(steps, queue, taken, out, on_closed))
     ended = False  # the pump sent its end: it is closing the upstream and running on_closed, not to be cut short
     try:
         while True:
@@ -166,9 +167,9 @@ async def gated_events(
                     log.warning("gated stream failed after the first byte: %s (%s)", code, type(item.error).__name__)
                     yield error_frame(code)
                 break
+            taken.set()
             for frame in _frames(item, out):
                 yield frame
-            written.set()
     finally:
         if not ended and not pump.done():
             pump.cancel()  # the driver ends `cancelled` and closes the upstream, in the pump task
