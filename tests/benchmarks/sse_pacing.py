@@ -60,7 +60,9 @@ async def after_disconnect(k: int, how: str) -> int:
     eager, flag, deltas, then = Eager(PIECES), Flag(), 0, 0
     stream = gated_events(eager.stream(), gate(), is_disconnected=flag)
     async for frame in stream:
-        deltas += frame.startswith(b"event: delta")
+        if not frame.startswith(b"event: delta"):
+            continue
+        deltas += 1
         if deltas == k:
             then = eager.pulled
             if how == "close":
