@@ -128,3 +128,22 @@ def test_the_encoder_and_the_parser_share_one_limit(datas: list[str], id: str | 
         parser = SSEParser(max_event_bytes=limit)
         (event,) = parser.feed(frame)
         assert event.data == data.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _httpx_sse_events(stream: bytes) -> list[tuple[str, str, str]]:
+    """httpx-sse's decoders (the OpenAI SDK's copy reads the same way) on our bytes."""
+    from httpx_sse._decoders import SSEDecoder, SSELineDecoder
+
+    lines, decoder = SSELineDecoder(), SSEDecoder()
+    found = [*lines.decode(stream.decode("utf-8")), *lines.flush()]
+    return [(e.event, e.data, e.id) for e in (decoder.decode(line) for line in found) if e is not None]
+
+
+@given(st.lists(st.tuples(names, texts, st.one_of(st.none(), names)), max_size=5))
+def test_our_frames_read_back_exactly_in_httpx_sse(frames: list[tuple[str, str, str | None]]) -> None:
+    stream = b"".join(encode_event(n, d, id=i) for n, d, i in frames)
+    expected, last = [], ""
+    for n, d, i in frames:
+        last = i if i is not None else last
+        expected.append((n, d.replace("\r\n", "\n").replace("\r", "\n"), last))
+    assert _httpx_sse_events(stream) == expected
