@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterable, Iterable
+from collections.abc import AsyncIterable, AsyncIterator, Iterable
 from typing import Any
 
-from sluicegate import Pipeline, Redactor, SentenceGate
+from sluicegate import Pipeline, Redactor, SentenceGate, StreamFilter
 from sluicegate.sse import SSEEvent, SSEParser
 
 SOURCES = [
@@ -41,3 +41,28 @@ def payloads(events: list[SSEEvent]) -> list[tuple[str, Any]]:
 
 def delta_text(events: list[SSEEvent]) -> str:
     return "".join(json.loads(e.data)["text"] for e in events if e.event == "delta")
+
+
+class Eager:
+    """An upstream that never suspends: every piece is ready at once, as when an SDK iterates events already in
+    its buffer after a network burst. `pulled` counts the pieces taken so far; `closed` is set on close."""
+
+    def __init__(self, pieces: list[str]) -> None:
+        self.pieces = pieces
+        self.pulled = 0
+        self.closed = False
+
+    async def stream(self) -> AsyncIterator[str]:
+        try:
+            for piece in self.pieces:
+                self.pulled += 1
+                yield piece
+        finally:
+            self.closed = True
+
+
+def release_points(pieces: list[str], filt: StreamFilter) -> list[int]:
+    """For each step with text that `filt` makes over `pieces`, the number of pieces it had seen then (the
+    flush counts as after the last piece): where a writer that runs in step with the filter writes it."""
+    points = [i + 1 for i, piece in enumerate(pieces) if filt.feed(piece).text]
+    return points + ([len(pieces)] if filt.flush().text else [])

@@ -84,3 +84,66 @@ def test_any_sequence_of_frames_parses_back_at_any_chunking(frames: list[tuple[s
     parser = SSEParser()
     events = [e for a, b in pairwise(bounds) for e in parser.feed(stream[a:b])] + parser.close()
     assert [(e.event, e.data) for e in events] == [(n, d.replace("\r\n", "\n").replace("\r", "\n")) for n, d in frames]
+
+
+def test_any_mapping_is_json_including_nested_read_only_ones() -> None:
+    from types import MappingProxyType
+
+    frame = encode_event("delta", MappingProxyType({"text": "a", "meta": MappingProxyType({"n": 1})}))
+    (event,) = roundtrip(frame)
+    assert json.loads(event.data) == {"text": "a", "meta": {"n": 1}}
+    with pytest.raises(TypeError):
+        encode_event("delta", {"x": object()})  # still not JSON
+
+
+def test_a_frame_the_default_parser_would_refuse_is_never_written() -> None:
+    from sluicegate.sse import DEFAULT_MAX_EVENT_BYTES, SSEEventTooLarge
+
+    overhead = len(encode_event("delta", ""))
+    fits = encode_event("delta", "x" * (DEFAULT_MAX_EVENT_BYTES - overhead))
+    assert len(fits) == DEFAULT_MAX_EVENT_BYTES
+    assert roundtrip(fits)[0].data == "x" * (DEFAULT_MAX_EVENT_BYTES - overhead)
+    with pytest.raises(ValueError, match="max_event_bytes"):
+        encode_event("delta", "x" * (DEFAULT_MAX_EVENT_BYTES - overhead + 1))
+    with pytest.raises(ValueError, match="max_event_bytes"):
+        encode_event("delta", {"text": "\0" * (DEFAULT_MAX_EVENT_BYTES // 6)})  # JSON escapes count
+    # and what the parser refuses at its default limit, the encoder refuses too (the same constant)
+    with pytest.raises(SSEEventTooLarge):
+        SSEParser().feed(b"data: " + b"x" * DEFAULT_MAX_EVENT_BYTES + b"\n\n")
+
+
+@given(
+    st.lists(st.text(st.sampled_from("ab\né\r"), max_size=12), min_size=1, max_size=4),
+    st.one_of(st.none(), st.text(st.sampled_from("i7"), max_size=6)),
+    st.integers(8, 80),
+)
+def test_the_encoder_and_the_parser_share_one_limit(datas: list[str], id: str | None, limit: int) -> None:
+    """Whatever fits the encoder's `max_event_bytes` is read back by a parser with the same limit."""
+    for data in datas:
+        try:
+            frame = encode_event("e", data, id=id, max_event_bytes=limit)
+        except ValueError:
+            continue
+        assert len(frame) <= limit
+        parser = SSEParser(max_event_bytes=limit)
+        (event,) = parser.feed(frame)
+        assert event.data == data.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _httpx_sse_events(stream: bytes) -> list[tuple[str, str, str]]:
+    """httpx-sse's decoders (the OpenAI SDK's copy reads the same way) on our bytes."""
+    from httpx_sse._decoders import SSEDecoder, SSELineDecoder
+
+    lines, decoder = SSELineDecoder(), SSEDecoder()
+    found = [*lines.decode(stream.decode("utf-8")), *lines.flush()]
+    return [(e.event, e.data, e.id) for e in (decoder.decode(line) for line in found) if e is not None]
+
+
+@given(st.lists(st.tuples(names, texts, st.one_of(st.none(), names)), max_size=5))
+def test_our_frames_read_back_exactly_in_httpx_sse(frames: list[tuple[str, str, str | None]]) -> None:
+    stream = b"".join(encode_event(n, d, id=i) for n, d, i in frames)
+    expected, last = [], ""
+    for n, d, i in frames:
+        last = i if i is not None else last
+        expected.append((n, d.replace("\r\n", "\n").replace("\r", "\n"), last))
+    assert _httpx_sse_events(stream) == expected

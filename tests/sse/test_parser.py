@@ -9,7 +9,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sluicegate import InvalidUtf8Error
 from sluicegate.sse import SSEEvent, SSEEventTooLarge, SSEParser
 
 from .fixtures import FIXTURES
@@ -100,28 +99,6 @@ def test_retry_sets_reconnection_time_even_without_data() -> None:
     assert parser.reconnection_time == 3000
     parser.feed(b"retry: 1e3\n\n")
     assert parser.reconnection_time == 3000
-
-
-def test_invalid_utf8_is_an_error_at_every_split() -> None:
-    data = b"data: ok\n\ndata: bad \xff here\n\n"
-    for i in range(len(data) + 1):
-        parser = SSEParser()
-        seen: list[SSEEvent] = []
-        with pytest.raises(InvalidUtf8Error):
-            for chunk in (data[:i], data[i:]):
-                seen += parser.feed(chunk)
-            parser.close()
-        assert SSEEvent(data="bad \ufffd here") not in seen  # never guessed into a replacement character
-        with pytest.raises(ValueError, match="unusable"):
-            parser.feed(b"data: more\n\n")
-
-
-def test_character_cut_off_at_the_end_raises_on_close() -> None:
-    data = "data: سلام\n\nدا".encode()[:-1]
-    parser = SSEParser()
-    assert parser.feed(data) == [SSEEvent(data="سلام")]
-    with pytest.raises(InvalidUtf8Error):
-        parser.close()
 
 
 def test_close_discards_an_unterminated_block_and_then_refuses_feeds() -> None:

@@ -124,6 +124,6 @@ def extract_sse(obj: Mapping[str, Any]) -> tuple[list[str], bool]:
                 reader.take(ev.event, ev.data)
         for ev in parser.close():
             reader.take(ev.event, ev.data)
-    except ValueError as exc:  # invalid UTF-8 (InvalidUtf8Error is a ValueError), an oversized event
+    except ValueError as exc:  # an oversized event (SSEEventTooLarge); invalid UTF-8 reads as U+FFFD
         raise RecordError(f"the recorded SSE stream cannot be parsed: {exc}") from None
     return reader.pieces, reader.cut or not reader.ended

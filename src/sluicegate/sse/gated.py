@@ -12,7 +12,12 @@ and at every ping). What this adds is the wire format and the keep-alive:
 - `: ping` after `ping_interval` seconds without a frame (idle-only, as the spec suggests, about every 15 s).
 
 The driver runs in one pump task for the whole stream (so a provider's context variables stay in one context),
-at most `QUEUE_STEPS` steps ahead of the writer; the writer waits on it with the ping timeout.
+at most one step ahead of the writer: it hands over one step, then waits until the writer has taken it before
+it pulls the next upstream piece. So the writer writes each step before the pump runs again (an upstream that
+never suspends, an SDK iterating events already in its buffer, would otherwise fill a queue before the writer
+ran, delaying every frame by that much and billing a reader who left for the pieces pulled ahead), and while a
+write is held up (a slow reader) the pump makes the next step, no more. The writer waits on the pump with the
+ping timeout.
 """
 
 from __future__ import annotations
@@ -29,14 +34,15 @@ from ..driver import FALLBACK_NOTICE, Outcome, UsageOf, _text, adrive
 from ..stream import Guard, Step, StreamFilter
 from ..usage import UsageMeter
 from .encode import encode_comment, encode_event
+from .parser import DEFAULT_MAX_EVENT_BYTES
 
 log = logging.getLogger("sluicegate.sse")
 
 PING = encode_comment("ping")
 DEFAULT_PING_INTERVAL = 15.0
-# Steps the pump may run ahead of the writer. Small: a slow reader must slow the provider down, and the
-# disconnect check runs at every upstream piece anyway, however full this is.
-QUEUE_STEPS = 8
+# Characters of released text per `delta` frame: even if JSON escapes every one (6 bytes for a control
+# character), the frame stays under a default reader's limit. A longer step goes out as several deltas.
+DELTA_CHARS = DEFAULT_MAX_EVENT_BYTES // 8
 
 # Fixed texts: an error event must not carry exception messages (they can quote the prompt or held text).
 ERROR_MESSAGES = {
@@ -56,12 +62,15 @@ OnClosed = Callable[[Outcome], None | Awaitable[None]]
 async def _pump(
     steps: AsyncGenerator[Step, None],
     queue: asyncio.Queue[Step | _End],
+    taken: asyncio.Event,
     outcome: Outcome,
     on_closed: OnClosed | None,
 ) -> None:
     try:
         async for step in steps:
+            taken.clear()
             await queue.put(step)
+            await taken.wait()  # the next upstream piece is pulled only once the writer has this step
     except Exception as exc:  # reported as an `error` frame by the writer; the driver already closed the upstream
         await queue.put(_End(exc))
     else:
@@ -93,8 +102,8 @@ else:  # pragma: no cover - Python 3.10
 
 def _frames(step: Step, outcome: Outcome) -> list[bytes]:
     frames: list[bytes] = []
-    if step.text:
-        frames.append(encode_event("delta", {"text": step.text}))
+    for start in range(0, len(step.text), DELTA_CHARS):
+        frames.append(encode_event("delta", {"text": step.text[start : start + DELTA_CHARS]}))
     guards = [e for e in step.events if isinstance(e, Guard)]
     if step.stopped and not guards and outcome.guard is None:
         guards = [Guard((), FALLBACK_NOTICE)]  # a stop never ends silently mid-sentence
@@ -138,8 +147,9 @@ async def gated_events(
     steps = adrive(
         upstream, filter, meter=meter, outcome=out, is_cancelled=is_disconnected, text_of=text_of, usage_of=usage_of
     )
-    queue: asyncio.Queue[Step | _End] = asyncio.Queue(maxsize=QUEUE_STEPS)
-    pump = asyncio.ensure_future(_pump(steps, queue, out, on_closed))
+    queue: asyncio.Queue[Step | _End] = asyncio.Queue(maxsize=1)
+    taken = asyncio.Event()  # set by the writer as it takes a step: the pump may make the next one
+    pump = asyncio.ensure_future(_pump(steps, queue, taken, out, on_closed))
     ended = False  # the pump sent its end: it is closing the upstream and running on_closed, not to be cut short
     try:
         while True:
@@ -157,6 +167,7 @@ async def gated_events(
                     log.warning("gated stream failed after the first byte: %s (%s)", code, type(item.error).__name__)
                     yield error_frame(code)
                 break
+            taken.set()
             for frame in _frames(item, out):
                 yield frame
     finally:
