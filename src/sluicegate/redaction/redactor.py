@@ -247,18 +247,30 @@ class Redactor:
         engine = self._engine
         view, base = self._view, self._base
         longer = view + normalize(ahead)
-        point = min(engine.open_from(longer, base), len(view))
-        block = engine.open_block(view, base)
+        among: tuple[Detector, ...] | None = None
+        if self._tracker is not None:
+            tracker = self._tracker
+            if tracker._seen - tracker._origin != len(view):  # the bounds must cover the view (the last check may)
+                tracker.open_from(view, base)
+            point, open_ones = tracker.open_ahead(longer, base, len(view))
+            among = tuple(engine.detectors[i] for i in open_ones)
+        else:
+            point = min(engine.open_from(longer, base), len(view))
+        # At a flush: an open block would stop the stream there, a cut-short token would be replaced from there.
+        block = engine.open_block(view, base, among)
         if block is not None:
             point = min(point, block)
-        cut = engine.open_prefix(view, base)
+        cut = engine.open_prefix(view, base, among)
         if cut is not None:
             point = min(point, cut.start)
         if point <= base:
             return ""
+        # The detectors that may have a complete match before `point` in the view also bound those in `longer`
+        # (one that completes there was complete or open in the view).
+        hint = self._tracker.complete_mask(base, point) if self._tracker is not None else None
         while True:
-            point, findings = engine.settle(longer, base, point, final=False, keep=self._keep)
-            at_end, final = engine.settle(view, base, point, final=True, keep=self._keep)
+            point, findings = engine.settle(longer, base, point, final=False, keep=self._keep, hint=hint)
+            at_end, final = engine.settle(view, base, point, final=True, keep=self._keep, hint=hint)
             if at_end == point:
                 break
             point = at_end

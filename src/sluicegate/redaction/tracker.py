@@ -123,6 +123,26 @@ class OpenTracker:
                 best = q
         return best - o
 
+    def open_ahead(self, longer: str, base: int, n: int) -> tuple[int, tuple[int, ...]]:
+        """Right after `open_from(longer[:n], base)`: the leftmost position in [base, n) from which a match is
+        open in `longer` (n if none), and the detectors that may be open before it (their indices).
+
+        For the Redactor's lookahead (`longer` is the view and the promised text after it). A match open in
+        `longer` from a start before n was open in `longer[:n]` (its path ran into that end too), so each bound is
+        a lower bound here as well and a detector without one cannot be open: probed in the order of their
+        bounds, lazily as in `open_from`. Nothing here changes the tracker."""
+        o = self._origin
+        order = sorted((at - o if at - o > base else base, i) for i, at in self._lb.items())
+        best = n
+        search = self._search
+        for at, i in order:
+            if at >= best:
+                break
+            m = search[i](longer, at, partial=True)
+            if m is not None and m.start() < best:
+                best = m.start()
+        return best, tuple(i for at, i in order if at < best)
+
     def _later_start(self, i: int, view: str, s: int, far: int) -> int:
         """Where detector i's probe from `s` may start instead: no earlier than its reach from the end of the
         view (reach.py), and, with more than `far` characters left, after the last character its pattern cannot
