@@ -27,13 +27,16 @@ from sluicegate.testing import Run, run_filter
 from .corpus import JWT_SHORT, LABELED, PEM, POSITIVES
 
 
-@pytest.fixture(autouse=True, scope="module", params=["native", "pure", "hyperscan"])
+@pytest.fixture(autouse=True, scope="module", params=["native", "pure", "straightforward", "hyperscan"])
 def detection_path(request: pytest.FixtureRequest) -> Iterator[str]:
-    """Module-scoped (Hypothesis tests must not depend on function-scoped fixtures); restores on exit."""
+    """Module-scoped (Hypothesis tests must not depend on function-scoped fixtures); restores on exit.
+    "straightforward": every detector asked on every check (no tracker), the differential tests' reference."""
     if request.param == "native":
         patch = mock.patch.object(Redactor, "_COMPILED", False)
     elif request.param == "pure":
         patch = mock.patch.multiple(Redactor, _COMPILED=False, _NATIVE=False)
+    elif request.param == "straightforward":
+        patch = mock.patch.multiple(Redactor, _COMPILED=False, _NATIVE=False, _FAST=False)
     else:
         if not prefilter.available():
             pytest.skip("the optional [fast] extra (hyperscan) is not installed")
@@ -45,8 +48,9 @@ def detection_path(request: pytest.FixtureRequest) -> Iterator[str]:
             if module._native is None:
                 pytest.fail("the compiled feed is not built: python setup.py build_ext --inplace")
             assert Redactor()._quick_native is not None
-        if request.param == "pure":
+        if request.param in ("pure", "straightforward"):
             assert Redactor()._quick_native is None
+        assert (Redactor()._tracker is None) == (request.param == "straightforward")
         yield request.param
 
 
@@ -69,11 +73,12 @@ TEXTS = [
 
 
 def _whole(text: str, *, truncated: bool = False, max_hold: int = 8192) -> Run:
-    return _whole_on(text, truncated, max_hold, (Redactor._COMPILED, Redactor._NATIVE, prefilter.MIN_RANGE))
+    path = (Redactor._COMPILED, Redactor._NATIVE, Redactor._FAST, prefilter.MIN_RANGE)
+    return _whole_on(text, truncated, max_hold, path)
 
 
 @functools.cache
-def _whole_on(text: str, truncated: bool, max_hold: int, path: tuple[bool, bool, int]) -> Run:
+def _whole_on(text: str, truncated: bool, max_hold: int, path: tuple[bool, bool, bool, int]) -> Run:
     return run_filter(functools.partial(Redactor, max_hold=max_hold), [text], truncated=truncated)
 
 

@@ -248,11 +248,8 @@ class Redactor:
         view, base = self._view, self._base
         longer = view + normalize(ahead)
         among: tuple[Detector, ...] | None = None
-        if self._tracker is not None:
-            tracker = self._tracker
-            if tracker._seen - tracker._origin != len(view):  # the bounds must cover the view (the last check may)
-                tracker.open_from(view, base)
-            point, open_ones = tracker.open_ahead(longer, base, len(view))
+        if self._tracker is not None:  # only the few detectors open in the view are asked
+            point, open_ones = self._tracker.open_ahead(view, base, longer)
             among = tuple(engine.detectors[i] for i in open_ones)
         else:
             point = min(engine.open_from(longer, base), len(view))

@@ -123,14 +123,18 @@ class OpenTracker:
                 best = q
         return best - o
 
-    def open_ahead(self, longer: str, base: int, n: int) -> tuple[int, tuple[int, ...]]:
-        """Right after `open_from(longer[:n], base)`: the leftmost position in [base, n) from which a match is
-        open in `longer` (n if none), and the detectors that may be open before it (their indices).
+    def open_ahead(self, view: str, base: int, longer: str) -> tuple[int, tuple[int, ...]]:
+        """The leftmost position in [base, len(view)) from which a match is open in `longer` (len(view) if none),
+        and the detectors that may be open before it (their indices).
 
         For the Redactor's lookahead (`longer` is the view and the promised text after it). A match open in
-        `longer` from a start before n was open in `longer[:n]` (its path ran into that end too), so each bound is
+        `longer` from a start in the view was open in the view (its path ran into that end too), so each bound is
         a lower bound here as well and a detector without one cannot be open: probed in the order of their
-        bounds, lazily as in `open_from`. Nothing here changes the tracker."""
+        bounds, lazily as in `open_from`. Only the view's bounds are brought up to date (`open_from`, unless the
+        last check covered the whole view); `longer` is not remembered."""
+        n = len(view)
+        if self._seen - self._origin != n:
+            self.open_from(view, base)
         o = self._origin
         order = sorted((at - o if at - o > base else base, i) for i, at in self._lb.items())
         best = n
