@@ -220,25 +220,27 @@ def answer(language: str, picks: Sequence[tuple[int, int]], seps: Sequence[int])
     return text, _source(sentences)
 
 
-def _pipeline(source: str, language: str) -> Pipeline:
-    return Pipeline(SentenceGate([source], language=language), Redactor())
+def _pipeline(source: str, language: str, max_hold: int = 8192) -> Pipeline:
+    return Pipeline(SentenceGate([source], language=language), Redactor(max_hold=max_hold))
 
 
-def _before(source: str, language: str) -> Pipeline:
-    return Pipeline(SentenceGate([source], language=language), Blind(Redactor()))
+def _before(source: str, language: str, max_hold: int = 8192) -> Pipeline:
+    return Pipeline(SentenceGate([source], language=language), Blind(Redactor(max_hold=max_hold)))
 
 
 @functools.cache
-def _oracle(text: str, source: str, language: str) -> Run:
+def _oracle(text: str, source: str, language: str, max_hold: int = 8192) -> Run:
     """The pipeline as it was: the Redactor fed the gate's released text, without lookahead, whole."""
-    return run_filter(lambda: _before(source, language), [text])
+    return run_filter(lambda: _before(source, language, max_hold), [text])
 
 
-def _steps(text: str, source: str, language: str, pieces: Sequence[str]) -> tuple[Run, list[str], list[str]]:
+def _steps(
+    text: str, source: str, language: str, pieces: Sequence[str], max_hold: int = 8192
+) -> tuple[Run, list[str], list[str]]:
     """Run gate alone and gate+redactor side by side; return the pipeline's run and, after every piece, the
     text each had shown so far."""
     gate = SentenceGate([source], language=language)
-    pipe = _pipeline(source, language)
+    pipe = _pipeline(source, language, max_hold)
     alone: list[str] = []
     shown: list[str] = []
     a = p = ""
@@ -278,9 +280,11 @@ def _redacted(text: str) -> str:
     return r.feed(text).text + r.flush().text
 
 
-def _check(text: str, source: str, language: str, pieces: Sequence[str], *, timing: bool = True) -> None:
-    run, alone, shown = _steps(text, source, language, pieces)
-    want = _oracle(text, source, language)
+def _check(
+    text: str, source: str, language: str, pieces: Sequence[str], *, timing: bool = True, max_hold: int = 8192
+) -> None:
+    run, alone, shown = _steps(text, source, language, pieces, max_hold)
+    want = _oracle(text, source, language, max_hold)
     assert (run.text, run.stopped, run.events) == (want.text, want.stopped, want.events)
     if timing:  # the pipeline shows each sentence when the gate alone does, redacted
         for k, (a, p) in enumerate(zip(alone, shown, strict=True)):
@@ -360,3 +364,14 @@ def test_hypothesis_blocked_and_cut_short_answers(case: tuple[str, str, str, lis
         pieces = pieces[:-1] if len(pieces) > 1 else pieces
         text = "".join(pieces)
     _check(text, source, language, pieces, timing=False)
+
+
+@settings(max_examples=60, deadline=None)
+@given(cases(), st.sampled_from([12, 20, 30]))
+def test_hypothesis_with_a_small_hold_the_redactor_stops_where_it_did(
+    case: tuple[str, str, str, list[str]], max_hold: int
+) -> None:
+    """Keys and IBANs longer than `max_hold` make the Redactor fail closed: at the same place as before, for
+    every chunking."""
+    language, text, source, pieces = case
+    _check(text, source, language, pieces, timing=False, max_hold=max_hold)
