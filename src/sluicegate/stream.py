@@ -44,13 +44,13 @@ class Step:
     with these characters. A filter that knew what follows its released text (the sentence gate saw the next
     sentence start, which is how it knew the last one had ended) hands it on, so that the next stage of a
     `Pipeline` can settle its own decision at the end of that text now instead of one release later. It is not
-    part of a step's value (`==` ignores it): the contract compares text, stop and events.
+    part of a step's value (`==` and `repr` leave it out): the contract compares text, stop and events.
     """
 
     text: str = ""
     stopped: bool = False
     events: tuple[Event, ...] = field(default_factory=tuple)
-    lookahead: str = field(default="", compare=False)
+    lookahead: str = field(default="", compare=False, repr=False)
 
 
 EMPTY_STEP = Step()
