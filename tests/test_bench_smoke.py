@@ -69,3 +69,24 @@ def test_redactor_cost_table_runs_at_a_tiny_size() -> None:
     for start in ("| planted: mean", "| prose: mean", "| prose: most characters held", "| planted: whole text"):
         assert any(r.startswith(start) for r in rows), start
     assert any("Redactor before, pure" in r for r in rows)
+
+
+def test_sentence_delay_tables_run_at_a_tiny_size() -> None:
+    """Issue 24 part 3's benchmark: the three tables print, and the pipeline now shows every sentence at the
+    gate's step (delay 0) on both corpora, where before it did not."""
+    script = Path(__file__).resolve().parent / "benchmarks" / "sentence_delay.py"
+    proc = subprocess.run(
+        [sys.executable, str(script), "--answers", "3", "--repeats", "1", "--no-nemo"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    for title in ("### 1. Delay", "### 2. First visible text", "### 3. Cost"):
+        assert title in proc.stdout, title
+    rows = [line.split(" | ") for line in proc.stdout.splitlines() if line.startswith("| 3 ")]
+    now = [r for r in rows if r[1].startswith("now")]
+    before = [r for r in rows if r[1].startswith("before")]
+    assert len(now) == len(before) == 2
+    assert all(r[3] == "0" and r[6] == "0" for r in now), now  # median and max delay
+    assert all(r[3] != "0" for r in before), before

@@ -6,6 +6,7 @@ appends whatever each call releases to what the reader sees. Nothing here knows 
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass, field
 from typing import Literal, Protocol, Union, runtime_checkable
 
@@ -37,11 +38,19 @@ Event = Union[Guard, Done]  # noqa: UP007 - a runtime alias, evaluated on Python
 
 @dataclass(frozen=True)
 class Step:
-    """What one `feed`/`flush` call produced: text to append for the reader, the stop flag, events in order."""
+    """What one `feed`/`flush` call produced: text to append for the reader, the stop flag, events in order.
+
+    `lookahead` is context, never text to show: a promise that if the filter releases anything more, it begins
+    with these characters. A filter that knew what follows its released text (the sentence gate saw the next
+    sentence start, which is how it knew the last one had ended) hands it on, so that the next stage of a
+    `Pipeline` can settle its own decision at the end of that text now instead of one release later. It is not
+    part of a step's value (`==` and `repr` leave it out): the contract compares text, stop and events.
+    """
 
     text: str = ""
     stopped: bool = False
     events: tuple[Event, ...] = field(default_factory=tuple)
+    lookahead: str = field(default="", compare=False, repr=False)
 
 
 EMPTY_STEP = Step()
@@ -58,6 +67,19 @@ class StreamFilter(Protocol):
 
     @property
     def stopped(self) -> bool: ...
+
+
+def reads_lookahead(stage: object) -> bool:
+    """Does `stage.feed` take a `lookahead` keyword (`feed(piece, *, lookahead="")`)? Such a stage may read the
+    previous stage's `Step.lookahead`; any other filter is fed as before."""
+    feed = getattr(stage, "feed", None)
+    if feed is None:
+        return False
+    try:
+        parameter = inspect.signature(feed).parameters.get("lookahead")
+    except (TypeError, ValueError):  # no signature to read (a builtin): fed without it
+        return False
+    return parameter is not None and parameter.kind in (parameter.KEYWORD_ONLY, parameter.POSITIONAL_OR_KEYWORD)
 
 
 def check_piece(piece: object) -> str:
@@ -84,12 +106,17 @@ class Pipeline:
     only the later stage's `Guard` and end reason are reported: its stop comes first in reading order. When an
     early stage stops, the later stages still flush what they hold, since that text was already approved
     upstream; when a later stage stops, the earlier stages' held text is dropped.
+
+    Lookahead: a stage whose `feed` takes a `lookahead` keyword (`reads_lookahead`) is fed the previous stage's
+    `Step.lookahead` with its text (the gate's next-sentence start, for the Redactor), and the pipeline's own
+    `feed` takes one for its first stage; the pipeline's step carries its last stage's. It is never released.
     """
 
     def __init__(self, *filters: StreamFilter) -> None:
         if not filters:
             raise ValueError("Pipeline needs at least one filter")
         self._filters = filters
+        self._reads = tuple(reads_lookahead(f) for f in filters)
         self._stopped = False
         self._done = False
 
@@ -111,24 +138,32 @@ class Pipeline:
         """Characters held across stages (stages without a `held` count as 0)."""
         return sum(int(getattr(f, "held", 0)) for f in self._filters)
 
-    def feed(self, piece: str) -> Step:
+    def feed(self, piece: str, *, lookahead: str = "") -> Step:
         check_piece(piece)
+        check_piece(lookahead)
         if self._stopped or self._done:
             return STOPPED_STEP if self._stopped else EMPTY_STEP
-        return self._run(piece, final=False, truncated=False)
+        return self._run(piece, final=False, truncated=False, lookahead=lookahead)
 
     def flush(self, *, truncated: bool = False) -> Step:
         if self._stopped or self._done:
             return STOPPED_STEP if self._stopped else EMPTY_STEP
         return self._run("", final=True, truncated=truncated)
 
-    def _run(self, piece: str, *, final: bool, truncated: bool) -> Step:
+    def _run(self, piece: str, *, final: bool, truncated: bool, lookahead: str = "") -> Step:
         events: list[Event] = []
         dones: list[Done] = []
         text = piece
         stop_at: int | None = None
         for index, stage in enumerate(self._filters):
-            step = stage.feed(text) if text else EMPTY_STEP
+            if not text:
+                step = EMPTY_STEP
+            elif lookahead and self._reads[index] and not final:
+                step = stage.feed(text, lookahead=lookahead)  # type: ignore[call-arg]
+            else:
+                step = stage.feed(text)
+            # What this stage promises about its next release; moot once it is flushed or stopped.
+            lookahead = step.lookahead
             if step.stopped and stop_at is not None:
                 # This stage stopped inside text an earlier stage released before its own stop: that is the
                 # first stop in reading order, so it alone is reported (as a chunked run would see it).
@@ -155,7 +190,8 @@ class Pipeline:
             if reason is None:
                 reason = "stopped" if stop_at is not None else ("truncated" if truncated else "complete")
             events.append(Done(reason))
-        return Step(text=text, stopped=self._stopped, events=tuple(events))
+            lookahead = ""
+        return Step(text=text, stopped=self._stopped, events=tuple(events), lookahead=lookahead)
 
     @staticmethod
     def _collect(step: Step, events: list[Event], dones: list[Done]) -> None:

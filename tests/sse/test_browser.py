@@ -128,6 +128,24 @@ def test_stop_makes_the_server_close_the_model_stream(browser_page: Any, demo_se
     assert int(browser_page.text_content("#produced")) == shown == provider.produced  # generation stopped
 
 
+@pytest.mark.parametrize("demo_server", [0.1], indirect=True)
+def test_stop_leaves_whole_sentences_on_the_screen(browser_page: Any, demo_server: UvicornServer) -> None:
+    """Issue 24 part 3: the page showed "The library opens at 9:00 on " while "weekdays." waited for the next
+    sentence, and Stop left the half sentence there. Now every state of the answer box is whole sentences, the
+    first is the whole first sentence, and Stop leaves whole sentences."""
+    browser_page.goto(f"{demo_server.url}/")
+    browser_page.evaluate(OBSERVE)
+    browser_page.get_by_role("button", name="When does the library open?").click()
+    browser_page.wait_for_function("document.getElementById('answer').textContent.length > 0", timeout=10_000)
+    browser_page.click("#stop")
+    browser_page.wait_for_function("document.getElementById('reason').textContent === 'cancelled'")
+    states: list[str] = [s for s in browser_page.evaluate("window.__states") if s.strip()]
+    final = browser_page.text_content("#answer")
+    assert states and states[0].strip() == "The library opens at 9:00 on weekdays."
+    assert all(s.rstrip().endswith(".") for s in states), states
+    assert final.rstrip().endswith(".") and not final.rstrip().endswith("2021.")  # stopped before the end
+
+
 def test_client_parser_matches_the_python_parser_at_every_split(browser_page: Any, demo_server: UvicornServer) -> None:
     """The conformance corpus through sluicegate-client.js's parser and TextDecoder {stream: true}."""
     browser_page.goto(f"{demo_server.url}/")

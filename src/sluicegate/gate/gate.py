@@ -170,7 +170,9 @@ class SentenceGate:
                 self._head_decided = True
                 if starts:
                     return self._refuse(out)
-        return Step(text="".join(out))
+        if not out:
+            return EMPTY_STEP
+        return Step(text="".join(out), lookahead=self._lookahead())
 
     def flush(self, *, truncated: bool = False) -> Step:
         """End of stream. The last sentence is judged; after a truncation an unfinished fragment is dropped."""
@@ -189,6 +191,22 @@ class SentenceGate:
         return Step(text="".join(out), events=(Done("truncated" if truncated else "complete"),))
 
     # -- internals -------------------------------------------------------------------------------------------
+
+    def _lookahead(self) -> str:
+        """What the next release, if there is one, begins with: the separator and the next sentence's first
+        character, which the splitter had to see before it could end the last one. See docs/gate.md.
+
+        Exact, and a function of the text alone: the next sentence starts at that character (a boundary is final
+        only at a character that is neither whitespace nor a marker), so the next release is `_separator(_space)`
+        and that sentence's body, which starts with it, since no marker rule can remove a first character other
+        than whitespace, `[`, `(` or `（` (for those, and before anything was released, the promise is empty).
+        If the next sentence is blocked or the token refuses, nothing more is released: still true."""
+        if not self._released or not self._pending:
+            return ""
+        first = self._pending[0]
+        if first.isspace() or first in "[(（":
+            return ""
+        return _separator(self._space) + first
 
     def _starts_with_token(self, text: str, *, final: bool) -> bool | None:
         """Does the sentence `text` begin with the token? None while it still could (or could not) be."""

@@ -22,7 +22,7 @@ static PyObject *k_raw, *k_view, *k_positions, *k_max_hold, *k_next_check, *k_ba
 static PyObject *pf_module = NULL; /* sluicegate.redaction.prefilter, for MIN_RANGE (tests change it) */
 static PyObject *special = NULL;   /* normalize._SPECIAL.search: a non-ASCII piece that needs no view map */
 static PyObject *step_type = NULL, *empty_step = NULL; /* stream.Step and stream.EMPTY_STEP */
-static PyObject *k_text, *k_stopped, *k_events;
+static PyObject *k_text, *k_stopped, *k_events, *k_lookahead, *empty_text;
 static Py_ssize_t LOOKBEHIND = 32, EAGER = 256, PER_CHAR = 64, PAIRS_MAX = 1 << 17;
 static int configured = 0;
 
@@ -665,7 +665,7 @@ static int no_complete(PyObject *tdict, Py_ssize_t base, Py_ssize_t point) {
     return 1;
 }
 
-/* `Step(text)`, built the way `object.__new__` and the dataclass's `__init__` would (its frozen `__setattr__`
+/* `Step(text)` (no lookahead: ""), built the way `object.__new__` and the dataclass's `__init__` would (its frozen `__setattr__`
    is the one bypassed, as the generated `__init__` bypasses it): a third of the cost of calling the class. */
 static PyObject *make_step(PyObject *text) {
     PyObject *empty = PyTuple_New(0);
@@ -674,7 +674,8 @@ static PyObject *make_step(PyObject *text) {
     if (st == NULL) { Py_DECREF(text); return NULL; }
     PyObject *events = PyTuple_New(0);
     int bad = events == NULL || PyObject_GenericSetAttr(st, k_text, text) < 0 ||
-              PyObject_GenericSetAttr(st, k_stopped, Py_False) < 0 || PyObject_GenericSetAttr(st, k_events, events) < 0;
+              PyObject_GenericSetAttr(st, k_stopped, Py_False) < 0 || PyObject_GenericSetAttr(st, k_events, events) < 0 ||
+              PyObject_GenericSetAttr(st, k_lookahead, empty_text) < 0;
     Py_XDECREF(events);
     Py_DECREF(text);
     if (bad) { Py_DECREF(st); return NULL; }
@@ -803,7 +804,7 @@ PyMODINIT_FUNC PyInit__native(void) {
     KEY(k_pair, "_pair") KEY(k_bits, "bits") KEY(k_bounds, "bounds") KEY(k_open_from, "open_from")
     KEY(k_partial, "partial") KEY(k_start, "start") KEY(k_min_range, "MIN_RANGE") KEY(k_cands, "_native_cands")
     KEY(k_quads, "_quads") KEY(k_quad, "quad") KEY(k_context, "_context") KEY(k_match, "_match") KEY(k_steady, "_steady") KEY(k_end, "end") KEY(k_tables, "_native_tables") KEY(k_text, "text") KEY(k_stopped, "stopped")
-    KEY(k_events, "events")
+    KEY(k_events, "events") KEY(k_lookahead, "lookahead") KEY(empty_text, "")
 #undef KEY
     return PyModule_Create(&moduledef);
 }

@@ -103,6 +103,7 @@ class Redactor:
         self._stopped = False
         self._done = False
         self._counts: dict[str, int] = {}
+        self._ahead = ""  # the promised start of the text still to come (the last `lookahead`, less what came)
         # The compiled `_quick`, called as `_native.quick(self, piece)`; it works on this instance's attributes.
         native = _native is not None and self._NATIVE and self._tracker is not None and _inlines(type(self))
         self._quick_native = _native.quick if native else None
@@ -121,11 +122,15 @@ class Redactor:
         """How many values of each entity were replaced so far (never the values themselves)."""
         return dict(self._counts)
 
-    def feed(self, piece: str) -> Step:
+    def feed(self, piece: str, *, lookahead: str = "") -> Step:
+        """Take a piece; release what is settled. `lookahead` (from the stage before, `Step.lookahead`): what the
+        next piece, if any, begins with. Never released; it settles values that end where `piece` ends."""
         if type(piece) is not str:
             check_piece(piece)
         if self._stopped or self._done:
             return STOPPED_STEP if self._stopped else EMPTY_STEP
+        if lookahead or self._ahead:
+            return self._feed_ahead(piece, lookahead)
         native = self._quick_native
         # The compiled feed hands back (None, before changing anything) a piece that would fill `max_hold`; asked
         # anyway, it first runs the special-character search over all of it (30 ms for 256 KiB of prose).
@@ -197,6 +202,80 @@ class Redactor:
 
     # -- internals -------------------------------------------------------------------------------------
 
+    def _feed_ahead(self, piece: str, lookahead: str) -> Step:
+        """`feed` with a promise: check the piece keeps the last one, feed it as usual, then settle the held tail
+        against the new promise (`_settle_ahead`)."""
+        check_piece(lookahead)
+        ahead = self._ahead
+        if ahead:
+            if piece.startswith(ahead):
+                ahead = ""
+            elif ahead.startswith(piece):
+                ahead = ahead[len(piece) :]
+            else:
+                self._stop("")
+                raise ValueError(
+                    "the piece does not begin with the lookahead given before it: a stage that hands on a lookahead "
+                    "promises that its next release begins with it (the stream is stopped)"
+                )
+        if lookahead and ahead and not (lookahead.startswith(ahead) or ahead.startswith(lookahead)):
+            self._stop("")
+            raise ValueError("the lookahead contradicts the one given before it (the stream is stopped)")
+        ahead = lookahead if len(lookahead) >= len(ahead) else ahead
+        self._ahead = ""
+        step = self.feed(piece) if piece else EMPTY_STEP
+        if step.stopped:
+            return step
+        self._ahead = ahead
+        more = self._settle_ahead(ahead) if ahead else ""
+        return Step(step.text + more) if more else step
+
+    def _settle_ahead(self, ahead: str) -> str:
+        """Release the held tail as far as the whole text will settle it, given that what follows is either
+        nothing (the stream ends: `flush`, plain or truncated) or begins with `ahead`. Every case is computed
+        and the release goes only as far as they all agree, so the released text is the same as without the
+        lookahead, only sooner, and it depends on the text alone, not on how much lookahead was given.
+
+        The point is at most the leftmost place a match is open in the held text followed by `ahead` (a match
+        open in any longer text is open there), at most where a flush would open a block or a cut-short token,
+        and pulled back past any match that straddles it in either case (`Engine.settle`); the findings before
+        it must be the same in both. Held text with `ahead` that could reach `max_hold` is left to the usual
+        checks, so that a stop happens where it would without the lookahead."""
+        raw = self._raw
+        if not raw or len(raw) + len(ahead) >= self._max_hold:
+            return ""
+        engine = self._engine
+        view, base = self._view, self._base
+        longer = view + normalize(ahead)
+        among: tuple[Detector, ...] | None = None
+        if self._tracker is not None:  # only the few detectors open in the view are asked
+            point, open_ones = self._tracker.open_ahead(view, base, longer)
+            among = tuple(engine.detectors[i] for i in open_ones)
+        else:
+            point = min(engine.open_from(longer, base), len(view))
+        # At a flush: an open block would stop the stream there, a cut-short token would be replaced from there.
+        block = engine.open_block(view, base, among)
+        if block is not None:
+            point = min(point, block)
+        cut = engine.open_prefix(view, base, among)
+        if cut is not None:
+            point = min(point, cut.start)
+        if point <= base:
+            return ""
+        # The detectors that may have a complete match before `point` in the view also bound those in `longer`
+        # (one that completes there was complete or open in the view).
+        hint = self._tracker.complete_mask(base, point) if self._tracker is not None else None
+        while True:
+            point, findings = engine.settle(longer, base, point, final=False, keep=self._keep, hint=hint)
+            at_end, final = engine.settle(view, base, point, final=True, keep=self._keep, hint=hint)
+            if at_end == point:
+                break
+            point = at_end
+        if point <= base or findings != final:  # a flush would settle it otherwise: leave it to the usual path
+            return ""
+        text, _ = self._release(point, final=False, findings=findings)
+        return text
+
     def _release_step(self, point: int) -> Step:
         """Settle and release up to `point` (from the tracker, held text under `max_hold`), as a Step."""
         assert self._tracker is not None
@@ -232,14 +311,22 @@ class Redactor:
         return value.casefold() not in self._allow
 
     def _release(
-        self, point: int, *, final: bool, forced: Finding | None = None, hint: int | None = None
+        self,
+        point: int,
+        *,
+        final: bool,
+        forced: Finding | None = None,
+        hint: int | None = None,
+        findings: list[Finding] | None = None,
     ) -> tuple[str, int]:
         """Release raw text up to view position `point` (after settling it); return (text, chars still held).
 
         `forced` (the end of a truncated stream): an open value to replace up to the end; findings that reach
-        into it are merged into it."""
-        if hint == 0 and point - self._base <= _pf.MIN_RANGE:  # no detector can have a complete match there
-            findings: list[Finding] = []
+        into it are merged into it. `findings`: `point` is settled already, with these findings."""
+        if findings is not None:
+            pass
+        elif hint == 0 and point - self._base <= _pf.MIN_RANGE:  # no detector can have a complete match there
+            findings = []
         else:
             point, findings = self._engine.settle(
                 self._view, self._base, point, final=final, keep=self._keep, hint=hint

@@ -98,11 +98,12 @@ class Engine:
                     break
         return best
 
-    def open_block(self, view: str, pos: int) -> int | None:
+    def open_block(self, view: str, pos: int, among: Sequence[Detector] | None = None) -> int | None:
         """Start of an unbounded block (private key) whose opener is complete but whose end never came (a block
-        that has a complete match from there, e.g. an END line the stream ended on, is not open)."""
+        that has a complete match from there, e.g. an END line the stream ended on, is not open). `among`: only
+        these detectors may be open (the others are not asked)."""
         best: int | None = None
-        for d in self._blocks:
+        for d in self._blocks if among is None else [d for d in among if d.opener_rx is not None]:
             m = d.probe.search(view, pos, partial=True)
             if m is None or d.opener_rx is None or not d.opener_rx.match(view, m.start()):
                 continue
@@ -110,14 +111,15 @@ class Engine:
                 best = m.start() if best is None else min(best, m.start())
         return best
 
-    def open_prefix(self, view: str, pos: int) -> Finding | None:
+    def open_prefix(self, view: str, pos: int, among: Sequence[Detector] | None = None) -> Finding | None:
         """For a stream cut short: the leftmost value still open past its detector's distinctive prefix, as a
         finding from its value start to the end of the view (`Detector.prefix`), or None.
 
         Chunk invariant: an open start at the end of the stream was open at every earlier check, so it is never
-        before the released point, and searching from `pos` finds the same starts whatever was released."""
+        before the released point, and searching from `pos` finds the same starts whatever was released. `among`:
+        only these detectors may be open."""
         best: Finding | None = None
-        for d in self._prefixed:
+        for d in self._prefixed if among is None else [d for d in among if d.prefix_rx is not None]:
             m = d.probe.search(view, pos, partial=True)
             if m is None or d.prefix_rx is None:
                 continue

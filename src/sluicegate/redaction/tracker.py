@@ -123,6 +123,30 @@ class OpenTracker:
                 best = q
         return best - o
 
+    def open_ahead(self, view: str, base: int, longer: str) -> tuple[int, tuple[int, ...]]:
+        """The leftmost position in [base, len(view)) from which a match is open in `longer` (len(view) if none),
+        and the detectors that may be open before it (their indices).
+
+        For the Redactor's lookahead (`longer` is the view and the promised text after it). A match open in
+        `longer` from a start in the view was open in the view (its path ran into that end too), so each bound is
+        a lower bound here as well and a detector without one cannot be open: probed in the order of their
+        bounds, lazily as in `open_from`. Only the view's bounds are brought up to date (`open_from`, unless the
+        last check covered the whole view); `longer` is not remembered."""
+        n = len(view)
+        if self._seen - self._origin != n:
+            self.open_from(view, base)
+        o = self._origin
+        order = sorted((at - o if at - o > base else base, i) for i, at in self._lb.items())
+        best = n
+        search = self._search
+        for at, i in order:
+            if at >= best:
+                break
+            m = search[i](longer, at, partial=True)
+            if m is not None and m.start() < best:
+                best = m.start()
+        return best, tuple(i for at, i in order if at < best)
+
     def _later_start(self, i: int, view: str, s: int, far: int) -> int:
         """Where detector i's probe from `s` may start instead: no earlier than its reach from the end of the
         view (reach.py), and, with more than `far` characters left, after the last character its pattern cannot
