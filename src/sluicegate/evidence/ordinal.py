@@ -38,6 +38,7 @@ _SENTENCE_END = regex.compile(r"[.!?。！？؟।]+(?=\s|$)|[。！？]")
 _LIST_LINE = regex.compile(r"^[ \t]*(?:#{1,6}[ \t]+|[-*•·][ \t]+|[0-9]{1,3}[.)][ \t]+)(?P<body>.+?)[ \t]*$", regex.M)
 _HEADING = regex.compile(r"^[ \t]*#{1,6}[ \t]+")
 _BOLD = regex.compile(r"\*\*(?P<b>[^*\n]+)\*\*|__(?P<u>[^_\n]+)__")
+_HAN_WORD = regex.compile(r"\p{Han}+")
 _TITLE_END = regex.compile(r"\s+[—–-]\s+|:\s|\s\(|[.;,。，：；](?:\s|$)")
 
 
@@ -240,6 +241,8 @@ def _leftover(rest: str, language: str) -> list[str]:
         w, p = _follow_up_words(lang)
         plain |= w
         prefixes += p
+    for han in sorted((w for w in plain if _HAN_WORD.fullmatch(w)), key=len, reverse=True):
+        rest = rest.replace(han, " ")  # Chinese has no spaces: cut the follow-up words out before the bigrams
     return sorted(
         w for w in content_words(rest, language) if w not in plain and not any(w.startswith(p) for p in prefixes)
     )
