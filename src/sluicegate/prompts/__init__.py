@@ -6,7 +6,17 @@ it will sometimes be ignored: its job is to make the answer that passes the gate
 rule's deterministic twin is in `RULE_CHECKS` (and docs/prompts.md).
 """
 
-from .render import RULE_CHECKS, RULES, Prompt, PromptSettings, render_prompt, settings_of, system_prompt, user_message
+from .render import (
+    RULE_CHECKS,
+    RULES,
+    Prompt,
+    PromptSettings,
+    render_prompt,
+    settings_of,
+    system_prompt,
+    template_prompt,
+    user_message,
+)
 
 __all__ = [
     "RULES",
@@ -16,5 +26,6 @@ __all__ = [
     "render_prompt",
     "settings_of",
     "system_prompt",
+    "template_prompt",
     "user_message",
 ]

@@ -207,4 +207,32 @@ def render_prompt(
     )
 
 
+def template_prompt(
+    *,
+    gate: object | None = None,
+    settings: PromptSettings | None = None,
+    language: str | None = None,
+    subject: str | None = None,
+    context: str = "context",
+    question: str = "question",
+) -> Prompt:
+    """The prompt as a `{name}`-style template for a framework's prompt class (LangChain's `ChatPromptTemplate`,
+    LlamaIndex's `ChatPromptTemplate`): every brace doubled except the `{context}` slot (the numbered sources,
+    `format_sources`) and the `{question}` slot. The source count is not known yet, so the system prompt names
+    no range ("only the markers of the sources given"); the gate still checks the range.
+    """
+    s = _settings(gate, settings, language)
+    s = PromptSettings(s.language, s.refusal_token, None)
+    data = _texts(s.language)
+    system = _escape(system_prompt(settings=s, subject=subject))
+    user = "\n".join(
+        [_escape(data["sources_heading"]), f"{{{context}}}", "", f"{_escape(data['question_heading'])} {{{question}}}"]
+    )
+    return Prompt(system, user)
+
+
+def _escape(text: str) -> str:
+    return text.replace("{", "{{").replace("}", "}}")
+
+
 assert set(RULE_CHECKS) == set(RULES) and all(lang for lang in SUPPORTED_LANGUAGES)
