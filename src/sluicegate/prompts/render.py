@@ -168,6 +168,13 @@ def user_message(
     return "\n".join(parts)
 
 
+def sources_block(sources: Sequence[str], *, language: str = "en") -> str:
+    """The numbered sources under their localized heading ("Sources:\n[S1] ..."), for hosts that build the
+    rest of the prompt themselves (NeMo's own template)."""
+    data = _texts(_language(language))
+    return f"{data['sources_heading']}\n{format_sources(list(sources)) or data['no_sources']}"
+
+
 @dataclass(frozen=True)
 class Prompt:
     """A rendered prompt: the system message and the user message (sources and question)."""
