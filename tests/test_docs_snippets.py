@@ -29,7 +29,8 @@ def _run(snippet: str) -> str:
     env = dict(os.environ)
     home = ROOT / "tests" / "guardrails" / "home"  # Guardrails AI offline: metrics off, no nltk download
     env.update(
-        PYTHONPATH=os.pathsep.join([str(ROOT / "examples"), str(ROOT)]),
+        # this checkout's core and adapters first (as pytest.ini does), not the installed ones
+        PYTHONPATH=os.pathsep.join([str(ROOT / "examples"), str(ROOT / "src"), str(ROOT / "integrations"), str(ROOT)]),
         HOME=str(home),
         NLTK_DATA=str(home / "nltk_data"),
         LITELLM_LOCAL_MODEL_COST_MAP="True",
