@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sluicegate import SUPPORTED_LANGUAGES
 from sluicegate.evidence import (
@@ -190,3 +192,20 @@ def test_preflight_with_a_doubtful_position_uses_the_start_of_the_answer() -> No
     decision = flight.run("And the fifth one?", language="en", previous_answer=LISTED)
     assert decision.follow_up is not None and decision.follow_up.reason == "out_of_range"
     assert decision.follow_up.item is None
+
+
+_CHARS = list('ab 12.\n-*#«»"“”第二个second deuxième второй دومی[S1]:()')
+_TEXT = st.text(alphabet=st.sampled_from(_CHARS), max_size=80)
+
+
+@settings(max_examples=200, deadline=None)
+@given(question=_TEXT, answer=_TEXT, language=st.sampled_from(SUPPORTED_LANGUAGES))
+def test_reading_never_fails_and_an_item_is_always_one_of_the_list(question: str, answer: str, language: str) -> None:
+    found = read_follow_up(question, answer, language=language)
+    if found.reason == "item":
+        assert found.item is not None and found.context == found.item and found.position is not None
+        assert any(found.item == i or found.item in i or i in found.item for i in found.items)
+    elif found.reason is not None:
+        assert found.item is None and found.context == start_of(answer)
+    else:
+        assert found is NOT_ORDINAL
