@@ -209,3 +209,9 @@ def test_reading_never_fails_and_an_item_is_always_one_of_the_list(question: str
         assert found.item is None and found.context == start_of(answer)
     else:
         assert found is NOT_ORDINAL
+
+
+def test_overlapping_ordinal_matches_are_cut_out_as_one() -> None:
+    """'number 3' and '3rd' style matches may overlap; the words left are read from the question as written."""
+    found = read_follow_up("Tell me about item 3, the 3rd one", LISTED, language="en")
+    assert found.reason == "item" and found.item == "Cygnus Archive" and found.only_item

@@ -227,9 +227,16 @@ def _at(items: tuple[str, ...], position: int) -> str | None:
 
 
 def _rest(question: str, ordinals: list[Ordinal]) -> str:
+    """The normalized question with its ordinals cut out (overlapping matches, "second" in "second one", as one)."""
     text = normalize_question(question)
-    for o in sorted(ordinals, key=lambda o: o.span, reverse=True):
-        text = text[: o.span[0]] + " " + text[o.span[1] :]
+    merged: list[list[int]] = []
+    for start, end in sorted(o.span for o in ordinals):
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    for start, end in reversed(merged):
+        text = text[:start] + " " + text[end:]
     return text
 
 
