@@ -27,7 +27,7 @@ from _show import GROUNDED, PLANTED, QUESTION, SOURCES, pieces  # noqa: E402
 from guardrails import Guard  # noqa: E402
 
 import sluicegate_guardrails as sg  # noqa: E402
-from sluicegate.sources import format_sources, gate_from  # noqa: E402
+from sluicegate.sources import gate_from  # noqa: E402
 
 
 def model(*, messages=None, answer="", **kwargs):
@@ -37,11 +37,11 @@ def model(*, messages=None, answer="", **kwargs):
 
 def main() -> None:
     guard = Guard().use(sg.StreamGate(filter=gate_from("sources", redact=True), on_fail="fix"))
-    prompt = f"Answer from these sources, citing them:\n{format_sources(SOURCES)}\n\nQuestion: {QUESTION}"
-    messages = [{"role": "user", "content": prompt}]
-    meta = {"sources": SOURCES}  # per call: the same list, so [Si] means the same passage to model and gate
+    # per call: the same list, so [Si] means the same passage to model and gate; with no messages=, the model
+    # gets sluicegate's prompt for this gate (sg.default_messages), the sources numbered, then the question
+    meta = {"sources": SOURCES, "question": QUESTION}
     for label, answer in (("grounded answer", GROUNDED), ("planted value", PLANTED)):
-        s = sg.stream(guard, model, messages=messages, metadata=meta, answer=answer)
+        s = sg.stream(guard, model, metadata=meta, answer=answer)
         pieces = list(s)
         print(f"stream, {label}\n  pieces: {pieces}\n  reader sees: {''.join(pieces)!r}")
         print(f"  violation: {s.violation}  (guardrails' validation_passed: {s.raw_outcomes[-1].validation_passed})")

@@ -20,7 +20,8 @@ from nemoguardrails import LLMRails  # noqa: E402
 from nemoguardrails.types import LLMResponse, LLMResponseChunk  # noqa: E402
 
 import sluicegate_nemo as sn  # noqa: E402
-from sluicegate.sources import format_sources, gate_from  # noqa: E402
+from sluicegate.prompts import render_prompt  # noqa: E402
+from sluicegate.sources import gate_from  # noqa: E402
 
 
 class ScriptedModel:
@@ -39,7 +40,7 @@ class ScriptedModel:
             yield LLMResponseChunk(delta_content=piece)
 
 
-async def app_stream(prompt: str, text: str):
+async def app_stream(prompt: list[dict[str, str]], text: str):
     """The app's own model stream (design a): it built `prompt` with the numbered sources."""
     for piece in pieces(text, 3):
         await asyncio.sleep(0)
@@ -57,8 +58,9 @@ def show(label: str, chunks: list[str], s: sn.GuardedStream) -> None:
 async def main() -> None:
     # Per request: the sources go in a context message; the prompt numbers them the same way as the gate.
     messages = [{"role": "context", "content": {"sources": SOURCES}}, {"role": "user", "content": QUESTION}]
-    prompt = f"Answer from these sources, citing them:\n{format_sources(SOURCES)}\n\nQuestion: {QUESTION}"
     factory = gate_from("sources", redact=True)
+    # (a) builds its own prompt: sluicegate's, for the gate this request's answer will pass (same token, markers)
+    prompt = render_prompt(SOURCES, QUESTION, gate=factory({"sources": SOURCES})).messages()
 
     # (a) the app owns the model stream
     rails = LLMRails(sn.sluicegate_config())
@@ -67,7 +69,7 @@ async def main() -> None:
         s = sn.guarded_stream(rails, messages=messages, generator=app_stream(prompt, text))
         show(label, [c async for c in s], s)
 
-    # (b) NeMo calls the model, wrapped so its stream is gated
+    # (b) NeMo calls the model, wrapped so its stream is gated (GatedLLM adds sluicegate's prompt to NeMo's)
     model = ScriptedModel()
     rails_b = LLMRails(sn.sluicegate_config(), llm=sn.GatedLLM(model))
     sn.install(rails_b, factory)

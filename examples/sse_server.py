@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 sys.path[:0] = [str(Path(__file__).resolve().parents[1] / p) for p in ("src", "integrations")]
 
@@ -27,6 +28,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response  # noqa: E4
 from starlette.routing import Route  # noqa: E402
 
 from sluicegate import Pipeline, Redactor, SentenceGate  # noqa: E402
+from sluicegate.prompts import render_prompt  # noqa: E402
 from sluicegate.scripted import ScriptedProvider  # noqa: E402
 from sluicegate_starlette import Answer, ChatRequest, client_js_route, gated_sse_route  # noqa: E402
 
@@ -62,13 +64,17 @@ def pieces(answer: str, size: int = 5) -> list[str]:
 
 def create_app(*, delay: float = 0.12, ping_interval: float = 15.0) -> Starlette:
     """The demo app: `/` (the page), `/chat` (the gated SSE endpoint), `/provider` (the live piece count)."""
-    state: dict[str, ScriptedProvider | None] = {"provider": None}
+    state: dict[str, Any] = {"provider": None, "prompt": None}
 
     def answer(chat: ChatRequest, request: Request) -> Answer:
         script = QUESTIONS.get(chat.question, QUESTIONS["When does the library open?"])
         provider = ScriptedProvider(pieces(script), delay=delay)
         state["provider"] = provider
-        return Answer(provider.stream(), Pipeline(SentenceGate(SOURCES, language=chat.language), Redactor()))
+        gate = SentenceGate(SOURCES, language=chat.language)
+        # What a real provider is sent: sluicegate's prompt for this gate (its token, its markers), the sources
+        # numbered as the gate numbers them (`prompt.messages()`). The scripted provider ignores it.
+        state["prompt"] = render_prompt(SOURCES, chat.question, gate=gate)
+        return Answer(provider.stream(), Pipeline(gate, Redactor()))
 
     async def provider_status(request: Request) -> Response:
         provider = state["provider"]

@@ -31,7 +31,8 @@ def _run(snippet: str, home: Path) -> str:
     env = dict(os.environ)
     env.update(make_offline_home(home))  # Guardrails AI offline: metrics off, no nltk download
     env.update(
-        PYTHONPATH=os.pathsep.join([str(ROOT / "examples"), str(ROOT)]),
+        # this checkout's core and adapters first (as pytest.ini does), not the installed ones
+        PYTHONPATH=os.pathsep.join([str(ROOT / "examples"), str(ROOT / "src"), str(ROOT / "integrations"), str(ROOT)]),
         LANGCHAIN_TRACING_V2="false",
         LANGSMITH_TRACING="false",
     )

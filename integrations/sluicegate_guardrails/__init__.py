@@ -17,7 +17,7 @@ from .capped import CappedStream, RefusedStream, UnreservedCall, astream, stream
 from .refuse import Refuse as Refuse  # noqa: E402  (explicit re-exports)
 from .refuse import Refused as Refused  # noqa: E402
 from .state import EOS, StreamState  # noqa: E402
-from .stream import Checked, GuardedStream, validate  # noqa: E402
+from .stream import Checked, GuardedStream, default_messages, validate  # noqa: E402
 from .structured import GuardrailsRejected, guard_rule  # noqa: E402  (pydantic comes with guardrails-ai)
 from .validators import Redact, SluicegateValidator, StreamGate  # noqa: E402
 
@@ -34,6 +34,7 @@ __all__ = [
     "StreamState",
     "UnreservedCall",
     "astream",
+    "default_messages",
     "guard_rule",
     "stream",
     "validate",

@@ -20,7 +20,7 @@ from sluicegate.budget import CallBudget, Reservation, refused
 from sluicegate.budget.bound import prompt_tokens_bound
 
 from .state import StreamState
-from .stream import GuardedStream
+from .stream import GuardedStream, with_default_messages
 from .stream import astream as _astream
 from .stream import stream as _stream
 
@@ -131,6 +131,7 @@ def stream(
         plain: GuardedStream = _stream(guard, llm_api, metadata=metadata, **kwargs)
         return plain
     budget = _budget(cap)
+    kwargs = with_default_messages(guard, metadata, kwargs)  # the cap reserves the prompt actually sent
     reservation = budget.reserve(_prompt(kwargs))
     if not reservation.admitted:
         return RefusedStream(reservation)
@@ -156,6 +157,7 @@ async def astream(
         plain: GuardedStream = await _astream(guard, llm_api, metadata=metadata, **kwargs)
         return plain
     budget = _budget(cap)
+    kwargs = with_default_messages(guard, metadata, kwargs)  # the cap reserves the prompt actually sent
     reservation = await asyncio.to_thread(budget.reserve, _prompt(kwargs))  # blocking store I/O: off the loop
     if not reservation.admitted:
         return RefusedStream(reservation)

@@ -8,6 +8,8 @@ from contextlib import suppress
 from typing import Any
 
 from sluicegate import Outcome, adrive, drive, notice_chunk
+from sluicegate.prompts import render_prompt
+from sluicegate.sources import source_texts
 
 from .state import EOS, STATE_KEY, StreamState
 from .validators import SluicegateValidator, uses_on_output
@@ -118,10 +120,32 @@ def _prepare(guard: Any, metadata: Mapping[str, Any] | None) -> tuple[StreamStat
     return state, meta
 
 
+def default_messages(guard: Any, metadata: Mapping[str, Any] | None) -> list[dict[str, str]] | None:
+    """sluicegate's prompt (`sluicegate.prompts`) as chat messages, for a call that passes no `messages=`:
+    the rules in the system message, in the gate's language with its refusal token, and `metadata["sources"]`
+    numbered [S1].. with `metadata["question"]` in the user message. None without a question."""
+    meta = dict(metadata or {})
+    if not isinstance(meta.get("question"), str):
+        return None
+    gate = _validator(guard).make_filter(meta)
+    return render_prompt(source_texts(meta.get("sources", [])), meta["question"], gate=gate).messages()
+
+
+def with_default_messages(guard: Any, metadata: Mapping[str, Any] | None, kwargs: dict[str, Any]) -> dict[str, Any]:
+    """`kwargs` with `messages=` from `default_messages` when the caller passed none (theirs win)."""
+    if kwargs.get("messages") is not None:
+        return kwargs
+    messages = default_messages(guard, metadata)
+    return kwargs if messages is None else {**kwargs, "messages": messages}
+
+
 def stream(
     guard: Any, llm_api: Callable[..., Any], *, metadata: Mapping[str, Any] | None = None, **kwargs: Any
 ) -> GuardedStream:
-    """`guard(llm_api, stream=True, ...)` with the sluicegate filter on the model stream (sync `Guard`)."""
+    """`guard(llm_api, stream=True, ...)` with the sluicegate filter on the model stream (sync `Guard`).
+
+    Without `messages=`, `metadata["question"]` and `metadata["sources"]` make sluicegate's prompt."""
+    kwargs = with_default_messages(guard, metadata, kwargs)
     state, meta = _prepare(guard, metadata)
 
     def gated_llm(*args: Any, messages: Any = None, **kw: Any) -> Iterator[str]:
@@ -156,6 +180,7 @@ async def astream(
     guard: Any, llm_api: Callable[..., Any], *, metadata: Mapping[str, Any] | None = None, **kwargs: Any
 ) -> GuardedStream:
     """The `AsyncGuard` twin of `stream`; `llm_api` returns (or awaits to) an async iterator of pieces."""
+    kwargs = with_default_messages(guard, metadata, kwargs)
     state, meta = _prepare(guard, metadata)
 
     async def upstream(*args: Any, **kw: Any) -> AsyncIterator[Any]:

@@ -18,10 +18,12 @@ from .callbacks import UsageCallbackHandler  # noqa: E402
 # SourceGate is the capped one: the same runnable plus cap= (sluicegate.budget); cap=None is unchanged.
 from .capped import SourceGate  # noqa: E402
 from .preflight import PreflightGate as PreflightGate  # noqa: E402  (explicit re-export)
-from .runnables import DEFAULT_UNVERIFIED_TAG, GateStep  # noqa: E402
+from .prompt import gated_prompt  # noqa: E402
+from .runnables import DEFAULT_PROMPT, DEFAULT_UNVERIFIED_TAG, GateStep  # noqa: E402
 from .tools import IdempotentToolExecutor, ToolCallGate  # noqa: E402  (pydantic comes with langchain-core)
 
 __all__ = [
+    "DEFAULT_PROMPT",
     "DEFAULT_UNVERIFIED_TAG",
     "GateStep",
     "IdempotentToolExecutor",
@@ -29,4 +31,5 @@ __all__ = [
     "ToolCallGate",
     "UsageCallbackHandler",
     "assign",
+    "gated_prompt",
 ]

@@ -101,7 +101,7 @@ class SourceGate(_SourceGate):
                 raise TypeError(f"cap must be a sluicegate.budget.CallBudget, got {type(cap).__name__}")
             check_output_cap(bound, cap)
         self.cap = cap
-        self._head = _prompt_head(bound)
+        self._head = _prompt_head(self.bound)  # the bound with its prompt (sluicegate's, for a bare model)
 
     def _reserve(self, prompt_input: Mapping[str, Any]) -> Reservation:
         assert self.cap is not None

@@ -21,11 +21,14 @@ from langchain_core.runnables.config import ensure_config, patch_config
 from langchain_core.runnables.fallbacks import RunnableWithFallbacks
 
 from sluicegate import Outcome, StreamFilter, adrive_text, drive_text
+from sluicegate.prompts import settings_of
 from sluicegate.sources import FilterFactory, format_sources, gate_factory, source_texts
 
 from ._chunks import text_of, usage_of
+from .prompt import gated_prompt
 
 DEFAULT_UNVERIFIED_TAG = "gate:unverified"
+DEFAULT_PROMPT: Any = object()  # SourceGate(prompt=...): sluicegate's prompt in front of a bare model
 OnOutcome = Callable[[Outcome], None]
 
 
@@ -68,6 +71,31 @@ def _require_model_last(bound: Any) -> None:
             "generates and bills the rest. Drop the StrOutputParser (SourceGate emits strings), or use "
             "GateStep right after the model."
         )
+
+
+def _bare_model(runnable: Any) -> bool:
+    """A model with no prompt in front (through bind/with_config/fallbacks)."""
+    if isinstance(runnable, BaseLanguageModel):
+        return True
+    if isinstance(runnable, RunnableBinding):
+        return _bare_model(runnable.bound)
+    if isinstance(runnable, RunnableWithFallbacks):
+        return all(_bare_model(r) for r in (runnable.runnable, *runnable.fallbacks))
+    return False
+
+
+def _default_prompt(
+    bound: Any, factory: FilterFactory, context_key: str, question_key: str, subject: str | None
+) -> Any:
+    """sluicegate's prompt for a bare model, from the gate's settings; None when `bound` has a prompt of its
+    own or the filter holds no SentenceGate (no token or markers to promise)."""
+    if not _bare_model(bound):
+        return None
+    try:
+        settings = settings_of(factory([]))
+    except TypeError:
+        return None
+    return gated_prompt(settings=settings, subject=subject, context_key=context_key, question_key=question_key)
 
 
 class _ModelRuns(BaseCallbackHandler):
@@ -178,7 +206,9 @@ class SourceGate(_Gating, Runnable[Mapping[str, Any], str]):
     closed, a `guard` custom event is dispatched, and the notice is the last chunk. `bound` must end at the
     model (checked: a parser inside it would drain the model after a stop; `TypeError` otherwise). In async,
     the stream ends only once the model run has closed (at most `close_wait` seconds), so a usage handler
-    already holds its record when the consumer's loop ends.
+    already holds its record when the consumer's loop ends. A bare model (no prompt in `bound`) gets
+    sluicegate's prompt in front (`gated_prompt`, in the gate's language with its refusal token, reading
+    `context_key` and `question_key`); `prompt=` puts another in front, `prompt=None` none.
     """
 
     def __init__(
@@ -193,11 +223,16 @@ class SourceGate(_Gating, Runnable[Mapping[str, Any], str]):
         on_outcome: OnOutcome | None = None,
         name: str | None = None,
         close_wait: float = 1.0,
+        prompt: Any = DEFAULT_PROMPT,
+        question_key: str = "question",
+        subject: str | None = None,
     ) -> None:
         _require_model_last(bound)
         self.close_wait = close_wait
         super().__init__(filter_factory=filter_factory, notice=notice, on_outcome=on_outcome, name=name or "SourceGate")
-        self.bound = bound
+        if prompt is DEFAULT_PROMPT:
+            prompt = _default_prompt(bound, self.filter_factory, context_key, question_key, subject)
+        self.bound = bound if prompt is None else prompt | bound
         self.sources_key = sources_key
         self.context_key = context_key
         self.unverified_tag = unverified_tag

@@ -13,7 +13,7 @@ require_extra("llama_index.core", adapter="sluicegate_llamaindex", framework="Ll
 from .capped import GatedSynthesizer  # noqa: E402
 from .preflight import PreflightQueryEngine as PreflightQueryEngine  # noqa: E402  (explicit re-export)
 from .preflight import ScoredLeg as ScoredLeg  # noqa: E402
-from .synthesizer import GATED_QA_TEMPLATE, MultiCallModeError  # noqa: E402
+from .synthesizer import GATED_QA_TEMPLATE, MultiCallModeError, gated_qa_template  # noqa: E402
 from .tools import IdempotentToolExecutor, astream_tool_calls, stream_tool_calls  # noqa: E402
 from .usage import LLMUsage, UsageEventHandler  # noqa: E402
 
@@ -25,5 +25,6 @@ __all__ = [
     "MultiCallModeError",
     "UsageEventHandler",
     "astream_tool_calls",
+    "gated_qa_template",
     "stream_tool_calls",
 ]

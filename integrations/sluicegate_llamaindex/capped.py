@@ -68,8 +68,9 @@ class GatedSynthesizer(_GatedSynthesizer):
         filter_factory: FilterFactory | None = None,
         notice: str | None = None,
         cap: CallBudget | None = None,
+        **prompt_options: Any,  # text_qa_template=, subject= (see synthesizer.GatedSynthesizer)
     ) -> None:
-        super().__init__(inner, filter_factory=filter_factory, notice=notice)
+        super().__init__(inner, filter_factory=filter_factory, notice=notice, **prompt_options)
         if cap is not None and not isinstance(cap, CallBudget):
             raise TypeError(f"cap must be a sluicegate.budget.CallBudget, got {type(cap).__name__}")
         self._cap = cap

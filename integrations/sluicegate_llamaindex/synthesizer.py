@@ -14,13 +14,15 @@ from typing import Any
 from llama_index.core.base.response.schema import RESPONSE_TYPE, AsyncStreamingResponse, Response, StreamingResponse
 from llama_index.core.instrumentation import get_dispatcher  # type: ignore[attr-defined]  # re-exported
 from llama_index.core.instrumentation.events import BaseEvent
-from llama_index.core.prompts import PromptTemplate
+from llama_index.core.prompts import BasePromptTemplate, ChatMessage, ChatPromptTemplate, MessageRole
+from llama_index.core.prompts.default_prompt_selectors import DEFAULT_TEXT_QA_PROMPT_SEL
 from llama_index.core.response_synthesizers import BaseSynthesizer, CompactAndRefine, Refine, SimpleSummarize
 from llama_index.core.response_synthesizers.base import QueryTextType
 from llama_index.core.schema import NodeWithScore
 from llama_index.core.types import RESPONSE_TEXT_TYPE
 
 from sluicegate import Outcome, UsageMeter, adrive_text, drive_text
+from sluicegate.prompts import PromptSettings, settings_of, template_prompt
 from sluicegate.sources import FilterFactory, gate_factory, marker, refusal_text
 from sluicegate.stream import Done
 
@@ -28,14 +30,26 @@ from .usage import Metered, install_provider_figures
 
 dispatcher = get_dispatcher(__name__)
 
-GATED_QA_TEMPLATE = PromptTemplate(
-    "Answer using only the numbered sources below. Cite every claim with its source marker, e.g. [S1] or [S2].\n"
-    "---------------------\n"
-    "{context_str}\n"
-    "---------------------\n"
-    "Query: {query_str}\n"
-    "Answer: "
-)
+
+def gated_qa_template(
+    *, gate: Any = None, settings: PromptSettings | None = None, language: str | None = None, subject: str | None = None
+) -> ChatPromptTemplate:
+    """sluicegate's system prompt (`sluicegate.prompts`) as a LlamaIndex QA template: the rules in the system
+    message, the numbered sources (`{context_str}`) and the question (`{query_str}`) in the user message.
+    `gate`/`settings`: the filter whose language and refusal token the prompt must name."""
+    p = template_prompt(
+        gate=gate, settings=settings, language=language, subject=subject, context="context_str", question="query_str"
+    )
+    return ChatPromptTemplate(
+        message_templates=[
+            ChatMessage(role=MessageRole.SYSTEM, content=p.system),
+            ChatMessage(role=MessageRole.USER, content=p.user),
+        ]
+    )
+
+
+GATED_QA_TEMPLATE = gated_qa_template()  # English, the gate's default token; GatedSynthesizer fits its own
+
 
 _OUTCOME_KEY = "_sluicegate_outcome"
 
@@ -148,7 +162,10 @@ class GatedSynthesizer(BaseSynthesizer):
 
     `filter_factory(texts)` builds the filter from the numbered texts (default: the `SentenceGate`). Modes that
     make several LLM calls are refused: at construction (tree summarize, accumulate, ...) or, for compact and
-    refine, before any call when the texts would not fit one prompt.
+    refine, before any call when the texts would not fit one prompt. The prompt: an inner synthesizer left
+    with LlamaIndex's default QA template gets sluicegate's (`gated_qa_template`, in the gate's language with
+    its refusal token, `subject` named); `text_qa_template=` installs another; a template the inner was built
+    with is kept.
     """
 
     def __init__(
@@ -157,6 +174,8 @@ class GatedSynthesizer(BaseSynthesizer):
         *,
         filter_factory: FilterFactory | None = None,
         notice: str | None = None,
+        text_qa_template: BasePromptTemplate | None = None,
+        subject: str | None = None,
     ) -> None:
         if not isinstance(inner, (SimpleSummarize, Refine)):
             raise MultiCallModeError(
@@ -174,6 +193,13 @@ class GatedSynthesizer(BaseSynthesizer):
         self._inner = inner
         self._filter_factory = filter_factory or gate_factory()
         self._notice = notice
+        if text_qa_template is None and getattr(inner, "_text_qa_template", None) is DEFAULT_TEXT_QA_PROMPT_SEL:
+            try:
+                text_qa_template = gated_qa_template(settings=settings_of(self._filter_factory([])), subject=subject)
+            except TypeError:  # a filter without a SentenceGate: no token or markers to promise
+                text_qa_template = None
+        if text_qa_template is not None:
+            inner.update_prompts({"text_qa_template": text_qa_template})
 
     def _get_prompt_modules(self) -> dict[str, Any]:
         return {"inner": self._inner}

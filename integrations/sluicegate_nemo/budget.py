@@ -102,7 +102,8 @@ def install_cap(rails: LLMRails, cap: CallBudget, *, prompt_allowance_tokens: in
         entry = _ENTRIES.get(session) if session is not None else None
         if entry is None:  # not started by guarded_stream: nothing to settle it later, so no call (fail closed)
             return CapResult(False, notice(cap.language or cap.cap.language, "monthly_limit"))
-        prompt = [*entry.messages, "x" * prompt_allowance_tokens]
+        ours = [session.prompt] if session is not None and session.prompt else []  # what GatedLLM adds
+        prompt = [*entry.messages, *ours, "x" * prompt_allowance_tokens]
         entry.reservation = await asyncio.to_thread(entry.budget.reserve, prompt)  # blocking store I/O: off the loop
         return CapResult(entry.reservation.admitted, entry.reservation.notice or "")
 
@@ -122,7 +123,8 @@ class CappedLLM(GatedLLM):
             raise UnreservedCall("a model call with no admitted reservation (is the spend-cap input rail listed?)")
         if entry.calls:
             raise UnreservedCall("NeMo asked for a second model call in one request; the cap reserved one")
-        bound, _ = prompt_tokens_bound(_prompt_text(prompt), overhead=entry.budget.cap.overhead)
+        sent = self.sent_prompt(prompt, session)  # with sluicegate's prompt, as the model gets it
+        bound, _ = prompt_tokens_bound(_prompt_text(sent), overhead=entry.budget.cap.overhead)
         if bound > reservation.input_bound:
             raise UnreservedCall(
                 f"NeMo's prompt ({bound} tokens bound) exceeds the reservation ({reservation.input_bound}): "

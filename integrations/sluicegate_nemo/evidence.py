@@ -50,7 +50,7 @@ class EvidenceRails:
         """Input rail: block a question the refusal rules refuse (metadata carries the fixed text)."""
         context = context or {}
         question = text if isinstance(text, str) else str(context.get("user_message") or "")
-        previous = context.get("sluicegate_previous") or _previous_user_message(kwargs.get("events"))
+        previous = _previous(context, kwargs.get("events"))
         decision = self.rules.check(question, language=_language(context, self.language), previous=previous)
         return _outcome(decision, context)
 
@@ -65,7 +65,7 @@ class EvidenceRails:
         language = _language(context, self.language)
         if self.overview is not None and self.overview.matches(question, language=language):
             return RailOutcome.allow(metadata={"route": "overview"})  # records, not similarity: no threshold
-        previous = context.get("sluicegate_previous") or _previous_user_message(kwargs.get("events"))
+        previous = _previous(context, kwargs.get("events"))
         passages = self.passages(context)
         return _outcome(self.evidence.decide(question, passages, language=language, previous=previous), context)
 
@@ -105,6 +105,15 @@ def _outcome(decision: Decision, context: Mapping[str, Any]) -> RailOutcome:
 def _language(context: Mapping[str, Any], default: str) -> str:
     value = context.get("language")
     return value if isinstance(value, str) and value else default
+
+
+def _previous(context: Mapping[str, Any], events: Sequence[Mapping[str, Any]] | None) -> str | None:
+    """The previous question: `sluicegate_previous` when the context sets it (`""` or null marks a new
+    question, judged alone), else the user message before this one in the conversation."""
+    if "sluicegate_previous" in context:
+        value = context["sluicegate_previous"]
+        return value if isinstance(value, str) and value else None
+    return _previous_user_message(events)
 
 
 def _previous_user_message(events: Sequence[Mapping[str, Any]] | None) -> str | None:

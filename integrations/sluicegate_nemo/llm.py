@@ -38,10 +38,26 @@ def chunk_usage(chunk: Any, meter: UsageMeter) -> None:
 
 
 class GatedLLM:
-    """Wraps a NeMo `LLMModel`; `stream_async` yields only released text. Needs a session (guarded_stream)."""
+    """Wraps a NeMo `LLMModel`; `stream_async` yields only released text. Needs a session (guarded_stream).
 
-    def __init__(self, inner: LLMModel) -> None:
+    `prompt=True`: the streamed call also gets sluicegate's system prompt for the session's gate, with the
+    request's sources numbered [S1].. (`sluicegate.prompts`), before the prompt NeMo built; False sends NeMo's
+    prompt alone (put the rules and the numbered sources in it yourself).
+    """
+
+    def __init__(self, inner: LLMModel, *, prompt: bool = True) -> None:
         self.inner = inner
+        self.prompt = prompt
+
+    def sent_prompt(self, prompt: Any, session: Any) -> Any:
+        """NeMo's prompt with the session's sluicegate prompt first: a system message before chat messages, a
+        paragraph before a completion prompt."""
+        ours = getattr(session, "prompt", None) if self.prompt else None
+        if not ours:
+            return prompt
+        if isinstance(prompt, str):
+            return f"{ours}\n\n{prompt}"
+        return [{"role": "system", "content": ours}, *prompt]
 
     @property
     def model_name(self) -> str:
@@ -65,7 +81,7 @@ class GatedLLM:
         if session is None:
             raise SessionMissing("GatedLLM streamed with no sluicegate session: use sluicegate_nemo.guarded_stream")
         session.gated = True
-        upstream = self.inner.stream_async(prompt, stop=stop, **kwargs)
+        upstream = self.inner.stream_async(self.sent_prompt(prompt, session), stop=stop, **kwargs)
         steps = adrive(
             upstream, session.filter, text_of=_delta, usage_of=chunk_usage, meter=session.meter, outcome=session.outcome
         )

@@ -38,6 +38,7 @@ class StreamSession(Session):
     gated: bool = False  # the answer went through `filter` upstream of NeMo (set by gated()/GatedLLM)
     blocked: bool = False  # NeMo's guardrails_violation frame was sent for this stream
     cancelled: bool = False  # the consumer left: the gated model stream returns at its next step
+    prompt: str | None = None  # sluicegate's system prompt and numbered sources, for GatedLLM to send
 
     def __post_init__(self) -> None:
         _REGISTRY[self.id] = self

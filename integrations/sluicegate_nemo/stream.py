@@ -17,6 +17,8 @@ from typing import Any
 from nemoguardrails import LLMRails
 
 from sluicegate import Outcome, StreamFilter, adrive
+from sluicegate.prompts import settings_of, sources_block, system_prompt
+from sluicegate.sources import source_text
 
 from .llm import GatedLLM, UngatedStream, chunk_usage
 from .rail_config import installed
@@ -176,8 +178,20 @@ def guarded_stream(
         if factory is None:
             raise RuntimeError("no filter: pass filter=..., or install(rails, make_filter) with a factory")
         filter = factory(context)
-    session = StreamSession(filter)
+    session = StreamSession(filter, prompt=session_prompt(filter, context))
     return GuardedStream(rails, session, with_session_id(messages, session), generator)
+
+
+def session_prompt(filt: StreamFilter, context: Mapping[str, Any]) -> str | None:
+    """sluicegate's system prompt for this stream's gate, with the context's sources numbered [S1]..: what a
+    `GatedLLM` puts before NeMo's prompt. None when the filter holds no SentenceGate (no token to name)."""
+    try:
+        settings = settings_of(filt)
+    except TypeError:
+        return None
+    raw = context.get("sources") or []
+    texts = [s.get("text", "") if isinstance(s, Mapping) else source_text(s) for s in raw]
+    return f"{system_prompt(settings=settings)}\n\n{sources_block(texts, language=settings.language)}"
 
 
 def with_session_id(messages: list[dict], session: StreamSession) -> list[dict]:

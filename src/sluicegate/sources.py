@@ -16,8 +16,10 @@ RequestFactory = Callable[[Mapping[str, Any]], StreamFilter]
 
 
 def marker(index: int) -> str:
-    """The marker of the 1-based source `index`."""
-    return f"[S{index}]"
+    """The marker of the 1-based source `index` (the gate's own format, `gate.markers.MARKER_FORMAT`)."""
+    from .gate.markers import marker as gate_marker
+
+    return gate_marker(index)
 
 
 def source_text(source: Any) -> str:

@@ -11,6 +11,7 @@ from .decision import NO_EVIDENCE, NO_RECORDS, Decision, Passage, Record, record
 from .embedding import EmbeddingUnavailable, HashingEmbedding, cosine
 from .gate import DEFAULT_THRESHOLD, Evidence, EvidenceGate
 from .normalize import normalize_question
+from .ordinal import LAST, NOT_ORDINAL, FollowUp, Ordinal, read_follow_up, read_items, read_ordinals, start_of
 from .overview import Overview
 from .patterns import PatternError
 from .preflight import Preflight
@@ -21,6 +22,8 @@ from .scores import UNUSABLE, Score, ScoreKind, UnusableScoreError, score_kind
 __all__ = [
     "DEFAULT_THRESHOLD",
     "GENERIC",
+    "LAST",
+    "NOT_ORDINAL",
     "NO_EVIDENCE",
     "NO_RECORDS",
     "SUPPORTED_LANGUAGES",
@@ -28,9 +31,11 @@ __all__ = [
     "Decision",
     "EmbeddingUnavailable",
     "Evidence",
+    "FollowUp",
     "EvidenceGate",
     "HashingEmbedding",
     "InMemoryRetriever",
+    "Ordinal",
     "Overview",
     "Passage",
     "PatternError",
@@ -47,8 +52,12 @@ __all__ = [
     "keyword_coverage",
     "merge_follow_up",
     "normalize_question",
+    "read_follow_up",
+    "read_items",
+    "read_ordinals",
     "record_text",
     "retrieve_for",
     "score_kind",
+    "start_of",
     "stopwords",
 ]

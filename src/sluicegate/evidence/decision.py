@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from .scores import Score, ScoreKind
+
+if TYPE_CHECKING:
+    from .ordinal import FollowUp
 
 Route = Literal["refusal", "overview", "evidence"]
 MatchedOn = Literal["question", "alias", "follow_up", "brief"]  # brief: the overview fallback for the subject
@@ -50,7 +53,8 @@ class Decision:
     `refused` with `text` (a fixed localized text, never the model's words) and `category` (a code such as
     "instructions", "tasks", a user category, "no_evidence"); or allowed, with the passages or records the
     model may be given. `score`, `kind` and `passage_id` record the best evidence; `log()` gives all of it
-    except texts.
+    except texts. `follow_up`: for an ordinal follow-up, the item it names (tell the model: `item`), or why
+    none could be read.
     """
 
     refused: bool
@@ -64,6 +68,7 @@ class Decision:
     passage_id: str | None = None
     passages: tuple[Passage, ...] = field(default=(), repr=False)
     records: tuple[Record, ...] = field(default=(), repr=False)
+    follow_up: FollowUp | None = field(default=None, repr=False)  # what an ordinal follow-up refers to
 
     @property
     def allowed(self) -> bool:
@@ -92,6 +97,7 @@ class Decision:
             "passage_id": self.passage_id,
             "passages": len(self.passages),
             "records": len(self.records),
+            "follow_up": self.follow_up.reason if self.follow_up is not None else None,
         }
 
 

@@ -15,6 +15,8 @@ from ..notices import notice
 from .coverage import MIN_MATCHES, PassageWords, content_words, coverage
 from .decision import NO_EVIDENCE, Decision, Passage
 from .normalize import normalize_question
+from .ordinal import FollowUp
+from .retriever import joined_query
 from .scores import Score, ScoreKind, score_kind
 
 DEFAULT_THRESHOLD = 0.35  # the seed's design default, checked on a substitute embedding: not a calibration
@@ -58,11 +60,17 @@ class EvidenceGate:
         self._text = dict(text or {})
 
     def decide(
-        self, question: str, passages: Iterable[Passage], *, language: str, previous: str | None = None
+        self,
+        question: str,
+        passages: Iterable[Passage],
+        *,
+        language: str,
+        previous: str | None = None,
+        follow_up: FollowUp | None = None,
     ) -> Decision:
         """Allowed when the best score reaches the threshold; else refused with the fixed text (no model call)."""
         kept = tuple(passages)
-        best = self.best(question, kept, language=language, previous=previous)
+        best = self.best(question, kept, language=language, previous=previous, follow_up=follow_up)
         allowed = best.kind is not None and best.score >= self.threshold
         return Decision(
             refused=not allowed,
@@ -74,20 +82,32 @@ class EvidenceGate:
             kind=best.kind,
             passage_id=best.passage_id,
             passages=kept if allowed else (),
+            follow_up=follow_up if follow_up is not None and follow_up.position is not None else None,
         )
 
     def best(
-        self, question: str, passages: Iterable[Passage], *, language: str, previous: str | None = None
+        self,
+        question: str,
+        passages: Iterable[Passage],
+        *,
+        language: str,
+        previous: str | None = None,
+        follow_up: FollowUp | None = None,
     ) -> Evidence:
         """The best evidence: per passage the higher of its cosine(s) and coverage(s), then the best passage.
 
         For a follow-up, the question joined to the previous one is scored too (coverage here, and the
         passage's `joined_score` if the retriever gave one) and the higher reading counts. Ties keep the first
-        passage and prefer the cosine.
+        passage and prefer the cosine. An ordinal `follow_up` joins the item it names (or the start of the
+        previous answer) to that reading, and a follow-up that says nothing but the item ("tell me more about
+        the second one") is also read as the item's own words.
         """
         units = [content_words(normalize_question(question), language)]
-        if previous:
-            units.append(content_words(normalize_question(f"{previous} {question}"), language))
+        joined = joined_query(question, previous, follow_up)
+        if joined != question:
+            units.append(content_words(normalize_question(joined), language))
+        if follow_up is not None and follow_up.item and follow_up.only_item:
+            units.append(content_words(normalize_question(follow_up.item), language))
         best = Evidence(0.0, None, None)
         for passage in passages:
             for value, kind in self._scores(passage, units):

@@ -68,6 +68,15 @@ def compile_entry(entry: str, language: str, *, origin: str = "") -> regex.Patte
         raise PatternError(f"pattern {entry!r} for {language!r}{where} does not compile: {exc}") from None
 
 
+def phrase_source(entry: str, language: str) -> str:
+    """The regular expression source of a phrase entry, in any language (for data that embeds it, such as the
+    ordinals' `{n}` slot)."""
+    try:
+        return _phrase(entry, language)
+    except ValueError as exc:
+        raise PatternError(f"phrase {entry!r} for {language!r} does not compile: {exc}") from None
+
+
 def _compile_regex(source: str, language: str) -> regex.Pattern[str]:
     if language == "fa":
         source = source.replace(ZWNJ, " ?")

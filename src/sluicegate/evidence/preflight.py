@@ -4,10 +4,11 @@ the evidence threshold. A refusal at any step returns the fixed text; nothing la
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from .decision import Decision, Passage
 from .gate import EvidenceGate
+from .ordinal import FollowUp, read_follow_up
 from .overview import Overview
 from .retriever import Retriever, retrieve_for
 from .rules import RefusalRules
@@ -16,11 +17,13 @@ RetrieveFn = Callable[[str], Sequence[Passage]]
 
 
 class Preflight:
-    """`run(question, language=..., previous=...)` -> the Decision that says whether to call the model and with what.
+    """`run(question, language=..., previous=..., previous_answer=...)` -> the Decision that says whether to call
+    the model and with what.
 
     Order: `rules.check` (zero embedding, zero retrieval, zero model calls) -> `overview.decide` (records, no
     threshold) -> `retriever` (with the joined follow-up query) -> `gate.decide`. `retriever` is a `Retriever`
-    or a callable `query -> passages`.
+    or a callable `query -> passages`. `names`: the site's own headings and names (titles of its records and
+    pages), read in a previous answer to tell which item an ordinal follow-up ("the second one") means.
     """
 
     def __init__(
@@ -30,18 +33,35 @@ class Preflight:
         rules: RefusalRules | None = None,
         gate: EvidenceGate | None = None,
         overview: Overview | None = None,
+        names: Iterable[str] = (),
     ) -> None:
         self.retriever = retriever
         self.rules = rules if rules is not None else RefusalRules()
         self.gate = gate if gate is not None else EvidenceGate()
         self.overview = overview
+        self.names: tuple[str, ...] = tuple(names)
 
-    def run(self, question: str, *, language: str, previous: str | None = None) -> Decision:
+    def run(
+        self,
+        question: str,
+        *,
+        language: str,
+        previous: str | None = None,
+        previous_answer: str | None = None,
+    ) -> Decision:
+        """`previous`: the previous question (the question is a follow-up); `previous_answer`: the answer the
+        reader saw to it, read for an ordinal follow-up. Leave both out for a new question."""
         screened = self.screen(question, language=language, previous=previous)
         if screened is not None:
             return screened
-        passages = self.retrieve(question, language=language, previous=previous)
-        return self.judge(question, passages, language=language, previous=previous)
+        follow_up = self.follow_up(question, previous_answer, language=language)
+        passages = self.retrieve(question, language=language, previous=previous, follow_up=follow_up)
+        return self.judge(question, passages, language=language, previous=previous, follow_up=follow_up)
+
+    def follow_up(self, question: str, previous_answer: str | None, *, language: str) -> FollowUp | None:
+        """What an ordinal follow-up refers to (None: the question names no position, or there is no answer)."""
+        found = read_follow_up(question, previous_answer, language=language, names=self.names)
+        return found if found.position is not None or found.reason is not None else None
 
     def screen(self, question: str, *, language: str, previous: str | None = None) -> Decision | None:
         """The steps before retrieval: a refusal, an overview decision, or None (go and retrieve).
@@ -56,21 +76,34 @@ class Preflight:
         return None
 
     def judge(
-        self, question: str, passages: Sequence[Passage], *, language: str, previous: str | None = None
+        self,
+        question: str,
+        passages: Sequence[Passage],
+        *,
+        language: str,
+        previous: str | None = None,
+        follow_up: FollowUp | None = None,
     ) -> Decision:
         """The step after retrieval: the evidence threshold (and the overview fallback for the subject)."""
-        decision = self.gate.decide(question, passages, language=language, previous=previous)
+        decision = self.gate.decide(question, passages, language=language, previous=previous, follow_up=follow_up)
         overview = self.overview
         if decision.refused and overview is not None and overview.fallback and overview.about(question):
             return overview.brief(question, language=language)
         return decision
 
-    def retrieve(self, question: str, *, language: str, previous: str | None = None) -> list[Passage]:
+    def retrieve(
+        self,
+        question: str,
+        *,
+        language: str,
+        previous: str | None = None,
+        follow_up: FollowUp | None = None,
+    ) -> list[Passage]:
         """The passages for `question` (and its joined follow-up), from either kind of retriever."""
         retriever = self.retriever
-        if isinstance(retriever, Retriever):
-            return retrieve_for(retriever, question, language=language, previous=previous)
-        return retrieve_for(_Callable(retriever), question, language=language, previous=previous)
+        if not isinstance(retriever, Retriever):
+            retriever = _Callable(retriever)
+        return retrieve_for(retriever, question, language=language, previous=previous, follow_up=follow_up)
 
 
 class _Callable:

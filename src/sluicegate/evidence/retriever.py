@@ -14,6 +14,7 @@ from .coverage import PassageWords, content_words, coverage
 from .decision import Passage
 from .embedding import EmbeddingUnavailable, HashingEmbedding
 from .normalize import normalize_question
+from .ordinal import FollowUp
 from .scores import Score, ScoreKind
 
 
@@ -104,21 +105,32 @@ def _cosine(a: _Sparse, b: _Sparse) -> float:
     return sum(v * large.get(i, 0.0) for i, v in small.items()) / (na * nb)
 
 
-def retrieve_for(retriever: Retriever, question: str, *, language: str, previous: str | None = None) -> list[Passage]:
+def retrieve_for(
+    retriever: Retriever,
+    question: str,
+    *,
+    language: str,
+    previous: str | None = None,
+    follow_up: FollowUp | None = None,
+) -> list[Passage]:
     """Retrieve for `question`, and for a follow-up also for it joined to `previous`, merged by passage id.
 
     A passage found by both keeps both similarities (`score`, `joined_score`); the evidence gate takes the
-    higher. Order: the question's own passages first, then those only the joined query found.
+    higher. Order: the question's own passages first, then those only the joined query found. An ordinal
+    `follow_up` ("the second one") adds the item it names, or the start of the previous answer, to the join.
     """
     own = list(retriever.retrieve(question, language=language))
-    if not previous:
+    joined = joined_query(question, previous, follow_up)
+    if joined == question:
         return own
-    return merge_follow_up(own, retriever.retrieve(joined_query(question, previous), language=language))
+    return merge_follow_up(own, retriever.retrieve(joined, language=language))
 
 
-def joined_query(question: str, previous: str) -> str:
-    """The query of a follow-up joined to the previous question (retrieval and coverage use the same text)."""
-    return f"{previous} {question}"
+def joined_query(question: str, previous: str | None, follow_up: FollowUp | None = None) -> str:
+    """The query of a follow-up joined to the previous question, and to what an ordinal follow-up refers to
+    (retrieval and coverage use the same text). Without either, the question itself."""
+    context = follow_up.context if follow_up is not None else ""
+    return " ".join(part for part in (previous, question, context) if part)
 
 
 def merge_follow_up(own: Iterable[Passage], joined: Iterable[Passage]) -> list[Passage]:

@@ -76,9 +76,11 @@ class RefusalRules:
     def match(self, question: str, *, language: str, previous: str | None = None) -> tuple[str, MatchedOn] | None:
         """The refused category and what matched, or None.
 
-        A follow-up is also checked joined to the previous question ("does she consult?" + "how much?"); only
-        a match the previous question alone does not produce counts, so one refused question does not refuse
-        every question after it.
+        A question checked with `previous=` is a follow-up: it is also read joined to the previous question,
+        and refused when the two read together match ("And for next year?" after "What is her consulting
+        fee?", "Now do it." after an attempt to extract the instructions), also when the previous question
+        alone was refused already, since a follow-up carries on what it follows. A caller marks a new question
+        by leaving `previous` out: the question is then judged alone.
         """
         patterns = self.patterns_for(language)
         for text, matched_on in self._readings(normalize_question(question)):
@@ -86,11 +88,10 @@ class RefusalRules:
             if hit is not None:
                 return hit.category, matched_on
         if previous:
-            before = [r for r, _ in self._readings(normalize_question(previous))]
             for joined, _ in self._readings(normalize_question(f"{previous} {question}")):
-                for pattern in patterns:
-                    if pattern.compiled.search(joined) and not any(pattern.compiled.search(b) for b in before):
-                        return pattern.category, "follow_up"
+                hit = first_match(patterns, joined)
+                if hit is not None:
+                    return hit.category, "follow_up"
         return None
 
     def patterns_for(self, language: str) -> list[Pattern]:

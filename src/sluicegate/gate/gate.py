@@ -25,6 +25,8 @@ __all__ = ["SentenceGate", "Violation", "SUPPORTED_LANGUAGES"]
 
 logger = logging.getLogger("sluicegate")
 
+DEFAULT_REFUSAL_TOKEN = "NO_ANSWER"  # what the model answers when the sources do not cover the question
+
 _NEWLINES = regex.compile(r"\r\n|\r|\n")
 _MARKERS_AND_SPACE = regex.compile(r"(?:\s|\[S[0-9]+\])*\Z")
 _WORD_CHAR = regex.compile(r"\w")  # the same "word character" as the token search below
@@ -98,7 +100,7 @@ class SentenceGate:
         sources: Iterable[str],
         *,
         language: str = "en",
-        refusal_token: str | None = "NO_ANSWER",
+        refusal_token: str | None = DEFAULT_REFUSAL_TOKEN,
         refusal_text: str | None = None,
         notice: str | None = None,
     ) -> None:
@@ -137,6 +139,11 @@ class SentenceGate:
     def violations(self) -> tuple[Violation, ...]:
         """What blocked the answer (server side only: details may quote the blocked sentence)."""
         return tuple(self._violations)
+
+    @property
+    def refusal_token(self) -> str | None:
+        """The token that turns the answer into the fixed refusal (None: off); `sluicegate.prompts` names it."""
+        return self._token
 
     @property
     def source_count(self) -> int:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+MARKER_FORMAT = "[S{n}]"  # how source n is cited; MARKER_PATTERN below accepts exactly these
 MARKER_PATTERN = r"\[S[0-9]+\]"
 MARKER_RE = re.compile(MARKER_PATTERN)
 
@@ -26,6 +27,11 @@ _RUN = re.compile(rf"{_HSPACE}*{_MARKERS}")
 # Markers between two terminators, "632 A.D. [S1][S2].": removed with the second one, so "A.D." is not doubled.
 _DOUBLED = re.compile(rf"(?<=[.!?…]){_HSPACE}*(?:{_MARKERS}{_HSPACE}*)+\.")
 _LEADING = re.compile(rf"^\s*(?:{_MARKERS}{_HSPACE}*)+")
+
+
+def marker(n: int) -> str:
+    """The marker of the 1-based source `n` ("[S1]"): the one format the prompt shows and the gate accepts."""
+    return MARKER_FORMAT.format(n=n)
 
 
 def marker_numbers(text: str) -> list[int]:
