@@ -26,7 +26,7 @@ def test_the_shipped_examples_come_out_as_labelled_but_the_documented_false_stop
     rows = rows_by_id(doc)
     assert len({r["language"] for r in rows.values()}) >= 5
     wrong = {rid: r["verdict"] for rid, r in rows.items() if r["verdict"] != "ok"}
-    # "Capt." is not in the abbreviation list: the splitter ends a 12-word "sentence" there (docs/splitter.md blind spot).
+    # "Capt." is not in the abbreviation list: the splitter ends a 12-word "sentence" there (docs/splitter.md).
     assert wrong == {"en-abbreviation": "false_stop"}
     assert doc["false_stops"] == ["en-abbreviation"]
     assert not doc["chunk_dependent"], "the default pipeline keeps the contract on every example"

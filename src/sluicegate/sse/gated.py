@@ -25,7 +25,6 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
-import sys
 from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Awaitable, Callable
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -88,16 +87,9 @@ async def _pump(
                 log.exception("on_closed hook failed")
 
 
-if sys.version_info >= (3, 11):
-
-    async def _get(queue: asyncio.Queue[Step | _End], timeout: float) -> Step | _End:
-        async with asyncio.timeout(timeout):  # a timer handle, not a task per item as wait_for makes on 3.11
-            return await queue.get()
-
-else:  # pragma: no cover - Python 3.10
-
-    async def _get(queue: asyncio.Queue[Step | _End], timeout: float) -> Step | _End:
-        return await asyncio.wait_for(queue.get(), timeout)
+async def _get(queue: asyncio.Queue[Step | _End], timeout: float) -> Step | _End:
+    async with asyncio.timeout(timeout):  # a timer handle, not a task per item as wait_for makes on 3.11
+        return await queue.get()
 
 
 def _frames(step: Step, outcome: Outcome) -> list[bytes]:
@@ -155,7 +147,7 @@ async def gated_events(
         while True:
             try:
                 item = queue.get_nowait() if not queue.empty() else await _get(queue, ping_interval)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 if is_disconnected is not None and await is_disconnected():
                     break  # the finally closes the upstream; `done` says `cancelled`
                 yield PING
