@@ -342,6 +342,26 @@ def test_a_responses_stream_resumes_after_a_restart_at_every_event(key: str) -> 
         assert got[:4] == whole[:4], (cut, cursor)
 
 
+@pytest.mark.parametrize("key", sorted(set(STREAMS) - set(SDK_RAISES)))
+def test_telemetry_of_real_streams_holds_no_content(key: str) -> None:
+    sdk = sdk_result(STREAMS[key], load(STREAMS[key]))
+    exported = json.dumps(_ours(key).telemetry.as_dict(), ensure_ascii=False)
+    secrets = [sdk.text[:40]] if len(sdk.text) >= 12 else []
+    secrets += [v for _, _, a in sdk.calls for v in _strings(a) if len(v) >= 12]
+    for secret in secrets:
+        assert secret not in exported
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
+
+
 def test_checkpoint_needs_a_resume_cursor() -> None:
     gen = generation(STREAMS["anthropic/vercel_anthropic_json_tool_1.jsonl"], [])
     with pytest.raises(ValueError, match="new generation"):

@@ -43,7 +43,7 @@ class OpenAIChatReader(Reader):
             return [] if self._finished else [Terminal("incomplete", "done_without_finish_reason")]
         assert isinstance(payload, Mapping)
         error = payload.get("error")
-        if error is not None and error is not False:
+        if error:  # what the SDK raises on (`data.get("error")`); `"error": null` is not a failure
             code = provider_code(error, "code", "type")
             return [Terminal("failed", code or "error", provider_code=code)]
         ops: list[Op] = []
