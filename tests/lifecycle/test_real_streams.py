@@ -362,6 +362,41 @@ def _strings(value: Any) -> list[str]:
     return []
 
 
+def test_every_real_call_runs_exactly_once_through_confirm_execute_and_restore(tmp_path: Any) -> None:
+    from sluicegate.lifecycle import Policy, SQLiteStore
+
+    from .real_streams import READERS
+
+    store = SQLiteStore(tmp_path / "ops.sqlite3")
+    policy = Policy(version="2026-12")
+    runs: dict[tuple[str, str], int] = {}
+    total = 0
+    for key in sorted(set(STREAMS) - set(SDK_RAISES)):
+        entry = STREAMS[key]
+        tools = {n: OPEN_SCHEMA for n in _names(key)}
+        gen = Generation(tools, reader=READERS[entry["provider"]](), principal="u", config_version="c", operation="o")
+        feed(gen, load(entry))
+        if gen.state != State.VALIDATED or not gen.tool_calls:
+            continue
+        gen.confirm(store)
+
+        def tool(args: Any, _key: str = key) -> dict[str, str]:
+            runs[(_key, json.dumps(args, sort_keys=True))] = runs.get((_key, json.dumps(args, sort_keys=True)), 0) + 1
+            return {"ok": "yes"}
+
+        for call in gen.tool_calls:
+            assert gen.execute(call.call_id, tool, store=store, policy=policy) == {"ok": "yes"}
+            assert gen.execute(call.call_id, tool, store=store, policy=policy) == {"ok": "yes"}
+        restored = Generation.restore(store, gen.id, tools)
+        for call in restored.tool_calls:
+            assert restored.execute(call.call_id, tool, store=store, policy=policy) == {"ok": "yes"}
+        assert restored.state == State.EXECUTED
+        total += len(gen.tool_calls)
+    store.close()
+    assert total >= 30
+    assert sum(runs.values()) == total  # each real call ran once, whatever was retried or restored
+
+
 def test_checkpoint_needs_a_resume_cursor() -> None:
     gen = generation(STREAMS["anthropic/vercel_anthropic_json_tool_1.jsonl"], [])
     with pytest.raises(ValueError, match="new generation"):
