@@ -388,3 +388,13 @@ def test_resume_rebuilds_the_text_gate_from_the_buffered_text() -> None:
         second.feed(event)
     assert second.state == whole.state == State.VALIDATED
     assert second.text == whole.text == "The rent is 1 250,00 CHF."
+
+
+def test_a_legacy_function_call_is_refused_by_name_not_dropped() -> None:
+    base = {"id": "chatcmpl-1", "object": "chat.completion.chunk"}
+    events = [
+        {**base, "choices": [{"index": 0, "delta": {"function_call": {"name": "transfer", "arguments": ""}}}]},
+        {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "function_call"}]},
+    ]
+    gen = validate_stream(events, TOOLS, reader=OpenAIChatReader())
+    assert gen.state == State.FAILED and gen.rejections[0].code == "legacy_function_call"

@@ -331,8 +331,10 @@ def test_a_responses_stream_resumes_after_a_restart_at_every_event(key: str) -> 
         if first.state != State.PROVISIONAL and first.state != State.RECEIVED:
             break  # the terminal event is in the first connection
         stored = first.checkpoint()  # ... process restarts here: only `stored` survives ...
-        second = Generation.resume(stored, tools)
         cursor = json.loads(stored)["cursor"]
+        # The reader the new connection needs, passed explicitly or left to `resume` (both are the API).
+        reader = OpenAIResponsesReader(starting_after=cursor) if cut % 2 else None
+        second = Generation.resume(stored, tools, reader=reader)
         overlap = max(0, cut - 3)  # the new connection replays a few events before the cursor
         for event in events[overlap:]:
             second.feed(event)

@@ -71,6 +71,10 @@ class OpenAIChatReader(Reader):
             ops.append(Delta("text:0", content, kind=Kind.TEXT))
         if delta.get("refusal"):
             self._refused = True
+        if delta.get("function_call"):
+            # The deprecated `functions` API: a call without an id, which cannot be confirmed or answered by id.
+            # Refused by name rather than dropped (the SDK returns it as `message.function_call`).
+            return [Violation("legacy_function_call")]
         for call in delta.get("tool_calls") or []:
             index = call.get("index") if isinstance(call, Mapping) else None
             if not isinstance(index, int) or isinstance(index, bool):
