@@ -8,7 +8,7 @@ Needs the `[lifecycle]` extra (pydantic). `import sluicegate` does not import th
 """
 
 from .executor import aexecute_calls, execute_calls
-from .generation import NOT_APPLIED, Draft, Generation, Reconcile, ToolCall, validate_tool_calls
+from .generation import NOT_APPLIED, Draft, Generation, Reconcile, ToolCall, validate_stream, validate_tool_calls
 from .ops import Kind
 from .policy import NotAuthorized, Policy, idempotency_key
 from .readers import AnthropicReader, ChunkReader, OpenAIChatReader, OpenAIResponsesReader, Reader
@@ -16,7 +16,7 @@ from .state import IllegalTransition, OutcomeUnknown, State
 from .stores import OperationRecord, OperationStore, RedisStore, SQLiteStore
 from .stores.base import ConfirmationConflict
 from .telemetry import Telemetry
-from .validation import Rejection, Rule
+from .validation import JsonSchemaTool, Rejection, Rule, ToolDefinition, schema_tools
 
 __all__ = [
     "NOT_APPLIED",
@@ -26,6 +26,7 @@ __all__ = [
     "Draft",
     "Generation",
     "IllegalTransition",
+    "JsonSchemaTool",
     "Kind",
     "NotAuthorized",
     "OpenAIChatReader",
@@ -43,8 +44,11 @@ __all__ = [
     "State",
     "Telemetry",
     "ToolCall",
+    "ToolDefinition",
     "aexecute_calls",
     "execute_calls",
     "idempotency_key",
+    "schema_tools",
+    "validate_stream",
     "validate_tool_calls",
 ]

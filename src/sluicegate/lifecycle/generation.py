@@ -9,6 +9,7 @@ terminal (cancelled, incomplete, failed, expired) ever promotes the provisional 
 from __future__ import annotations
 
 import json
+import logging
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Iterable, Mapping
@@ -23,11 +24,24 @@ from .readers.base import EventError, Reader, coerce_event
 from .state import ALTERNATIVE_TERMINALS, IllegalTransition, OutcomeUnknown, State, check_transition
 from .stores.base import DONE, OperationStore
 from .telemetry import Clock, Telemetry
-from .validation import Rejected, Rejection, Rule, canonical_json, digest, require_closed_schema, rules_for
+from .validation import (
+    JsonSchemaTool,
+    Rejected,
+    Rejection,
+    Rule,
+    ToolDefinition,
+    canonical_json,
+    compile_tool,
+    digest,
+    require_closed_schema,
+    rules_for,
+)
 from .validation import validate_model as _validate
 
 if TYPE_CHECKING:
-    from pydantic import BaseModel
+    from ..sse import SSEParser
+
+log = logging.getLogger("sluicegate.lifecycle")
 
 
 class _NotApplied:
@@ -49,7 +63,7 @@ class ToolCall:
 
     call_id: str
     name: str
-    arguments: Any  # the caller's pydantic model instance, validated strictly
+    arguments: Any  # the caller's pydantic model instance (or, for a JSON Schema tool, the JSON value)
     canonical: str  # canonical JSON of the validated arguments
     digest: str  # sha256 of `canonical`
 
@@ -72,22 +86,24 @@ _ACCEPTED = (State.VALIDATED, State.CONFIRMED, State.EXECUTED)
 class Generation:
     """One generation's state machine, buffers, validation, confirmation and idempotent execution.
 
-    `tools` maps a tool name to its pydantic model (extra="forbid" everywhere; validated with strict=True).
-    `reader` is one of `OpenAIChatReader()`, `OpenAIResponsesReader()`, `AnthropicReader()` (one per stream).
-    `rules` maps a tool name (or "output") to a business rule that raises to reject. `output` is a model for a
-    structured text answer; `text_filter` (e.g. a `SentenceGate`) gates the text drafts and the final text.
+    `tools` maps a tool name to its pydantic model (extra="forbid" everywhere; validated with strict=True) or
+    to its JSON Schema (validated with `jsonschema`, strictly). `reader` is one of `OpenAIChatReader()`,
+    `OpenAIResponsesReader()`, `AnthropicReader()` (one per stream). `rules` maps a tool name (or "output") to a
+    business rule that raises to reject. `output` is a model for a structured text answer; `text_filter` (e.g. a
+    `SentenceGate`) gates the text drafts and the final text. `principal`, `config_version` and `operation` bind
+    the generation to who asked and what for: needed to `confirm` (and so to execute), not to validate.
     """
 
     def __init__(
         self,
-        tools: Mapping[str, type[BaseModel]],
+        tools: Mapping[str, ToolDefinition],
         *,
         reader: Reader,
-        principal: str,
-        config_version: str,
-        operation: str,
+        principal: str | None = None,
+        config_version: str | None = None,
+        operation: str | None = None,
         rules: Mapping[str, Rule] | None = None,
-        output: type[BaseModel] | None = None,
+        output: ToolDefinition | None = None,
         text_filter: StreamFilter | None = None,
         generation_id: str | None = None,
         clock: Callable[[], float] = time.monotonic,
@@ -98,7 +114,11 @@ class Generation:
             require_closed_schema("output", output)
         reader.bind()
         self.id = generation_id or uuid.uuid4().hex  # minted before the connection opens
-        self.tools = dict(tools)
+        self.tools: dict[str, Any] = {
+            name: compile_tool(name, m) if isinstance(m, (Mapping, JsonSchemaTool)) else m for name, m in tools.items()
+        }
+        if isinstance(output, (Mapping, JsonSchemaTool)):
+            output = compile_tool("output", output)
         self.reader = reader
         self.principal = principal
         self.config_version = config_version
@@ -117,6 +137,8 @@ class Generation:
         self._released: list[str] = []  # text released by text_filter (what the drafts showed)
         self._record: str | None = None
         self._executed: set[str] = set()
+        self._parser: SSEParser | None = None
+        self._parser_text = False
         self.telemetry = Telemetry(self.id, reader.provider, principal, config_version, operation)
         self._transition_log(State.RECEIVED)
 
@@ -214,7 +236,7 @@ class Generation:
             elif isinstance(op, ProviderId):
                 self.provider_id = t.provider_id = op.value
             elif isinstance(op, Violation):
-                self._fail("*", op.code)
+                self._fail("*", op.code, op.detail)
         except AssemblyError as exc:
             self._fail(exc.key, exc.code)
 
@@ -249,7 +271,7 @@ class Generation:
         t.to_terminal = self._clock.elapsed()
         t.terminal_reason = op.reason
         if op.outcome == "failed":
-            self._fail("*", f"provider_{op.outcome}", op.reason)
+            self._fail("*", f"provider_{op.outcome}", op.reason, provider_code=op.provider_code)
             return
         if op.outcome != "completed":
             self._incomplete(op.reason)
@@ -286,7 +308,10 @@ class Generation:
             text = "".join(self._released)
             if step.stopped or self.text_filter.stopped:
                 rejections.append(Rejection("text", "text_gate_stopped"))
-        if self.output_model is not None:
+        tool_turn = bool(self._assembly.of_kind(Kind.TOOL))
+        if self.output_model is not None and not tool_turn:
+            # A reply may be tool calls instead of the structured answer, as the providers allow: then the
+            # turn is a tool-call turn, its text (a preamble, if any) is text, and `output` stays None.
             try:
                 self._output = _validate(self.output_model, raw_text, self.rules.get("output"))
             except Rejected as exc:
@@ -309,15 +334,177 @@ class Generation:
 
     # -- ending --------------------------------------------------------------------------------------------
 
+    def feed_bytes(self, data: bytes | bytearray | memoryview | str) -> tuple[Draft, ...]:
+        """Raw SSE bytes of the HTTP response, cut anywhere: parsed by this generation's own `SSEParser`.
+
+        Prefer it to parsing yourself: at `close()` an event left without its final blank line (which the SSE
+        rules discard) is counted (`telemetry.unterminated_events`) and logged instead of vanishing."""
+        if self._parser is None:
+            from ..sse import SSEParser
+
+            self._parser = SSEParser()
+            self._parser_text = isinstance(data, str)
+        try:
+            events = self._parser.feed(data)
+        except (ValueError, TypeError) as exc:  # invalid UTF-8, an event over the size bound, bytes and str mixed
+            drafts = self._feed_all(getattr(exc, "events", []))
+            if self._state in _LIVE:
+                self._fail("*", "sse_error", type(exc).__name__)
+            return drafts
+        return self._feed_all(events)
+
+    def _feed_all(self, events: Iterable[object]) -> tuple[Draft, ...]:
+        drafts: list[Draft] = []
+        for event in events:
+            drafts.extend(self.feed(event))
+        return tuple(drafts)
+
+    def _flush_parser(self) -> str | None:
+        """End of the byte stream: count and log what the parser still held; a reason if it held an event."""
+        parser, self._parser = self._parser, None
+        if parser is None:
+            return None
+        try:
+            # A blank line dispatches the block the SSE rules would discard, so it can be counted (not applied).
+            pending = parser.feed("\n\n" if self._parser_text else b"\n\n")
+            parser.close()
+        except ValueError as exc:  # a character cut off at the very end
+            self.telemetry.rejection_codes.append(f"sse_error:{type(exc).__name__}")
+            return "sse_error"
+        if not pending:
+            return None
+        self.telemetry.unterminated_events += len(pending)
+        names = sorted({str(getattr(e, "event", "message")) for e in pending})
+        log.warning(
+            "generation %s: %d event(s) without their final blank line at the end of the stream, not applied "
+            "(SSE event names: %s)",
+            self.id,
+            len(pending),
+            ", ".join(names),
+        )
+        return "unterminated_event"
+
     def close(self) -> State:
         """The connection ended. Without the documented terminal signal first, the generation is incomplete."""
+        flushed = self._flush_parser()
         if self._state in _LIVE:
             for op in self.reader.at_close():
                 if isinstance(op, Terminal) and self._state in _LIVE:
                     self._incomplete(op.reason)
             if self._state in _LIVE:
-                self._incomplete("closed_without_terminal")
+                self._incomplete(flushed or "closed_without_terminal")
         return self._state
+
+    @property
+    def resumable(self) -> bool:
+        """Ended incomplete in a way the provider lets you continue: Anthropic `pause_turn` (send the message
+        back), a Responses stream cut after a known cursor (`checkpoint()`, then `Generation.resume`)."""
+        return self._state is State.INCOMPLETE and self.reader.resumable(self.telemetry.terminal_reason or "")
+
+    # -- resuming after a restart -----------------------------------------------------------------------------
+
+    def checkpoint(self) -> str:
+        """The live, provisional state of this generation as JSON, to resume the same stream after a restart
+        (`Generation.resume`). Only for streams with a resume cursor (Responses with sequence numbers): without
+        one, continuity cannot be proven, so start a new generation (seed 003). It holds provisional fragments:
+        store it like a draft, never as a validated version."""
+        cursor = getattr(self.reader, "cursor", None)
+        if self._state not in _LIVE or not isinstance(cursor, int) or not getattr(self.reader, "numbered", False):
+            raise ValueError(
+                f"only a live generation on a numbered Responses stream can be resumed (state {self._state.value}, "
+                f"cursor {cursor}): start a new generation instead"
+            )
+        items = [
+            {
+                "key": i.key,
+                "kind": i.kind.value,
+                "call_id": i.call_id,
+                "name": i.name,
+                "initial": i.initial,
+                "text": "".join(i.parts),
+                "done": i.done,
+                "final": i.final,
+                "mismatch": i.mismatch,
+            }
+            for i in self._assembly.items.values()
+        ]
+        record = {
+            "v": 1,
+            "checkpoint": True,
+            "generation_id": self.id,
+            "principal": self.principal,
+            "config_version": self.config_version,
+            "operation": self.operation,
+            "provider": self.reader.provider,
+            "provider_id": self.provider_id,
+            "state": self._state.value,
+            "cursor": cursor,
+            "reader": self.reader.state(),
+            "items": items,
+        }
+        return json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+    @classmethod
+    def resume(
+        cls,
+        checkpoint: str,
+        tools: Mapping[str, ToolDefinition],
+        *,
+        reader: Reader | None = None,
+        rules: Mapping[str, Rule] | None = None,
+        output: ToolDefinition | None = None,
+        text_filter: StreamFilter | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> Generation:
+        """A generation rebuilt from `checkpoint()` after a restart, ready for the events after its cursor.
+
+        `reader` defaults to `OpenAIResponsesReader(starting_after=cursor)`; one you pass must start after the
+        same cursor. Open the new connection with `starting_after=cursor` and feed it here: the overlap is
+        dropped, the rest continues the same buffers, validated once at the terminal event."""
+        from .readers.openai_responses import OpenAIResponsesReader
+
+        record = json.loads(checkpoint)
+        if not isinstance(record, dict) or record.get("checkpoint") is not True or record.get("v") != 1:
+            raise ValueError("not a generation checkpoint")
+        cursor = record["cursor"]
+        if reader is None:
+            reader = OpenAIResponsesReader(starting_after=cursor)
+        elif getattr(reader, "cursor", None) != cursor:
+            raise ValueError(f"the reader must start after the checkpoint's cursor: starting_after={cursor}")
+        gen = cls(
+            tools,
+            reader=reader,
+            principal=record["principal"],
+            config_version=record["config_version"],
+            operation=record["operation"],
+            rules=rules,
+            output=output,
+            text_filter=text_filter,
+            generation_id=record["generation_id"],
+            clock=clock,
+        )
+        reader.restore_state(record["reader"])
+        for entry in record["items"]:
+            item = Item(
+                entry["key"],
+                Kind(entry["kind"]),
+                len(gen._assembly.items),
+                entry["call_id"],
+                entry["name"],
+                entry["initial"],
+                [entry["text"]] if entry["text"] else [],
+                bool(entry["done"]),
+                entry["final"],
+                entry["mismatch"],
+            )
+            gen._assembly.items[item.key] = item
+            if item.kind == Kind.TEXT and text_filter is not None and entry["text"]:
+                step = text_filter.feed(entry["text"])  # the gate is chunk-invariant: whole text = the deltas
+                gen._gated(step.text, step.events, [])
+        gen.provider_id = gen.telemetry.provider_id = record["provider_id"]
+        if record["state"] == State.PROVISIONAL.value:
+            gen._move(State.PROVISIONAL)
+        return gen
 
     def cancel(self) -> State:
         """The user or the system asked to stop; nothing provisional or unexecuted is promoted after this."""
@@ -337,8 +524,8 @@ class Generation:
         self.telemetry.rejection_codes.append(f"incomplete:{reason}")
         self._leave(State.INCOMPLETE)
 
-    def _fail(self, item: str, code: str, detail: str = "") -> None:
-        self._rejections.append(Rejection(item, code, detail))
+    def _fail(self, item: str, code: str, detail: str = "", *, provider_code: str | None = None) -> None:
+        self._rejections.append(Rejection(item, code, detail, provider_code=provider_code))
         self.telemetry.rejection_codes.append(code if not detail else f"{code}:{detail}")
         self._leave(State.FAILED)
 
@@ -378,6 +565,9 @@ class Generation:
     def confirm(self, store: OperationStore) -> str:
         """Persist the validated version under the generation id (a stable key); returns the key."""
         check_transition(self._state, State.CONFIRMED, "only a validated generation can be confirmed")
+        missing = [n for n in ("principal", "config_version", "operation") if getattr(self, n) is None]
+        if missing:
+            raise ValueError(f"confirming binds the version to who asked and what for: pass {', '.join(missing)}")
         record = self._record_json()
         store.put_confirmed(self.id, record)
         self._record = record
@@ -390,10 +580,10 @@ class Generation:
         cls,
         store: OperationStore,
         generation_id: str,
-        tools: Mapping[str, type[BaseModel]],
+        tools: Mapping[str, ToolDefinition],
         *,
         rules: Mapping[str, Rule] | None = None,
-        output: type[BaseModel] | None = None,
+        output: ToolDefinition | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> Generation:
         """A confirmed generation after a restart, from its stored record; ready for `execute`.
@@ -497,6 +687,7 @@ class Generation:
             raise KeyError(f"no confirmed tool call {call_id!r} in generation {self.id}")
         if store.get_confirmed(self.id) != self._record:
             raise IllegalTransition(self._state, State.EXECUTED, "this store holds no such confirmed version")
+        assert self.principal is not None and self.operation is not None  # `confirm` required them
         try:
             policy.check(self.principal, self.operation, call)
         except PermissionError:
@@ -560,7 +751,7 @@ class Generation:
 
 
 def _checked_call(
-    tools: Mapping[str, type[BaseModel]],
+    tools: Mapping[str, Any],
     rules: Mapping[str, Rule],
     call_id: str | None,
     name: str | None,
@@ -583,7 +774,7 @@ def _checked_call(
 
 
 def validate_tool_calls(
-    tools: Mapping[str, type[BaseModel]],
+    tools: Mapping[str, ToolDefinition],
     calls: Iterable[tuple[str | None, str | None, str]],
     *,
     rules: Mapping[str, Rule] | None = None,
@@ -624,4 +815,35 @@ class _RestoredReader(Reader):
         return [Violation("restored_generation_reads_nothing")]
 
 
-__all__ = ["ALTERNATIVE_TERMINALS", "NOT_APPLIED", "Draft", "Generation", "ToolCall", "validate_tool_calls"]
+def validate_stream(
+    source: Iterable[object],
+    tools: Mapping[str, ToolDefinition],
+    *,
+    reader: Reader,
+    rules: Mapping[str, Rule] | None = None,
+    output: ToolDefinition | None = None,
+    text_filter: StreamFilter | None = None,
+) -> Generation:
+    """The short path when nothing will be executed: feed a whole stream, close it, return the generation.
+
+    `source` yields raw SSE reads (bytes or str, cut anywhere) or provider events (dicts, `SSEEvent`s); no
+    principal, configuration version or operation is needed (they are needed only to `confirm`)."""
+    gen = Generation(tools, reader=reader, rules=rules, output=output, text_filter=text_filter)
+    for chunk in source:
+        if isinstance(chunk, (bytes, bytearray, memoryview, str)):
+            gen.feed_bytes(chunk)
+        else:
+            gen.feed(chunk)
+    gen.close()
+    return gen
+
+
+__all__ = [
+    "ALTERNATIVE_TERMINALS",
+    "NOT_APPLIED",
+    "Draft",
+    "Generation",
+    "ToolCall",
+    "validate_stream",
+    "validate_tool_calls",
+]

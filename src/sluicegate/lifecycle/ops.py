@@ -15,7 +15,7 @@ class Kind(str, Enum):
     TEXT = "text"
     REASONING = "reasoning"
     TOOL = "tool"
-    OTHER = "other"  # provider-side blocks (server tools, citations): buffered, never validated or run
+    OTHER = "other"  # provider-side items (server tools and their results): buffered, never validated or run
 
     def __str__(self) -> str:
         return self.value
@@ -68,6 +68,7 @@ class Terminal:
 
     outcome: str  # "completed" | "incomplete" | "failed"
     reason: str  # finish/stop reason or error code (a code, never text)
+    provider_code: str | None = None  # the provider's own error code/type on a failure (`insufficient_quota`)
 
 
 @dataclass(frozen=True)
@@ -89,6 +90,7 @@ class Violation:
     """The stream broke its documented contract (bad JSON, delta for an unknown item...): the generation fails."""
 
     code: str
+    detail: str = ""  # e.g. the output item type that is not modelled (a type name, never content)
 
 
 Op = Start | Delta | ItemDone | Check | Terminal | ProviderId | Duplicate | Violation

@@ -18,9 +18,9 @@ class Telemetry:
 
     generation_id: str
     provider: str
-    principal: str
-    config_version: str
-    operation: str
+    principal: str | None
+    config_version: str | None
+    operation: str | None
     provider_id: str | None = None
     to_first_fragment: float | None = None
     to_terminal: float | None = None
@@ -37,6 +37,7 @@ class Telemetry:
     executions: int = 0
     recorded_results_returned: int = 0
     unknown_outcomes: int = 0
+    unterminated_events: int = 0  # an event left without its blank line at the end of the byte stream
     terminal_reason: str | None = None
     last_sequence: int | None = None
     event_types: dict[str, int] = field(default_factory=dict)

@@ -9,6 +9,12 @@ Documented contract (platform.claude.com/docs/en/build-with-claude/streaming, "E
 The `index` is the block's position in the final content array. There are no sequence numbers and no final
 copy of the tool input: the concatenated `partial_json` is the only payload, parsed strictly after the stop
 (the SDK's `MessageStream` keeps a partial-mode parse instead).
+
+Only `tool_use` blocks are the client's to run. Server tools (`server_tool_use`: web search, web fetch, code
+execution, tool search; `mcp_tool_use`) also stream their input as `input_json_delta`, and their results come
+as `*_tool_result` blocks: the provider runs them, so they are buffered as `other`, never validated, output or
+executed, and never fail the generation. `pause_turn` (a server tool loop paused) is incomplete and resumable:
+send the message back to continue the turn.
 """
 
 from __future__ import annotations
@@ -19,9 +25,11 @@ from typing import Any
 
 from ..ops import Delta, Duplicate, ItemDone, Kind, Op, ProviderId, Start, Terminal, Violation
 from .base import DONE_SENTINEL, Reader
+from .codes import provider_code
 
 _COMPLETED = {"end_turn", "tool_use", "stop_sequence"}
 _INCOMPLETE = {"max_tokens", "model_context_window_exceeded", "pause_turn"}
+RESUMABLE = frozenset({"pause_turn"})
 _BLOCK_KINDS = {
     "text": Kind.TEXT,
     "tool_use": Kind.TOOL,
@@ -77,9 +85,12 @@ class AnthropicReader(Reader):
                 return [Terminal("failed", "refusal")]
             return [Terminal("incomplete", reason if reason in _INCOMPLETE else "unknown_stop_reason")]
         if kind == "error":
-            error = payload.get("error") or {}
-            return [Terminal("failed", str(error.get("type") or "error"))]
+            code = provider_code(payload.get("error"), "type", "code")
+            return [Terminal("failed", code or "error", provider_code=code)]
         return []  # ping, and events added after this reader was written
+
+    def resumable(self, reason: str) -> bool:
+        return reason in RESUMABLE
 
     def _block_start(self, p: Mapping[str, Any]) -> list[Op]:
         index, block = p.get("index"), p.get("content_block") or {}
@@ -104,9 +115,17 @@ class AnthropicReader(Reader):
             return [Violation("delta_for_unknown_block")]
         dtype = str(delta.get("type"))
         expected = _DELTA_KINDS.get(dtype)
+        block_kind = self._kinds[index]
+        if block_kind == Kind.OTHER:
+            # A server tool's input (`input_json_delta`) or any delta of a provider-side block: buffered, never
+            # validated. It must still be a string where the format says so.
+            piece = delta.get(_DELTA_FIELDS[dtype]) if expected is not None else ""
+            if not isinstance(piece, str):
+                return [Violation("delta_not_a_string")]
+            return [Delta(f"block:{index}", piece)] if piece else []
         if expected is None:
             return []  # signature_delta, citations_delta: not content we assemble
-        if expected != self._kinds[index]:
+        if expected != block_kind:
             return [Violation("delta_kind_mismatch")]
         piece = delta.get(_DELTA_FIELDS[dtype])
         if not isinstance(piece, str):

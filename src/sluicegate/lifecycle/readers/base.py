@@ -69,6 +69,17 @@ class Reader:
         """The ops for an already decoded payload (`"[DONE]"` for the Chat Completions sentinel)."""
         raise NotImplementedError
 
+    def resumable(self, reason: str) -> bool:
+        """Can a generation that ended incomplete for `reason` be continued (rather than started anew)?"""
+        return False
+
+    def state(self) -> dict[str, Any]:
+        """Per-stream state a resumed reader needs besides its cursor (`Generation.checkpoint`)."""
+        return {}
+
+    def restore_state(self, state: Mapping[str, Any]) -> None:
+        """Take back what `state()` returned (a reader rebuilt after a restart)."""
+
     def at_close(self) -> list[Op]:
         """Ops when the connection ends (e.g. events still held back for a sequence gap)."""
         return []

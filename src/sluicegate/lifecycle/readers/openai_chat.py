@@ -6,6 +6,10 @@ each fragment keyed by its `index` (the first fragment of a call carries `id` an
 only `function.arguments` pieces); `finish_reason` is null until the chunk that ends the choice (`stop`,
 `tool_calls`, `length`, `content_filter`, deprecated `function_call`); `data: [DONE]` closes the HTTP stream; a
 usage-only chunk with empty `choices` may precede it. No sequence numbers and no per-item done event.
+
+Compatible servers (OpenRouter, LiteLLM, vLLM...) report a failure mid-stream as an `error` object inside a data
+line, with or without `choices` (OpenRouter sends `finish_reason: "error"` beside it): the generation fails and
+the provider's `error.code` (or `type`) is carried into the rejection.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from typing import Any
 
 from ..ops import Delta, Kind, Op, ProviderId, Terminal, Violation
 from .base import DONE_SENTINEL, Reader
+from .codes import provider_code
 
 _COMPLETED = {"stop", "tool_calls", "function_call"}
 _INCOMPLETE = {"length", "content_filter"}
@@ -37,10 +42,10 @@ class OpenAIChatReader(Reader):
             # The HTTP stream ended; without a finish_reason first, the choice never finished.
             return [] if self._finished else [Terminal("incomplete", "done_without_finish_reason")]
         assert isinstance(payload, Mapping)
-        if "error" in payload and "choices" not in payload:
-            error = payload.get("error")
-            code = error.get("code") or error.get("type") if isinstance(error, Mapping) else None
-            return [Terminal("failed", str(code or "error"))]
+        error = payload.get("error")
+        if error:  # what the SDK raises on (`data.get("error")`); `"error": null` is not a failure
+            code = provider_code(error, "code", "type")
+            return [Terminal("failed", code or "error", provider_code=code)]
         ops: list[Op] = []
         chunk_id = payload.get("id")
         if isinstance(chunk_id, str) and chunk_id:
@@ -66,6 +71,10 @@ class OpenAIChatReader(Reader):
             ops.append(Delta("text:0", content, kind=Kind.TEXT))
         if delta.get("refusal"):
             self._refused = True
+        if delta.get("function_call"):
+            # The deprecated `functions` API: a call without an id, which cannot be confirmed or answered by id.
+            # Refused by name rather than dropped (the SDK returns it as `message.function_call`).
+            return [Violation("legacy_function_call")]
         for call in delta.get("tool_calls") or []:
             index = call.get("index") if isinstance(call, Mapping) else None
             if not isinstance(index, int) or isinstance(index, bool):
@@ -82,6 +91,8 @@ class OpenAIChatReader(Reader):
             self._finished = True
             if self._refused:
                 ops.append(Terminal("failed", "refusal"))
+            elif reason == "error":  # OpenRouter's mid-stream failure without an error object
+                ops.append(Terminal("failed", "error"))
             elif reason in _COMPLETED:
                 ops.append(Terminal("completed", str(reason)))
             elif reason in _INCOMPLETE:

@@ -11,16 +11,58 @@ or an `error` event. A resumed stream (`starting_after=N`) continues at N+1.
 
 Sequence numbers make replays and reordering decidable: an event at or below the last applied number is a
 replay (dropped, counted); one above the next expected number is held until the gap fills. A gap still open
-when the connection ends makes the generation incomplete.
+when the connection ends makes the generation incomplete. A stream whose events carry no `sequence_number`
+(recordings from before the field existed, compatible servers that omit it) is read in arrival order, replays
+detected structurally (a repeated start or close is dropped; a replayed delta no longer equals the `.done`
+payload and fails the integrity check); a stream that mixes both fails.
+
+Output items: `message` (text), `function_call` and `reasoning` are assembled. Items the client must answer
+and that carry a `call_id` (`local_shell_call`, `shell_call` on the local environment, `apply_patch_call`,
+`computer_call`, a client-executed `tool_search_call`, `custom_tool_call`) become tool calls named by their item
+type (a custom tool by its own name), taken from the finished item, validated like function calls: undeclared,
+they are rejected by name. Items the provider runs itself (`HOSTED_ITEMS`) are buffered as `other`. Any other
+item type fails the generation (`unsupported_output_item`): an item the reader does not model is never lost.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
 from ..ops import Check, Delta, Duplicate, ItemDone, Kind, Op, ProviderId, Start, Terminal, Violation
 from .base import DONE_SENTINEL, EventError, Reader
+from .codes import provider_code
+
+#: Items the provider executes (or produces) itself: nothing for the client to answer. Buffered as `other`.
+HOSTED_ITEMS = frozenset(
+    {
+        "web_search_call",
+        "file_search_call",
+        "code_interpreter_call",
+        "image_generation_call",
+        "mcp_call",
+        "mcp_list_tools",
+        "compaction",
+        "tool_search_output",
+        "function_call_output",
+        "computer_call_output",
+        "local_shell_call_output",
+        "shell_call_output",
+        "apply_patch_call_output",
+        "custom_tool_call_output",
+    }
+)
+#: Items the client must execute and answer by `call_id`, with the fields that are their arguments.
+CLIENT_CALLS: Mapping[str, tuple[str, ...]] = {
+    "local_shell_call": ("action",),
+    "shell_call": ("action",),
+    "apply_patch_call": ("operation",),
+    "computer_call": ("action", "actions", "pending_safety_checks"),
+    "tool_search_call": ("arguments",),
+    "custom_tool_call": ("input",),
+}
+_RESUMABLE = frozenset({"closed_without_terminal", "sequence_gap", "unterminated_event"})
 
 
 class OpenAIResponsesReader(Reader):
@@ -36,19 +78,48 @@ class OpenAIResponsesReader(Reader):
         self._held: dict[int, tuple[str, Mapping[str, Any]]] = {}
         self._max_held = max_held
         self._refused = False
+        self._numbered: bool | None = True if starting_after is not None else None
+        self._response_id: str | None = None
+        self._client_done: dict[str, str] = {}  # item id -> arguments of a finished client call
 
     @property
     def cursor(self) -> int | None:
         """The last applied sequence number (resume with `starting_after=cursor`); None before any."""
         return None if self._next is None else self._next - 1
 
+    @property
+    def numbered(self) -> bool | None:
+        """Does this stream carry `sequence_number`s? None before the first event."""
+        return self._numbered
+
+    def resumable(self, reason: str) -> bool:
+        return reason in _RESUMABLE and bool(self._numbered) and self.cursor is not None
+
+    def state(self) -> dict[str, Any]:
+        """What a resumed reader needs besides its cursor (see `Generation.checkpoint`)."""
+        return {"refused": self._refused, "response_id": self._response_id, "client_done": dict(self._client_done)}
+
+    def restore_state(self, state: Mapping[str, Any]) -> None:
+        self._refused = bool(state.get("refused"))
+        rid = state.get("response_id")
+        self._response_id = rid if isinstance(rid, str) else None
+        self._client_done = {str(k): str(v) for k, v in (state.get("client_done") or {}).items()}
+
     def read_payload(self, name: str | None, payload: Mapping[str, Any] | str) -> list[Op]:
         if payload == DONE_SENTINEL or not isinstance(payload, Mapping):
             return [Violation("unexpected_done_sentinel")]
         kind = self.event_type(name, payload)
         seq = payload.get("sequence_number")
-        if not isinstance(seq, int) or isinstance(seq, bool):
-            return [Violation("missing_sequence_number")]
+        numbered = isinstance(seq, int) and not isinstance(seq, bool)
+        if self._numbered is None:
+            self._numbered = numbered
+        if not numbered:
+            if self._numbered:
+                return [Violation("missing_sequence_number")]
+            return self._arrival(kind, payload)
+        if not self._numbered:
+            return [Violation("sequence_numbers_mixed")]
+        assert isinstance(seq, int)
         if seq in self._held or (self._next is not None and seq < self._next):
             return [Duplicate("sequence_number_seen")]
         self._held[seq] = (kind, payload)
@@ -69,6 +140,20 @@ class OpenAIResponsesReader(Reader):
             ops.extend(self._apply(kind, held))
         return ops
 
+    def _arrival(self, kind: str, payload: Mapping[str, Any]) -> list[Op]:
+        """An unnumbered stream: applied in arrival order, anchored at `response.created`."""
+        if kind == "response.created":
+            rid = (payload.get("response") or {}).get("id")
+            if self._response_id is not None:
+                return (
+                    [Duplicate("repeated_response_created")]
+                    if rid == self._response_id
+                    else [Violation("second_response")]
+                )
+        elif self._response_id is None:
+            return [Violation("event_before_response_created")]
+        return self._apply(kind, payload)
+
     def at_close(self) -> list[Op]:
         return [Terminal("incomplete", "sequence_gap")] if self._held else []
 
@@ -76,7 +161,13 @@ class OpenAIResponsesReader(Reader):
         if kind in ("response.created", "response.in_progress", "response.queued"):
             response = p.get("response") or {}
             rid = response.get("id")
-            return [ProviderId(rid)] if isinstance(rid, str) and rid else []
+            if not isinstance(rid, str) or not rid:
+                return []
+            if self._response_id is None:
+                self._response_id = rid
+            elif rid != self._response_id:
+                return [Violation("provider_id_changed")]
+            return [ProviderId(rid)]
         if kind == "response.output_item.added":
             return self._item_added(p.get("item") or {})
         if kind == "response.content_part.added":
@@ -109,16 +200,19 @@ class OpenAIResponsesReader(Reader):
             return [*ops, Terminal("failed", "refusal") if self._refused else Terminal("completed", "completed")]
         if kind == "response.incomplete":
             details = (p.get("response") or {}).get("incomplete_details") or {}
-            return [Terminal("incomplete", str(details.get("reason") or "incomplete"))]
+            return [Terminal("incomplete", provider_code(details, "reason") or "incomplete")]
         if kind == "response.failed":
-            error = (p.get("response") or {}).get("error") or {}
-            return [Terminal("failed", str(error.get("code") or "failed"))]
+            code = provider_code((p.get("response") or {}).get("error"), "code", "type")
+            return [Terminal("failed", code or "failed", provider_code=code)]
         if kind == "error":
-            return [Terminal("failed", str(p.get("code") or "error"))]
-        return []  # other documented events (hosted tools, annotations...) carry nothing we assemble
+            # Documented as top-level `code`; real streams nest it: {"type": "error", "error": {"code": ...}}.
+            code = provider_code(p, "code") or provider_code(p.get("error"), "code", "type")
+            return [Terminal("failed", code or "error", provider_code=code)]
+        # Other documented events (hosted tools' progress, annotations, a client call's input deltas) carry
+        # nothing we assemble: a client call is taken from its finished item.
+        return []
 
-    @staticmethod
-    def _item_added(item: Mapping[str, Any]) -> list[Op]:
+    def _item_added(self, item: Mapping[str, Any]) -> list[Op]:
         kind, iid = item.get("type"), item.get("id")
         if not isinstance(iid, str) or not iid:
             return [Violation("item_without_id")]
@@ -128,10 +222,13 @@ class OpenAIResponsesReader(Reader):
             return [Start(iid, Kind.REASONING)]
         if kind == "message":
             return []  # its parts open with response.content_part.added
-        return [Start(iid, Kind.OTHER)]
+        if _client_call(item):
+            return []  # opened when it is finished: its `call_id` and arguments are final only then
+        if kind in HOSTED_ITEMS or kind in CLIENT_CALLS:
+            return [Start(iid, Kind.OTHER)]
+        return [Violation("unsupported_output_item", str(kind)[:64])]
 
-    @staticmethod
-    def _item_done(item: Mapping[str, Any], source: str) -> list[Op]:
+    def _item_done(self, item: Mapping[str, Any], source: str) -> list[Op]:
         kind, iid = item.get("type"), item.get("id")
         if not isinstance(iid, str) or not iid:
             return [Violation("item_without_id")]
@@ -145,22 +242,72 @@ class OpenAIResponsesReader(Reader):
                 for i, part in enumerate(item.get("content") or [])
                 if isinstance(part, Mapping) and part.get("type") == "output_text"
             ]
-        return [ItemDone(iid, source=source, copy=True)]
+        if _client_call(item):
+            return self._client_done_ops(iid, item, source)
+        if kind in HOSTED_ITEMS or kind in CLIENT_CALLS or kind == "reasoning":
+            return [ItemDone(iid, source=source, copy=True)]
+        return [Violation("unsupported_output_item", str(kind)[:64])]
 
-    @staticmethod
-    def _final_output(output: list[Any]) -> list[Op]:
+    def _client_done_ops(self, iid: str, item: Mapping[str, Any], source: str) -> list[Op]:
+        if item.get("status") == "incomplete":
+            return [Terminal("incomplete", "item_incomplete")]
+        arguments = client_arguments(item)
+        seen = self._client_done.get(iid)
+        if seen is not None:
+            return [Duplicate("repeated_item_done")] if seen == arguments else [Violation("integrity_mismatch")]
+        self._client_done[iid] = arguments
+        return [
+            Start(iid, Kind.TOOL, call_id=item.get("call_id"), name=client_tool_name(item)),
+            Delta(iid, arguments),
+            ItemDone(iid, source=source),
+        ]
+
+    def _final_output(self, output: list[Any]) -> list[Op]:
         """`response.completed` carries the final items: a third copy that must equal the deltas."""
         ops: list[Op] = []
         for item in output:
             if not isinstance(item, Mapping) or not isinstance(item.get("id"), str):
                 continue
-            if item.get("type") == "function_call":
-                ops.append(Check(item["id"], str(item.get("arguments", "")), "response.completed"))
-            elif item.get("type") == "message":
+            kind, iid = item.get("type"), item["id"]
+            if kind == "function_call":
+                ops.append(Check(iid, str(item.get("arguments", "")), "response.completed"))
+            elif kind == "message":
                 for i, part in enumerate(item.get("content") or []):
                     if isinstance(part, Mapping) and part.get("type") == "output_text":
-                        ops.append(Check(f"{item['id']}:{i}", str(part.get("text", "")), "response.completed"))
+                        ops.append(Check(f"{iid}:{i}", str(part.get("text", "")), "response.completed"))
+            elif _client_call(item):
+                ops.append(Check(iid, client_arguments(item), "response.completed"))
+            elif kind not in HOSTED_ITEMS and kind not in CLIENT_CALLS and kind != "reasoning":
+                ops.append(Violation("unsupported_output_item", str(kind)[:64]))
         return ops
+
+
+def _client_call(item: Mapping[str, Any]) -> bool:
+    """Is this an item the client must run? Hosted variants of the same types are the provider's."""
+    kind = item.get("type")
+    if kind not in CLIENT_CALLS:
+        return False
+    if kind == "tool_search_call":
+        return item.get("execution") == "client"
+    if kind == "shell_call":
+        environment = item.get("environment")
+        return not isinstance(environment, Mapping) or environment.get("type") in (None, "local")
+    return True
+
+
+def client_tool_name(item: Mapping[str, Any]) -> str | None:
+    """The declared tool a client item is validated against: a custom tool's own name, else the item type."""
+    if item.get("type") == "custom_tool_call":
+        name = item.get("name")
+        return name if isinstance(name, str) and name else None
+    return str(item.get("type"))
+
+
+def client_arguments(item: Mapping[str, Any]) -> str:
+    """The arguments of a client item as JSON: its argument fields (`CLIENT_CALLS`) that are present."""
+    fields = CLIENT_CALLS[str(item.get("type"))]
+    args = {f: item[f] for f in fields if item.get(f) is not None}
+    return json.dumps(args, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
 
 
 def _str(p: Mapping[str, Any], field: str) -> str:
