@@ -194,9 +194,10 @@ def test_validate_stream_takes_bytes_cut_anywhere_or_events() -> None:
 
 
 def test_bad_bytes_fail_the_generation_with_a_code() -> None:
+    # The SSE parser reads invalid UTF-8 as U+FFFD (the spec's rule): the event's data is then not JSON.
     gen = Generation(TOOLS, reader=OpenAIChatReader())
     gen.feed_bytes(b"data: \xff\xfe\n\n")
-    assert gen.state == State.FAILED and gen.rejections[0].code == "sse_error"
+    assert gen.state == State.FAILED and gen.rejections[0].code == "event_not_json"
 
 
 def test_an_unterminated_event_is_logged_without_its_content(caplog: pytest.LogCaptureFixture) -> None:
