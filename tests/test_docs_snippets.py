@@ -17,6 +17,7 @@ from tests.support import ROOT
 
 GUIDES = {
     "core": "docs/gate.md",
+    "call": "docs/guarded_call.md",
     "langchain": "docs/langchain.md",
     "llamaindex": "docs/llamaindex.md",
     "nemo": "docs/nemo.md",
@@ -29,7 +30,8 @@ def _run(snippet: str) -> str:
     env = dict(os.environ)
     home = ROOT / "tests" / "guardrails" / "home"  # Guardrails AI offline: metrics off, no nltk download
     env.update(
-        PYTHONPATH=os.pathsep.join([str(ROOT / "examples"), str(ROOT)]),
+        # this tree's packages first (not the ones the venv has installed from another checkout)
+        PYTHONPATH=os.pathsep.join([str(ROOT / "examples"), str(ROOT), str(ROOT / "src"), str(ROOT / "integrations")]),
         HOME=str(home),
         NLTK_DATA=str(home / "nltk_data"),
         LITELLM_LOCAL_MODEL_COST_MAP="True",

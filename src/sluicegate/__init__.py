@@ -5,6 +5,26 @@ violation. For any chunking of the same input, the released text, the stop flag 
 to filtering the whole string at once.
 """
 
+from .call import (
+    CallModel,
+    CallState,
+    CallStateError,
+    Finished,
+    GuardedCall,
+    Refuse,
+    Reserve,
+    Retrieve,
+    Settle,
+    Show,
+    Stop,
+    ToolCallValidated,
+    areserve_call,
+    arun_call,
+    asettle_call,
+    reserve_call,
+    run_call,
+    settle_call,
+)
 from .decode import InvalidUtf8Error, Utf8Decoder
 from .driver import Outcome, adrive, adrive_text, drive, drive_text, notice_chunk
 from .gate import SentenceGate, SentenceSplitter, Violation
@@ -15,6 +35,24 @@ from .usage import Usage, UsageMeter
 
 __all__ = [
     "SUPPORTED_LANGUAGES",
+    "CallModel",
+    "CallState",
+    "CallStateError",
+    "Finished",
+    "GuardedCall",
+    "Refuse",
+    "Reserve",
+    "Retrieve",
+    "Settle",
+    "Show",
+    "Stop",
+    "ToolCallValidated",
+    "areserve_call",
+    "arun_call",
+    "asettle_call",
+    "reserve_call",
+    "run_call",
+    "settle_call",
     "Done",
     "Event",
     "Guard",

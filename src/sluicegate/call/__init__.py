@@ -1,0 +1,68 @@
+"""The guarded call: one model call's whole order (seed 002), sans-I/O, with thin sync and asyncio drivers.
+
+`GuardedCall` owns the order (refusal rules -> retrieval -> evidence threshold -> spend reservation -> the model
+-> gate and redactor -> tool-call lifecycle -> settle on every end) and tells its caller what to do next with
+the actions of `_actions`. `run_call`/`arun_call` do the I/O for a caller that has plain callables; adapters
+whose framework owns the stream use the step helpers. See docs/guarded_call.md.
+"""
+
+from ._actions import (
+    Action,
+    CallModel,
+    Finished,
+    Refuse,
+    Reserve,
+    Retrieve,
+    Settle,
+    Show,
+    Stop,
+    ToolCallValidated,
+)
+from ._call import CallState, CallStateError, GuardedCall
+from ._drive import areserve_call, arun_call, asettle_call, reserve_call, run_call, settle_call
+
+__all__ = [
+    "Action",
+    "CallModel",
+    "CallState",
+    "CallStateError",
+    "Finished",
+    "GuardedCall",
+    "Refuse",
+    "Reserve",
+    "Retrieve",
+    "Settle",
+    "Show",
+    "Stop",
+    "ToolCallValidated",
+    "areserve_call",
+    "arun_call",
+    "asettle_call",
+    "reserve_call",
+    "run_call",
+    "settle_call",
+]
+
+# One documented import path per public object (httpx's habit): reprs and tracebacks say `sluicegate.call`.
+for _obj in (
+    CallModel,
+    CallState,
+    CallStateError,
+    Finished,
+    GuardedCall,
+    Refuse,
+    Reserve,
+    Retrieve,
+    Settle,
+    Show,
+    Stop,
+    ToolCallValidated,
+    areserve_call,
+    arun_call,
+    asettle_call,
+    reserve_call,
+    run_call,
+    settle_call,
+):
+    _obj.__module__ = __name__
+del _obj
