@@ -83,7 +83,8 @@ class GuardedCall:
 
     Args:
         question: the reader's question; needed when `preflight` is given.
-        language: the question's language (refusal texts, the evidence check, the cap's notice).
+        language: the question's language (refusal texts, the evidence check, the cap's notice); None: "en"
+            for the layers before the model, the budget's own default for the cap's notice.
         previous: the question before it, for a follow-up ("and for next year?"); checked joined to it.
         sources: the passages when the caller has them already (no retrieval); `source_texts` rules apply.
         preflight: a `sluicegate.evidence.Preflight` (refusal rules, overview, evidence threshold).
@@ -98,7 +99,7 @@ class GuardedCall:
         self,
         question: str | None = None,
         *,
-        language: str = "en",
+        language: str | None = None,
         previous: str | None = None,
         sources: Sequence[Any] | None = None,
         preflight: Preflight | None = None,
@@ -112,6 +113,7 @@ class GuardedCall:
             raise ValueError("give either sources= (already retrieved) or preflight= (which retrieves), not both")
         self.question = question
         self.language = language
+        self._asked_in = language or "en"  # the layers before the model need one
         self.previous = previous or None
         self.preflight = preflight
         self.budget = budget
@@ -148,11 +150,11 @@ class GuardedCall:
         if self.preflight is None:
             return self._allowed(self._given or (), None)
         assert self.question is not None
-        screened = self.preflight.screen(self.question, language=self.language, previous=self.previous)
+        screened = self.preflight.screen(self.question, language=self._asked_in, previous=self.previous)
         if screened is not None:
             return self._decided(screened)
         self._state = CallState.RETRIEVING
-        return Retrieve(self.question, self.language)
+        return Retrieve(self.question, self._asked_in)
 
     def retrieved(self, passages: Sequence[Passage]) -> Before:
         """The passages for the last `Retrieve`; returns the next action."""
@@ -164,9 +166,9 @@ class GuardedCall:
         if self.previous and not self._asked_joined:
             self._passages = found
             self._asked_joined = True
-            return Retrieve(joined_query(self.question, self.previous), self.language, joined=True)
+            return Retrieve(joined_query(self.question, self.previous), self._asked_in, joined=True)
         merged = merge_follow_up(self._passages, found) if self.previous else found
-        decision = self.preflight.judge(self.question, merged, language=self.language, previous=self.previous)
+        decision = self.preflight.judge(self.question, merged, language=self._asked_in, previous=self.previous)
         return self._decided(decision)
 
     def reserved(self, reservation: Reservation) -> Before:
