@@ -100,7 +100,12 @@ def capped_sse_endpoint(
         setattr(request.state, CALL_STATE, call)
         reserve = call.start()
         assert isinstance(reserve, Reserve)
-        action = await areserve_call(call, reserve, prompt_of(chat, request))
+        try:
+            action = await areserve_call(call, reserve, prompt_of(chat, request))
+        except BaseException:  # cancelled (a shutdown) while reserving: no stream will settle the hold
+            with anyio.CancelScope(shield=True):
+                await asettle_call(call, reason="cancelled")
+            raise
         setattr(request.state, RESERVATION_STATE, call.reservation)
         return refused_response(action.reservation) if isinstance(action, Refuse) and action.reservation else None
 
