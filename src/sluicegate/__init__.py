@@ -21,9 +21,11 @@ from .call import (
     areserve_call,
     arun_call,
     asettle_call,
+    asettling,
     reserve_call,
     run_call,
     settle_call,
+    settling,
 )
 from .decode import InvalidUtf8Error, Utf8Decoder
 from .driver import Outcome, adrive, adrive_text, drive, drive_text, notice_chunk
@@ -50,9 +52,11 @@ __all__ = [
     "areserve_call",
     "arun_call",
     "asettle_call",
+    "asettling",
     "reserve_call",
     "run_call",
     "settle_call",
+    "settling",
     "Done",
     "Event",
     "Guard",

@@ -19,7 +19,16 @@ from ._actions import (
     ToolCallValidated,
 )
 from ._call import CallState, CallStateError, GuardedCall
-from ._drive import areserve_call, arun_call, asettle_call, reserve_call, run_call, settle_call
+from ._drive import (
+    areserve_call,
+    arun_call,
+    asettle_call,
+    asettling,
+    reserve_call,
+    run_call,
+    settle_call,
+    settling,
+)
 
 __all__ = [
     "Action",
@@ -38,9 +47,11 @@ __all__ = [
     "areserve_call",
     "arun_call",
     "asettle_call",
+    "asettling",
     "reserve_call",
     "run_call",
     "settle_call",
+    "settling",
 ]
 
 # One documented import path per public object (httpx's habit): reprs and tracebacks say `sluicegate.call`.
@@ -60,9 +71,11 @@ for _obj in (
     areserve_call,
     arun_call,
     asettle_call,
+    asettling,
     reserve_call,
     run_call,
     settle_call,
+    settling,
 ):
     _obj.__module__ = __name__
 del _obj

@@ -13,7 +13,17 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import AsyncGenerator, AsyncIterable, Callable, Generator, Iterable, Sequence
+from collections.abc import (
+    AsyncGenerator,
+    AsyncIterable,
+    AsyncIterator,
+    Callable,
+    Generator,
+    Iterable,
+    Iterator,
+    Sequence,
+)
+from contextlib import asynccontextmanager, contextmanager
 from typing import TYPE_CHECKING, Any
 
 from ..driver import adrive_text, drive_text
@@ -79,6 +89,39 @@ async def asettle_call(
     return call.settled(recorded)
 
 
+UsageLater = Callable[[], "Usage | None"]
+
+
+@contextmanager
+def settling(call: GuardedCall, usage: UsageLater | None = None) -> Iterator[GuardedCall]:
+    """Settle `call` when the block ends, however it ends (the exception, if any, is the end's `error`).
+
+    `usage()` is read at the end (a framework's callback record is complete only then). Wrap the `yield from`
+    of a generator in it: closing the generator (a reader gone) ends the block with `GeneratorExit`.
+    """
+    error: BaseException | None = None
+    try:
+        yield call
+    except BaseException as exc:
+        error = exc
+        raise
+    finally:
+        settle_call(call, usage=usage() if usage is not None else None, error=error)
+
+
+@asynccontextmanager
+async def asettling(call: GuardedCall, usage: UsageLater | None = None) -> AsyncIterator[GuardedCall]:
+    """The async twin of `settling` (the settle off the loop, shielded: see `asettle_call`)."""
+    error: BaseException | None = None
+    try:
+        yield call
+    except BaseException as exc:
+        error = exc
+        raise
+    finally:
+        await asettle_call(call, usage=usage() if usage is not None else None, error=error)
+
+
 def _prompt(prompt_of: PromptOf | None, action: Reserve) -> Any:
     if prompt_of is None:
         raise ValueError("a GuardedCall with a budget needs prompt_of=(Reserve) -> the prompt the model is sent")
@@ -106,8 +149,7 @@ def run_call(
     opens the model stream. `drive_options` go to `drive_text` (`text_of`, `usage_of`, `notice`, `on_guard`).
     Settles exactly once on every end, including an exception raised by any of these callables.
     """
-    error: BaseException | None = None
-    try:
+    with settling(call):
         action = call.start()
         while not isinstance(action, (Refuse, CallModel)):
             if isinstance(action, Retrieve):
@@ -120,11 +162,6 @@ def run_call(
         upstream = model(action)
         call.open()
         yield from drive_text(upstream, call, outcome=call.outcome, meter=call.meter, **drive_options)
-    except BaseException as exc:
-        error = exc
-        raise
-    finally:
-        settle_call(call, error=error)
 
 
 async def arun_call(
@@ -137,8 +174,7 @@ async def arun_call(
 ) -> AsyncGenerator[str, None]:
     """The asyncio twin of `run_call`; `retrieve` and `model` may be coroutine functions. Close it with
     `aclose()` (or `contextlib.aclosing`) when you stop reading early: that closes the model and settles."""
-    error: BaseException | None = None
-    try:
+    async with asettling(call):
         action = call.start()
         while not isinstance(action, (Refuse, CallModel)):
             if isinstance(action, Retrieve):
@@ -156,11 +192,6 @@ async def arun_call(
                 yield chunk
         finally:
             await chunks.aclose()
-    except BaseException as exc:
-        error = exc
-        raise
-    finally:
-        await asettle_call(call, error=error)
 
 
 async def _maybe(value: Any) -> Any:
