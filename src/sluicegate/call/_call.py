@@ -91,6 +91,7 @@ class GuardedCall:
         budget: a `sluicegate.budget.CallBudget` reserved before the model and settled on every end.
         filter_factory: builds the filter from the numbered sources (default: the `SentenceGate`).
         generation: builds a tool-call `Generation` around the filter (its `text_filter`) for provider events.
+        outcome: the `Outcome` to fill (an adapter's own, shared with its driver); default a new one.
 
     Raises `CallStateError` when a method is called out of order.
     """
@@ -106,6 +107,7 @@ class GuardedCall:
         budget: CallBudget | None = None,
         filter_factory: FilterFactory | None = None,
         generation: GenerationFactory | None = None,
+        outcome: Outcome | None = None,
     ) -> None:
         if preflight is not None and not isinstance(question, str):
             raise TypeError("a GuardedCall with preflight= needs the question (a str)")
@@ -119,7 +121,7 @@ class GuardedCall:
         self.budget = budget
         self.filter_factory = filter_factory or gate_factory()
         self.generation_factory = generation
-        self.outcome = Outcome()
+        self.outcome = outcome if outcome is not None else Outcome()
         self.meter = UsageMeter()
         self.decision: Decision | None = None
         self.reservation: Reservation | None = None
