@@ -176,3 +176,32 @@ def test_an_app_filter_replaces_the_default_gate() -> None:
     call.open(Redactor())
     shown = "".join(a.text for a in call.receive("mail me at ada@example.com ") + call.end_of_stream())
     assert "ada@example.com" not in shown
+
+
+def test_model_call_allows_one_call_within_the_reservation(tmp_path: Path) -> None:
+    from sluicegate import UnreservedCall
+
+    cap, _ = budget(tmp_path)
+    early = GuardedCall(sources=SOURCES, budget=cap)
+    with pytest.raises(UnreservedCall, match="before the call was admitted"):
+        early.model_call("hi")
+    call = GuardedCall(sources=SOURCES, budget=cap)
+    _walk_to_model(call, tmp_prompt="a short prompt")
+    with pytest.raises(UnreservedCall, match="exceeds"):
+        call.model_call("a much longer prompt than the one reserved")
+    call.model_call("a short prompt")
+    with pytest.raises(UnreservedCall, match="second model call"):
+        call.model_call("a short prompt")
+    assert call.model_calls == 1
+
+
+def test_a_refused_reservation_lets_no_model_call_through(tmp_path: Path) -> None:
+    from sluicegate import UnreservedCall
+
+    cap, _ = budget(tmp_path, monthly_cap="0")
+    call = GuardedCall(sources=SOURCES, budget=cap)
+    reserve = call.start()
+    call.reserved(cap.reserve("p"))
+    assert isinstance(reserve, Reserve)
+    with pytest.raises(UnreservedCall):
+        call.model_call("p")

@@ -18,7 +18,7 @@ from ._actions import (
     Stop,
     ToolCallValidated,
 )
-from ._call import CallState, CallStateError, GuardedCall
+from ._call import NO_USAGE, CallState, CallStateError, GuardedCall, UnreservedCall
 from ._drive import (
     areserve_call,
     arun_call,
@@ -31,6 +31,7 @@ from ._drive import (
 )
 
 __all__ = [
+    "NO_USAGE",
     "Action",
     "CallModel",
     "CallState",
@@ -44,6 +45,7 @@ __all__ = [
     "Show",
     "Stop",
     "ToolCallValidated",
+    "UnreservedCall",
     "areserve_call",
     "arun_call",
     "asettle_call",
@@ -68,6 +70,7 @@ for _obj in (
     Show,
     Stop,
     ToolCallValidated,
+    UnreservedCall,
     areserve_call,
     arun_call,
     asettle_call,

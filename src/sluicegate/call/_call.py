@@ -70,12 +70,22 @@ _ALLOWED: dict[str, frozenset[CallState]] = {
     "reserved": frozenset({CallState.RESERVING}),
     "open": frozenset({CallState.READY}),
     "stream": frozenset({CallState.READY, CallState.STREAMING}),
+    "model_call": frozenset({CallState.READY, CallState.STREAMING}),
     "settled": frozenset({CallState.SETTLING}),
 }
 
 
 class CallStateError(RuntimeError):
     """A method was called in a state where the order does not allow it (a bug in the caller)."""
+
+
+class UnreservedCall(RuntimeError):
+    """The host asked for a model call the reservation does not cover: none is held, a second call (a reask, a
+    retry), or a prompt longer than the one reserved. Raised before the call is made: it fails closed."""
+
+
+# The usage of a reservation whose model was never called: nothing was spent, not even the prompt.
+NO_USAGE = Usage(output_tokens=0, input_tokens=0, source="provider", received_chars=0, received_bytes=0, pieces=0)
 
 
 class GuardedCall:
@@ -131,6 +141,7 @@ class GuardedCall:
         self._sources: tuple[str, ...] = ()
         self._passages: list[Passage] = []
         self._state = CallState.NEW
+        self.model_calls = 0  # calls let through by `model_call`
         self._asked_joined = False
         self._stop_told = False
         self._validated = False
@@ -230,6 +241,29 @@ class GuardedCall:
             self.generation = self.generation_factory(self.filter)
         self._state = CallState.STREAMING
         return self.filter
+
+    def model_call(self, prompt: Any = None) -> None:
+        """The host's framework is about to call the model with `prompt` (it decides when, e.g. NeMo or
+        Guardrails AI): allow it once, within the reservation, else raise `UnreservedCall` (fail closed).
+
+        Without a budget only the one-call rule applies. `prompt` (a str or messages) is bounded as the
+        reservation bounded its own; None skips that check.
+        """
+        if self._state not in _ALLOWED["model_call"]:
+            raise UnreservedCall(f"a model call before the call was admitted (state {self._state.value})")
+        if self.budget is not None and not self.admitted:
+            raise UnreservedCall("a model call with no admitted reservation")
+        if self.model_calls:
+            raise UnreservedCall("a second model call in one guarded call (a reask?); the cap reserved one")
+        if prompt is not None and self.budget is not None and self.reservation is not None:
+            from ..budget.bound import prompt_tokens_bound
+
+            bound, _ = prompt_tokens_bound(prompt, overhead=self.budget.cap.overhead)
+            if bound > self.reservation.input_bound:
+                raise UnreservedCall(
+                    f"the prompt sent ({bound} tokens bound) exceeds the one reserved ({self.reservation.input_bound})"
+                )
+        self.model_calls += 1
 
     def _filter(self) -> StreamFilter:
         self._check("stream")
