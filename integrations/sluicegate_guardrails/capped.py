@@ -19,12 +19,12 @@ from sluicegate import (
     Outcome,
     Refuse,
     Reserve,
-    UnreservedCall,
     areserve_call,
     asettle_call,
     reserve_call,
     settle_call,
 )
+from sluicegate import UnreservedCall as UnreservedCall  # the core's: one class for every adapter
 from sluicegate.budget import CallBudget, Reservation, refused
 from sluicegate.call import NO_USAGE
 
@@ -34,7 +34,6 @@ from .stream import astream as _astream
 from .stream import stream as _stream
 
 NOTHING = NO_USAGE  # the usage settled when the model was never called
-__all__ = ["CappedStream", "RefusedStream", "UnreservedCall", "astream", "stream"]  # UnreservedCall: the core's
 
 
 class RefusedStream:

@@ -261,7 +261,7 @@ class GuardedCall:
             bound, _ = prompt_tokens_bound(prompt, overhead=self.budget.cap.overhead)
             if bound > self.reservation.input_bound:
                 raise UnreservedCall(
-                    f"the prompt sent ({bound} tokens bound) exceeds the one reserved ({self.reservation.input_bound})"
+                    f"the prompt sent ({bound} tokens bound) exceeds the reservation ({self.reservation.input_bound})"
                 )
         self.model_calls += 1
 
