@@ -16,9 +16,13 @@ The counting store is a real SQLite store that also records every settle it is a
 
 from __future__ import annotations
 
+import asyncio
 import time
+from collections.abc import AsyncIterable, Awaitable, Callable, Iterable
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -73,6 +77,50 @@ class Ran:
     model_calls: int
     closed: bool
     produced: int
+
+
+def read(chunks: Iterable[str], case: Case, *, errors: tuple[type[BaseException], ...] = (ConnectionError,)) -> str:
+    """What a reader of `chunks` sees: every chunk, until the stream ends, fails (`errors`), or the reader
+    leaves after `case.leave_after` chunks; the stream is closed either way (as a reader's frame would)."""
+    shown: list[str] = []
+    with suppress(*errors):
+        try:
+            for chunk in chunks:
+                shown.append(chunk)
+                if case.leave_after is not None and len(shown) >= case.leave_after:
+                    break
+        finally:
+            close = getattr(chunks, "close", None)
+            if callable(close):
+                close()
+    return "".join(shown)
+
+
+def aread(
+    open_chunks: Callable[[], Awaitable[AsyncIterable[str]]],
+    case: Case,
+    *,
+    errors: tuple[type[BaseException], ...] = (ConnectionError,),
+) -> str:
+    """`read` for an async stream, on a fresh event loop: `open_chunks()` opens it (in the loop), and the
+    stream is `aclose()`d when the reader stops."""
+    shown: list[str] = []
+
+    async def main() -> None:
+        chunks: Any = await open_chunks()
+        try:
+            async for chunk in chunks:
+                shown.append(chunk)
+                if case.leave_after is not None and len(shown) >= case.leave_after:
+                    break
+        finally:
+            aclose = getattr(chunks, "aclose", None)
+            if callable(aclose):
+                await aclose()
+
+    with suppress(*errors):
+        asyncio.run(main())
+    return "".join(shown)
 
 
 def oracle(text_pieces: list[str]) -> str:

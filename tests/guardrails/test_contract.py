@@ -4,14 +4,13 @@ real `Guard`/`AsyncGuard` and the `StreamGate` validator (on_fail="fix"); only t
 from __future__ import annotations
 
 import asyncio
-from contextlib import aclosing, suppress
 from typing import Any
 
 from guardrails import AsyncGuard, Guard
 
 import sluicegate_guardrails as sg
 from sluicegate import SentenceGate
-from tests.adapter_contract import AdapterContract, Case, Ran
+from tests.adapter_contract import AdapterContract, Case, Ran, aread, read
 from tests.call.helpers import SOURCES
 
 MESSAGES = [{"role": "system", "content": "Answer from the sources."}, {"role": "user", "content": "When?"}]
@@ -59,43 +58,25 @@ class Model:
         return gen()
 
 
-def _ran(shown: list[str], model: Model) -> Ran:
-    return Ran("".join(shown), model.calls, model.closed or model.calls == 0, model.produced)
+def _ran(shown: str, model: Model) -> Ran:
+    return Ran(shown, model.calls, model.closed or model.calls == 0, model.produced)
 
 
 class TestGuardrailsContract(AdapterContract):
     def run(self, case: Case) -> Ran:
         model = Model(case)
-        stream = sg.stream(
-            Guard().use(sg.StreamGate(filter=contract_gate, on_fail="fix")), model, cap=case.budget, messages=MESSAGES
-        )
-        shown: list[str] = []
-        chunks = iter(stream)
-        with suppress(ConnectionError):
-            for chunk in chunks:
-                shown.append(chunk)
-                if case.leave_after is not None and len(shown) >= case.leave_after:
-                    break
-        close = getattr(chunks, "close", None)
-        if callable(close):
-            close()
-        return _ran(shown, model)
+        guard = Guard().use(sg.StreamGate(filter=contract_gate, on_fail="fix"))
+        stream = sg.stream(guard, model, cap=case.budget, messages=MESSAGES)
+        return _ran(read(iter(stream), case), model)
 
 
 class TestGuardrailsAsyncContract(AdapterContract):
     def run(self, case: Case) -> Ran:
         model = Model(case)
-        shown: list[str] = []
 
-        async def read() -> None:
+        async def open_chunks() -> Any:
             guard = AsyncGuard().use(sg.StreamGate(filter=contract_gate, on_fail="fix"))
             stream = await sg.astream(guard, model.acall, cap=case.budget, messages=MESSAGES)
-            async with aclosing(stream.__aiter__()) as chunks:  # type: ignore[type-var]
-                async for chunk in chunks:
-                    shown.append(chunk)
-                    if case.leave_after is not None and len(shown) >= case.leave_after:
-                        break
+            return stream.__aiter__()
 
-        with suppress(ConnectionError):
-            asyncio.run(read())
-        return _ran(shown, model)
+        return _ran(aread(open_chunks, case), model)

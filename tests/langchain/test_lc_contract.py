@@ -3,9 +3,7 @@ with a real InMemoryVectorStore, sync (`stream`) and async (`astream`); only the
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterator
-from contextlib import aclosing, suppress
 from typing import Any
 
 from langchain_core.documents import Document
@@ -17,7 +15,7 @@ from lc_fakes import ScriptedChatModel
 
 from sluicegate.evidence import HashingEmbedding
 from sluicegate_langchain import PreflightGate, SourceGate
-from tests.adapter_contract import AdapterContract, Case, Ran
+from tests.adapter_contract import AdapterContract, Case, Ran, aread, read
 from tests.call.helpers import SOURCES
 
 PROMPT = ChatPromptTemplate.from_messages(
@@ -60,8 +58,8 @@ def _chain(case: Case) -> tuple[Any, FailingChatModel, dict[str, Any]]:
     return PreflightGate(answer, vectorstore=store), model, {"question": case.question}
 
 
-def _ran(shown: list[str], model: FailingChatModel) -> Ran:
-    return Ran("".join(shown), model.runs, model.record.closed, model.record.produced)
+def _ran(shown: str, model: FailingChatModel) -> Ran:
+    return Ran(shown, model.runs, model.record.closed, model.record.produced)
 
 
 class TestLangChainContract(AdapterContract):
@@ -69,18 +67,7 @@ class TestLangChainContract(AdapterContract):
 
     def run(self, case: Case) -> Ran:
         runnable, model, inp = _chain(case)
-        shown: list[str] = []
-        chunks = runnable.stream(inp)
-        try:
-            for chunk in chunks:
-                shown.append(chunk)
-                if case.leave_after is not None and len(shown) >= case.leave_after:
-                    break
-        except ConnectionError:
-            pass
-        finally:
-            chunks.close()
-        return _ran(shown, model)
+        return _ran(read(runnable.stream(inp), case), model)
 
 
 class TestLangChainAsyncContract(AdapterContract):
@@ -88,15 +75,8 @@ class TestLangChainAsyncContract(AdapterContract):
 
     def run(self, case: Case) -> Ran:
         runnable, model, inp = _chain(case)
-        shown: list[str] = []
 
-        async def read() -> None:
-            async with aclosing(runnable.astream(inp)) as chunks:
-                async for chunk in chunks:
-                    shown.append(chunk)
-                    if case.leave_after is not None and len(shown) >= case.leave_after:
-                        break
+        async def open_chunks() -> Any:
+            return runnable.astream(inp)
 
-        with suppress(ConnectionError):
-            asyncio.run(read())
-        return _ran(shown, model)
+        return _ran(aread(open_chunks, case), model)

@@ -4,8 +4,6 @@ the LLM is scripted."""
 
 from __future__ import annotations
 
-import asyncio
-from contextlib import aclosing, suppress
 from typing import Any
 
 from li_fakes import ScriptedLLM
@@ -14,7 +12,7 @@ from llama_index.core.embeddings import MockEmbedding
 from llama_index.core.schema import TextNode
 
 from sluicegate_llamaindex import GATED_QA_TEMPLATE, GatedSynthesizer, PreflightQueryEngine
-from tests.adapter_contract import AdapterContract, Case, Ran
+from tests.adapter_contract import AdapterContract, Case, Ran, aread, read
 from tests.call.helpers import SOURCES
 
 INDEX = VectorStoreIndex(
@@ -47,8 +45,8 @@ def _engine(case: Case) -> tuple[Any, FailingLLM]:
     return PreflightQueryEngine(retriever, synth), llm
 
 
-def _ran(shown: list[str], llm: FailingLLM) -> Ran:
-    return Ran("".join(shown), len(llm.record.prompts), llm.record.closed, llm.record.produced)
+def _ran(shown: str, llm: FailingLLM) -> Ran:
+    return Ran(shown, len(llm.record.prompts), llm.record.closed, llm.record.produced)
 
 
 class TestLlamaIndexContract(AdapterContract):
@@ -56,19 +54,7 @@ class TestLlamaIndexContract(AdapterContract):
 
     def run(self, case: Case) -> Ran:
         engine, llm = _engine(case)
-        shown: list[str] = []
-        response = engine.query(case.question or "q")
-        chunks = response.response_gen
-        try:
-            for chunk in chunks:
-                shown.append(chunk)
-                if case.leave_after is not None and len(shown) >= case.leave_after:
-                    break
-        except ConnectionError:
-            pass
-        finally:
-            chunks.close()
-        return _ran(shown, llm)
+        return _ran(read(engine.query(case.question or "q").response_gen, case), llm)
 
 
 class TestLlamaIndexAsyncContract(AdapterContract):
@@ -76,16 +62,8 @@ class TestLlamaIndexAsyncContract(AdapterContract):
 
     def run(self, case: Case) -> Ran:
         engine, llm = _engine(case)
-        shown: list[str] = []
 
-        async def read() -> None:
-            response = await engine.aquery(case.question or "q")
-            async with aclosing(response.async_response_gen()) as chunks:
-                async for chunk in chunks:
-                    shown.append(chunk)
-                    if case.leave_after is not None and len(shown) >= case.leave_after:
-                        break
+        async def open_chunks() -> Any:
+            return (await engine.aquery(case.question or "q")).async_response_gen()
 
-        with suppress(ConnectionError):
-            asyncio.run(read())
-        return _ran(shown, llm)
+        return _ran(aread(open_chunks, case), llm)
