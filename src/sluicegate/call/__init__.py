@@ -6,6 +6,8 @@ the actions of `_actions`. `run_call`/`arun_call` do the I/O for a caller that h
 whose framework owns the stream use the step helpers. See docs/guarded_call.md.
 """
 
+import inspect
+
 from ._actions import (
     Action,
     CallModel,
@@ -57,28 +59,8 @@ __all__ = [
 ]
 
 # One documented import path per public object (httpx's habit): reprs and tracebacks say `sluicegate.call`.
-for _obj in (
-    CallModel,
-    CallState,
-    CallStateError,
-    Finished,
-    GuardedCall,
-    Refuse,
-    Reserve,
-    Retrieve,
-    Settle,
-    Show,
-    Stop,
-    ToolCallValidated,
-    UnreservedCall,
-    areserve_call,
-    arun_call,
-    asettle_call,
-    asettling,
-    reserve_call,
-    run_call,
-    settle_call,
-    settling,
-):
-    _obj.__module__ = __name__
-del _obj
+for _name in __all__:
+    _obj = globals()[_name]
+    if isinstance(_obj, type) or inspect.isfunction(_obj):
+        _obj.__module__ = __name__
+del _name, _obj
