@@ -18,7 +18,6 @@ from sluicegate import (
     GuardedCall,
     Outcome,
     Refuse,
-    Reserve,
     areserve_call,
     asettle_call,
     reserve_call,
@@ -59,7 +58,8 @@ class _Reserved:
         self, budget: CallBudget, reservation: Reservation, llm_api: Callable[..., Any], call: GuardedCall | None = None
     ) -> None:
         if call is None:  # a reservation made elsewhere: the call takes it over
-            call, _ = _call(budget)
+            call = _call(budget)
+            call.start()
             call.reserved(reservation)
         self.call = call
         self.llm_api = llm_api
@@ -118,14 +118,11 @@ def _prompt(kwargs: Mapping[str, Any]) -> Any:
     return messages
 
 
-def _call(cap: Any) -> tuple[GuardedCall, Reserve]:
+def _call(cap: Any) -> GuardedCall:
     """The guarded call that owns this stream's reservation, its one model call and its settle."""
     if not isinstance(cap, CallBudget):
         raise TypeError(f"cap must be a sluicegate.budget.CallBudget, got {type(cap).__name__}")
-    call = GuardedCall(budget=cap)
-    reserve = call.start()
-    assert isinstance(reserve, Reserve)
-    return call, reserve
+    return GuardedCall(budget=cap)
 
 
 def _held(call: GuardedCall) -> Reservation:
@@ -145,8 +142,8 @@ def stream(
     if cap is None:
         plain: GuardedStream = _stream(guard, llm_api, metadata=metadata, **kwargs)
         return plain
-    call, reserve = _call(cap)
-    action = reserve_call(call, reserve, _prompt(kwargs))
+    call = _call(cap)
+    action = reserve_call(call, _prompt(kwargs))
     if isinstance(action, Refuse):
         return RefusedStream(_held(call))
     reserved = _Reserved(cap, _held(call), llm_api, call)
@@ -170,8 +167,8 @@ async def astream(
     if cap is None:
         plain: GuardedStream = await _astream(guard, llm_api, metadata=metadata, **kwargs)
         return plain
-    call, reserve = _call(cap)
-    action = await areserve_call(call, reserve, _prompt(kwargs))  # blocking store I/O: off the loop
+    call = _call(cap)
+    action = await areserve_call(call, _prompt(kwargs))  # blocking store I/O: off the loop
     if isinstance(action, Refuse):
         return RefusedStream(_held(call))
     reserved = _Reserved(cap, _held(call), llm_api, call)

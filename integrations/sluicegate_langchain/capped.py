@@ -23,7 +23,7 @@ from langchain_core.prompt_values import PromptValue
 from langchain_core.runnables import Runnable, RunnableBinding, RunnableConfig, RunnableSequence
 from langchain_core.runnables.fallbacks import RunnableWithFallbacks
 
-from sluicegate import GuardedCall, Refuse, Reserve, Usage, areserve_call, asettling, reserve_call, settling
+from sluicegate import GuardedCall, Refuse, Usage, areserve_call, asettling, reserve_call, settling
 from sluicegate.budget import CallBudget
 
 from .callbacks import UsageCallbackHandler
@@ -108,13 +108,6 @@ class SourceGate(_SourceGate):
     async def _aprompt(self, prompt_input: Mapping[str, Any]) -> Any:
         return _messages(await self._head.ainvoke(prompt_input)) if self._head is not None else prompt_input
 
-    def _call(self) -> tuple[GuardedCall, Reserve]:
-        """The guarded call that owns this model call's reservation and settle (the order is the core's)."""
-        call = GuardedCall(budget=self.cap)
-        reserve = call.start()
-        assert isinstance(reserve, Reserve)
-        return call, reserve
-
     def _refuse(self, call: GuardedCall, action: Refuse) -> str:
         self._finish(call.outcome)
         return action.text
@@ -132,8 +125,8 @@ class SourceGate(_SourceGate):
             yield from super()._gate(inputs, run_manager, config)
             return
         prompt_input, filt = self._prepare(next(inputs))
-        call, reserve = self._call()
-        action = reserve_call(call, reserve, self._prompt(prompt_input))
+        call = GuardedCall(budget=self.cap)  # owns the order: reserve, the model, settle on every end
+        action = reserve_call(call, self._prompt(prompt_input))
         if isinstance(action, Refuse):
             yield self._refuse(call, action)
             return
@@ -151,8 +144,8 @@ class SourceGate(_SourceGate):
                     yield chunk
             return
         prompt_input, filt = self._prepare(await inputs.__anext__())
-        call, reserve = self._call()
-        action = await areserve_call(call, reserve, await self._aprompt(prompt_input))
+        call = GuardedCall(budget=self.cap)
+        action = await areserve_call(call, await self._aprompt(prompt_input))
         if isinstance(action, Refuse):
             yield self._refuse(call, action)
             return

@@ -21,7 +21,7 @@ from langchain_core.runnables import Runnable, RunnableConfig
 from langchain_core.runnables.config import patch_config
 from langchain_core.vectorstores import VectorStore
 
-from sluicegate import GuardedCall, Refuse, Retrieve
+from sluicegate import GuardedCall, Refuse, ascreen_call, screen_call
 from sluicegate.evidence import (
     Decision,
     EvidenceGate,
@@ -169,9 +169,7 @@ class PreflightGate(Runnable[Mapping[str, Any], str]):
         question, previous, language = self._read(inp)
         child = patch_config(config, callbacks=run_manager.get_child())
         call = self._call(question, previous, language)
-        action = call.start()
-        while isinstance(action, Retrieve):
-            action = call.retrieved(self._retrieve(action.query, child))
+        action = screen_call(call, lambda query: self._retrieve(query, child))
         decision = self._decided(call)
         if isinstance(action, Refuse):
             _dispatch(decision, config)
@@ -198,9 +196,7 @@ class PreflightGate(Runnable[Mapping[str, Any], str]):
         question, previous, language = self._read(inp)
         child = patch_config(config, callbacks=run_manager.get_child())
         call = self._call(question, previous, language)
-        action = call.start()
-        while isinstance(action, Retrieve):
-            action = call.retrieved(await self._aretrieve(action.query, child))
+        action = await ascreen_call(call, lambda query: self._aretrieve(query, child))
         decision = self._decided(call)
         if isinstance(action, Refuse):
             await _adispatch(decision, config)

@@ -24,7 +24,6 @@ from sluicegate import (
     GuardedCall,
     Outcome,
     Refuse,
-    Reserve,
     areserve_call,
     asettle_call,
     asettling,
@@ -95,13 +94,6 @@ class GatedSynthesizer(_GatedSynthesizer):
         system = getattr(inner._llm, "system_prompt", None)
         return [system, text] if system else [text]
 
-    def _call(self, outcome: Outcome) -> tuple[GuardedCall, Reserve]:
-        """The guarded call that owns this LLM call's reservation and settle; it fills the response's outcome."""
-        call = GuardedCall(budget=self._cap, outcome=outcome)
-        reserve = call.start()
-        assert isinstance(reserve, Reserve)
-        return call, reserve
-
     def _over_cap(self, action: Refuse, is_async: bool) -> RESPONSE_TEXT_TYPE:
         if not self._streaming:
             return action.text
@@ -119,8 +111,8 @@ class GatedSynthesizer(_GatedSynthesizer):
         if self._cap is None:
             return super().get_response(query_str, text_chunks, **response_kwargs)
         labelled, filt, outcome = self._prepare(query_str, text_chunks, response_kwargs)
-        call, reserve = self._call(outcome)
-        action = reserve_call(call, reserve, self.prompt_bound_text(query_str, labelled))
+        call = GuardedCall(budget=self._cap, outcome=outcome)  # owns the order; fills the response's outcome
+        action = reserve_call(call, self.prompt_bound_text(query_str, labelled))
         if isinstance(action, Refuse):
             return self._over_cap(action, is_async=False)
         try:
@@ -136,8 +128,8 @@ class GatedSynthesizer(_GatedSynthesizer):
         if self._cap is None:
             return await super().aget_response(query_str, text_chunks, **response_kwargs)
         labelled, filt, outcome = self._prepare(query_str, text_chunks, response_kwargs)
-        call, reserve = self._call(outcome)
-        action = await areserve_call(call, reserve, self.prompt_bound_text(query_str, labelled))
+        call = GuardedCall(budget=self._cap, outcome=outcome)
+        action = await areserve_call(call, self.prompt_bound_text(query_str, labelled))
         if isinstance(action, Refuse):
             return self._over_cap(action, is_async=True)
         try:

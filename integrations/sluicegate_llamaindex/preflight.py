@@ -23,7 +23,7 @@ from llama_index.core.response_synthesizers import BaseSynthesizer
 from llama_index.core.retrievers import QueryFusionRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
-from sluicegate import GuardedCall, Refuse, Retrieve
+from sluicegate import GuardedCall, Refuse, ascreen_call, screen_call
 from sluicegate.evidence import (
     UNUSABLE,
     Decision,
@@ -183,9 +183,7 @@ class PreflightQueryEngine(BaseQueryEngine):
 
     def _answer(self, bundle: QueryBundle, language: str, previous: str | None) -> RESPONSE_TYPE:
         call = self._call(bundle, language, previous)
-        action = call.start()
-        while isinstance(action, Retrieve):
-            action = call.retrieved(self._retrieve(action.query))
+        action = screen_call(call, lambda query: self._retrieve(query))
         decision = self._decided(call)
         if isinstance(action, Refuse):
             return self._refusal(decision, streaming=False)
@@ -195,9 +193,7 @@ class PreflightQueryEngine(BaseQueryEngine):
 
     async def _aanswer(self, bundle: QueryBundle, language: str, previous: str | None) -> RESPONSE_TYPE:
         call = self._call(bundle, language, previous)
-        action = call.start()
-        while isinstance(action, Retrieve):
-            action = call.retrieved(await self._aretrieve(action.query))
+        action = await ascreen_call(call, lambda query: self._aretrieve(query))
         decision = self._decided(call)
         if isinstance(action, Refuse):
             return self._refusal(decision, streaming=True)

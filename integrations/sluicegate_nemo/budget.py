@@ -27,7 +27,6 @@ from nemoguardrails.types import LLMResponseChunk
 from sluicegate import (
     GuardedCall,
     Refuse,
-    Reserve,
     StreamFilter,
     areserve_call,
     asettle_call,
@@ -69,13 +68,9 @@ class _Entry:
     messages: Any
     app_owned: bool = False  # generator= : the app calls the model, NeMo runs no input rail
     call: GuardedCall = field(init=False)
-    reserve: Reserve = field(init=False)
 
     def __post_init__(self) -> None:
         self.call = GuardedCall(budget=self.budget)
-        first = self.call.start()
-        assert isinstance(first, Reserve)
-        self.reserve = first
 
     @property
     def reservation(self) -> Reservation | None:
@@ -117,7 +112,7 @@ def install_cap(rails: LLMRails, cap: CallBudget, *, prompt_allowance_tokens: in
         if entry is None:  # not started by guarded_stream: nothing to settle it later, so no call (fail closed)
             return CapResult(False, notice(cap.language or cap.cap.language, "monthly_limit"))
         prompt = [*entry.messages, "x" * prompt_allowance_tokens]
-        await areserve_call(entry.call, entry.reserve, prompt)  # blocking store I/O: off the loop
+        await areserve_call(entry.call, prompt)  # blocking store I/O: off the loop
         reservation = entry.reservation
         assert reservation is not None
         return CapResult(reservation.admitted, reservation.notice or "")
@@ -224,7 +219,7 @@ def guarded_stream(
         return _guarded_stream(rails, messages=messages, generator=generator, filter=filter)
     entry = _Entry(budget, messages, app_owned=generator is not None)
     if generator is not None:
-        action = reserve_call(entry.call, entry.reserve, prompt if prompt is not None else messages)
+        action = reserve_call(entry.call, prompt if prompt is not None else messages)
         if isinstance(action, Refuse):
             return CappedStream(None, entry, app_generator=generator)
     elif installed is None:

@@ -26,7 +26,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from sluicegate import GuardedCall, Outcome, Refuse, Reserve, areserve_call, asettle_call
+from sluicegate import GuardedCall, Outcome, Refuse, areserve_call, asettle_call
 from sluicegate.budget import DEGRADED_HEADER, CallBudget, RateDecision, RateLimits, Reservation, refused
 from sluicegate.notices import languages
 from sluicegate.sse import SSE_HEADERS, encode_event
@@ -98,10 +98,8 @@ def capped_sse_endpoint(
         # I/O runs in a worker thread, so a slow store delays this request only, never the event loop.
         call = GuardedCall(budget=cap, language=notice_language(chat))
         setattr(request.state, CALL_STATE, call)
-        reserve = call.start()
-        assert isinstance(reserve, Reserve)
         try:
-            action = await areserve_call(call, reserve, prompt_of(chat, request))
+            action = await areserve_call(call, prompt_of(chat, request))
         except BaseException:  # cancelled (a shutdown) while reserving: no stream will settle the hold
             with anyio.CancelScope(shield=True):
                 await asettle_call(call, reason="cancelled")

@@ -24,10 +24,12 @@ from ._call import NO_USAGE, CallState, CallStateError, GuardedCall, UnreservedC
 from ._drive import (
     areserve_call,
     arun_call,
+    ascreen_call,
     asettle_call,
     asettling,
     reserve_call,
     run_call,
+    screen_call,
     settle_call,
     settling,
 )
@@ -50,10 +52,12 @@ __all__ = [
     "UnreservedCall",
     "areserve_call",
     "arun_call",
+    "ascreen_call",
     "asettle_call",
     "asettling",
     "reserve_call",
     "run_call",
+    "screen_call",
     "settle_call",
     "settling",
 ]

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..driver import FALLBACK_NOTICE, Outcome
 from ..sources import FilterFactory, gate_factory
@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from ..evidence import Decision, Passage, Preflight
     from ..lifecycle import Generation
 
+_B = TypeVar("_B", bound=Before)  # what `_told` hands back keeps its narrower type
 GenerationFactory = Callable[[StreamFilter], "Generation"]
 
 REFUSED = "refused"  # Outcome.reason of a call that ended before the model (the stream vocabulary's)
@@ -142,6 +143,7 @@ class GuardedCall:
         self._passages: list[Passage] = []
         self._state = CallState.NEW
         self.model_calls = 0  # calls let through by `model_call`
+        self._next: Before | None = None
         self._asked_joined = False
         self._stop_told = False
         self._validated = False
@@ -160,6 +162,28 @@ class GuardedCall:
     def start(self) -> Before:
         """The first action: `Refuse` (rules, overview), `Retrieve`, `Reserve` or `CallModel`."""
         self._check("start")
+        return self._told(self._start())
+
+    def retrieved(self, passages: Sequence[Passage]) -> Before:
+        """The passages for the last `Retrieve`; returns the next action."""
+        self._check("retrieved")
+        return self._told(self._retrieved(passages))
+
+    def reserved(self, reservation: Reservation) -> Refuse | CallModel:
+        """The reservation `Reserve` asked for: `Refuse` (the cap said no) or `CallModel`."""
+        self._check("reserved")
+        return self._told(self._reserved(reservation))
+
+    @property
+    def next_action(self) -> Before | None:
+        """The last action handed out before the model (what the caller is to do now); None before `start`."""
+        return self._next
+
+    def _told(self, action: _B) -> _B:
+        self._next = action
+        return action
+
+    def _start(self) -> Before:
         if self.preflight is None:
             return self._allowed(self._given or (), None)
         assert self.question is not None
@@ -169,9 +193,7 @@ class GuardedCall:
         self._state = CallState.RETRIEVING
         return Retrieve(self.question, self._asked_in)
 
-    def retrieved(self, passages: Sequence[Passage]) -> Before:
-        """The passages for the last `Retrieve`; returns the next action."""
-        self._check("retrieved")
+    def _retrieved(self, passages: Sequence[Passage]) -> Before:
         from ..evidence import joined_query, merge_follow_up
 
         assert self.preflight is not None and self.question is not None
@@ -184,9 +206,7 @@ class GuardedCall:
         decision = self.preflight.judge(self.question, merged, language=self._asked_in, previous=self.previous)
         return self._decided(decision)
 
-    def reserved(self, reservation: Reservation) -> Before:
-        """The reservation `Reserve` asked for: `Refuse` (the cap said no) or `CallModel`."""
-        self._check("reserved")
+    def _reserved(self, reservation: Reservation) -> Refuse | CallModel:
         self.reservation = reservation
         if not reservation.admitted:
             return self._refuse(reservation.notice or "", reservation.decision.reason, "budget", None, reservation)

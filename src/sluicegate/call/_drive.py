@@ -27,8 +27,8 @@ from contextlib import asynccontextmanager, contextmanager
 from typing import TYPE_CHECKING, Any
 
 from ..driver import adrive_text, drive_text
-from ._actions import Before, CallModel, Finished, Refuse, Reserve, Retrieve, Settle
-from ._call import GuardedCall
+from ._actions import CallModel, Finished, Refuse, Reserve, Retrieve, Settle
+from ._call import CallState, CallStateError, GuardedCall
 
 if TYPE_CHECKING:
     from ..evidence import Passage
@@ -41,18 +41,28 @@ AsyncRetrieveFn = Callable[[str], Any]  # returns passages, or an awaitable of t
 AsyncModelFn = Callable[[CallModel], Any]  # returns an async iterable, or an awaitable of one
 
 
-def reserve_call(call: GuardedCall, action: Reserve, prompt: Any) -> Before:
-    """Run a `Reserve` with `prompt` (everything the model will be sent) and tell the call what came of it."""
+def _pending(call: GuardedCall) -> Reserve:
+    action = call.start() if call.state is CallState.NEW else call.next_action
+    if not isinstance(action, Reserve):
+        raise CallStateError(f"no reservation to make: the call's next action is {type(action).__name__}")
+    return action
+
+
+def reserve_call(call: GuardedCall, prompt: Any) -> Refuse | CallModel:
+    """Make the reservation the call asks for (starting it if new) with `prompt`, everything the model will be
+    sent, and tell the call what came of it: `Refuse` or `CallModel`."""
+    action = _pending(call)
     return call.reserved(action.budget.reserve(prompt, language=action.language))
 
 
-async def areserve_call(call: GuardedCall, action: Reserve, prompt: Any) -> Before:
+async def areserve_call(call: GuardedCall, prompt: Any) -> Refuse | CallModel:
     """`reserve_call` with the store's blocking I/O off the event loop.
 
     Cancelled while the store works, it still waits for the hold and gives it to the call before the
     cancellation goes on: a thread cannot be cancelled, so the hold is made either way, and a hold the call
     never saw would never be settled (it would count against the cap until its TTL).
     """
+    action = _pending(call)
     task = asyncio.ensure_future(asyncio.to_thread(action.budget.reserve, prompt, language=action.language))
     try:
         reservation = await asyncio.shield(task)
@@ -60,6 +70,27 @@ async def areserve_call(call: GuardedCall, action: Reserve, prompt: Any) -> Befo
         call.reserved(await task)
         raise
     return call.reserved(reservation)
+
+
+def screen_call(call: GuardedCall, retrieve: RetrieveFn) -> Refuse | Reserve | CallModel:
+    """Run the layers before the reservation (starting the call if new): each `Retrieve` with `retrieve(query)`;
+    returns `Refuse`, `Reserve` or `CallModel`."""
+    action = call.start() if call.state is CallState.NEW else call.next_action
+    while isinstance(action, Retrieve):
+        action = call.retrieved(retrieve(action.query))
+    if action is None:
+        raise CallStateError("the call has no next action")
+    return action
+
+
+async def ascreen_call(call: GuardedCall, retrieve: AsyncRetrieveFn) -> Refuse | Reserve | CallModel:
+    """`screen_call` with a `retrieve` that may be a coroutine function."""
+    action = call.start() if call.state is CallState.NEW else call.next_action
+    while isinstance(action, Retrieve):
+        action = call.retrieved(await _maybe(retrieve(action.query)))
+    if action is None:
+        raise CallStateError("the call has no next action")
+    return action
 
 
 def settle_call(
@@ -129,9 +160,13 @@ def _prompt(prompt_of: PromptOf | None, action: Reserve) -> Any:
 
 
 def _retriever(retrieve: Any) -> Any:
-    if retrieve is None:
+    if retrieve is not None:
+        return retrieve
+
+    def missing(query: str) -> Any:
         raise ValueError("a GuardedCall with preflight= needs retrieve=(query) -> passages")
-    return retrieve
+
+    return missing
 
 
 def run_call(
@@ -150,12 +185,8 @@ def run_call(
     Settles exactly once on every end, including an exception raised by any of these callables.
     """
     with settling(call):
-        action = call.start()
-        while not isinstance(action, (Refuse, CallModel)):
-            if isinstance(action, Retrieve):
-                action = call.retrieved(_retriever(retrieve)(action.query))
-            else:
-                action = reserve_call(call, action, _prompt(prompt_of, action))
+        screened = screen_call(call, _retriever(retrieve))
+        action = reserve_call(call, _prompt(prompt_of, screened)) if isinstance(screened, Reserve) else screened
         if isinstance(action, Refuse):
             yield action.text
             return
@@ -175,12 +206,8 @@ async def arun_call(
     """The asyncio twin of `run_call`; `retrieve` and `model` may be coroutine functions. Close it with
     `aclose()` (or `contextlib.aclosing`) when you stop reading early: that closes the model and settles."""
     async with asettling(call):
-        action = call.start()
-        while not isinstance(action, (Refuse, CallModel)):
-            if isinstance(action, Retrieve):
-                action = call.retrieved(await _maybe(_retriever(retrieve)(action.query)))
-            else:
-                action = await areserve_call(call, action, _prompt(prompt_of, action))
+        screened = await ascreen_call(call, _retriever(retrieve))
+        action = await areserve_call(call, _prompt(prompt_of, screened)) if isinstance(screened, Reserve) else screened
         if isinstance(action, Refuse):
             yield action.text
             return
