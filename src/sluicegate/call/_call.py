@@ -185,7 +185,7 @@ class GuardedCall:
 
     def _start(self) -> Before:
         if self.preflight is None:
-            return self._allowed(self._given or (), None)
+            return self._allowed(self._given or ())
         assert self.question is not None
         screened = self.preflight.screen(self.question, language=self._asked_in, previous=self.previous)
         if screened is not None:
@@ -217,9 +217,9 @@ class GuardedCall:
         if decision.refused:
             stage: Stage = "rules" if decision.route == "refusal" else decision.route
             return self._refuse(decision.text or "", decision.category or "refused", stage, decision, None)
-        return self._allowed(tuple(decision.sources), decision)
+        return self._allowed(tuple(decision.sources))
 
-    def _allowed(self, sources: tuple[str, ...], decision: Decision | None) -> Before:
+    def _allowed(self, sources: tuple[str, ...]) -> Before:
         self._sources = sources
         if self.budget is not None:
             self._state = CallState.RESERVING
