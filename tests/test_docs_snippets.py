@@ -19,6 +19,7 @@ from tests.support import ROOT
 
 GUIDES = {
     "core": "docs/gate.md",
+    "call": "docs/guarded_call.md",
     "langchain": "docs/langchain.md",
     "llamaindex": "docs/llamaindex.md",
     "nemo": "docs/nemo.md",

@@ -11,24 +11,28 @@ however it ends: complete, stopped, closed by the reader, failed.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from typing import Any
 
-from sluicegate import Outcome, Usage
+from sluicegate import (
+    GuardedCall,
+    Outcome,
+    Refuse,
+    areserve_call,
+    asettle_call,
+    reserve_call,
+    settle_call,
+)
+from sluicegate import UnreservedCall as UnreservedCall  # the core's: one class for every adapter
 from sluicegate.budget import CallBudget, Reservation, refused
-from sluicegate.budget.bound import prompt_tokens_bound
+from sluicegate.call import NO_USAGE
 
 from .state import StreamState
 from .stream import GuardedStream, with_default_messages
 from .stream import astream as _astream
 from .stream import stream as _stream
 
-NOTHING = Usage(output_tokens=0, input_tokens=0, source="provider", received_chars=0, received_bytes=0, pieces=0)
-
-
-class UnreservedCall(RuntimeError):
-    """Guardrails asked for a model call the cap did not reserve (a reask, or a longer prompt)."""
+NOTHING = NO_USAGE  # the usage settled when the model was never called
 
 
 class RefusedStream:
@@ -48,34 +52,36 @@ class RefusedStream:
 
 
 class _Reserved:
-    """The model callable, allowed one call within the reservation; settles once the stream is over."""
+    """The model callable, let through by the guarded call once within the reservation; settles through it."""
 
-    def __init__(self, budget: CallBudget, reservation: Reservation, llm_api: Callable[..., Any]) -> None:
-        self.budget = budget
-        self.reservation = reservation
+    def __init__(
+        self, budget: CallBudget, reservation: Reservation, llm_api: Callable[..., Any], call: GuardedCall | None = None
+    ) -> None:
+        if call is None:  # a reservation made elsewhere: the call takes it over
+            call = _call(budget)
+            call.start()
+            call.reserved(reservation)
+        self.call = call
         self.llm_api = llm_api
-        self.calls = 0
-        self.settled = False
+
+    @property
+    def reservation(self) -> Reservation:
+        assert self.call.reservation is not None
+        return self.call.reservation
 
     def __call__(self, *args: Any, messages: Any = None, **kwargs: Any) -> Any:
-        if self.calls:
-            raise UnreservedCall("guardrails asked for a second model call (a reask?); the cap reserved one")
-        bound, _ = prompt_tokens_bound(messages if messages is not None else "", overhead=self.budget.cap.overhead)
-        if bound > self.reservation.input_bound:
-            raise UnreservedCall(f"the prompt sent ({bound} tokens bound) exceeds the one reserved")
-        self.calls += 1
+        self.call.model_call(messages if messages is not None else "")  # one call, within the bound
         return self.llm_api(*args, messages=messages, **kwargs)
 
+    def _usage(self, outcome: Outcome) -> Any:
+        return outcome.usage if self.call.model_calls else NO_USAGE  # never called: nothing was spent
+
     def settle(self, outcome: Outcome) -> None:
-        if not self.settled:
-            self.settled = True
-            usage = outcome.usage if self.calls else NOTHING  # never called: nothing was spent
-            self.budget.settle(self.reservation, usage)
+        settle_call(self.call, usage=self._usage(outcome), reason=outcome.reason)  # once: the call sees to it
 
     async def asettle(self, outcome: Outcome) -> None:
         """`settle` off the event loop (blocking store I/O), shielded: a cancelled reader must not cancel it."""
-        if not self.settled:
-            await asyncio.shield(asyncio.to_thread(self.settle, outcome))
+        await asettle_call(self.call, usage=self._usage(outcome), reason=outcome.reason)
 
 
 class CappedStream(GuardedStream):
@@ -112,10 +118,16 @@ def _prompt(kwargs: Mapping[str, Any]) -> Any:
     return messages
 
 
-def _budget(cap: Any) -> CallBudget:
+def _call(cap: Any) -> GuardedCall:
+    """The guarded call that owns this stream's reservation, its one model call and its settle."""
     if not isinstance(cap, CallBudget):
         raise TypeError(f"cap must be a sluicegate.budget.CallBudget, got {type(cap).__name__}")
-    return cap
+    return GuardedCall(budget=cap)
+
+
+def _held(call: GuardedCall) -> Reservation:
+    assert call.reservation is not None
+    return call.reservation
 
 
 def stream(
@@ -130,12 +142,12 @@ def stream(
     if cap is None:
         plain: GuardedStream = _stream(guard, llm_api, metadata=metadata, **kwargs)
         return plain
-    budget = _budget(cap)
+    call = _call(cap)
     kwargs = with_default_messages(guard, metadata, kwargs)  # the cap reserves the prompt actually sent
-    reservation = budget.reserve(_prompt(kwargs))
-    if not reservation.admitted:
-        return RefusedStream(reservation)
-    reserved = _Reserved(budget, reservation, llm_api)
+    action = reserve_call(call, _prompt(kwargs))
+    if isinstance(action, Refuse):
+        return RefusedStream(_held(call))
+    reserved = _Reserved(cap, _held(call), llm_api, call)
     try:
         inner = _stream(guard, reserved, metadata=metadata, **kwargs)
     except BaseException:
@@ -156,12 +168,12 @@ async def astream(
     if cap is None:
         plain: GuardedStream = await _astream(guard, llm_api, metadata=metadata, **kwargs)
         return plain
-    budget = _budget(cap)
+    call = _call(cap)
     kwargs = with_default_messages(guard, metadata, kwargs)  # the cap reserves the prompt actually sent
-    reservation = await asyncio.to_thread(budget.reserve, _prompt(kwargs))  # blocking store I/O: off the loop
-    if not reservation.admitted:
-        return RefusedStream(reservation)
-    reserved = _Reserved(budget, reservation, llm_api)
+    action = await areserve_call(call, _prompt(kwargs))  # blocking store I/O: off the loop
+    if isinstance(action, Refuse):
+        return RefusedStream(_held(call))
+    reserved = _Reserved(cap, _held(call), llm_api, call)
     try:
         inner = await _astream(guard, reserved, metadata=metadata, **kwargs)
     except BaseException:

@@ -13,7 +13,6 @@ merged into the base class later without changing user code.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncGenerator, AsyncIterator, Iterator, Mapping
 from contextlib import aclosing
 from typing import Any, cast
@@ -24,8 +23,8 @@ from langchain_core.prompt_values import PromptValue
 from langchain_core.runnables import Runnable, RunnableBinding, RunnableConfig, RunnableSequence
 from langchain_core.runnables.fallbacks import RunnableWithFallbacks
 
-from sluicegate import Usage
-from sluicegate.budget import CallBudget, Reservation, refused
+from sluicegate import GuardedCall, Refuse, Usage, areserve_call, asettling, reserve_call, settling
+from sluicegate.budget import CallBudget
 
 from .callbacks import UsageCallbackHandler
 from .runnables import SourceGate as _SourceGate
@@ -103,19 +102,15 @@ class SourceGate(_SourceGate):
         self.cap = cap
         self._head = _prompt_head(self.bound)  # the bound with its prompt (sluicegate's, for a bare model)
 
-    def _reserve(self, prompt_input: Mapping[str, Any]) -> Reservation:
-        assert self.cap is not None
-        prompt = _messages(self._head.invoke(prompt_input)) if self._head is not None else prompt_input
-        return self.cap.reserve(prompt)
+    def _prompt(self, prompt_input: Mapping[str, Any]) -> Any:
+        return _messages(self._head.invoke(prompt_input)) if self._head is not None else prompt_input
 
-    async def _areserve(self, prompt_input: Mapping[str, Any]) -> Reservation:
-        assert self.cap is not None
-        prompt = _messages(await self._head.ainvoke(prompt_input)) if self._head is not None else prompt_input
-        return await asyncio.to_thread(self.cap.reserve, prompt)  # blocking store I/O: off the event loop
+    async def _aprompt(self, prompt_input: Mapping[str, Any]) -> Any:
+        return _messages(await self._head.ainvoke(prompt_input)) if self._head is not None else prompt_input
 
-    def _refuse(self, reservation: Reservation) -> str:
-        self._finish(refused(reservation))
-        return reservation.notice or ""
+    def _refuse(self, call: GuardedCall, action: Refuse) -> str:
+        self._finish(call.outcome)
+        return action.text
 
     def _metered(self, config: RunnableConfig, run_manager: Any, runs: _ModelRuns | None = None) -> Any:
         child = self._child_config(config, run_manager, runs)
@@ -130,15 +125,15 @@ class SourceGate(_SourceGate):
             yield from super()._gate(inputs, run_manager, config)
             return
         prompt_input, filt = self._prepare(next(inputs))
-        reservation = self._reserve(prompt_input)
-        if not reservation.admitted:
-            yield self._refuse(reservation)
+        call = GuardedCall(budget=self.cap)  # owns the order: reserve, the model, settle on every end
+        action = reserve_call(call, self._prompt(prompt_input))
+        if isinstance(action, Refuse):
+            yield self._refuse(call, action)
             return
         child, handler = self._metered(config, run_manager)
-        try:
-            yield from self._run(self.bound.stream(prompt_input, child), filt, config)
-        finally:
-            self.cap.settle(reservation, _usage(handler))
+        call.open(filt)
+        with settling(call, lambda: _usage(handler)):
+            yield from self._run(self.bound.stream(prompt_input, child), call, config, call.outcome)
 
     async def _agate(
         self, inputs: AsyncIterator[Mapping[str, Any]], run_manager: Any, config: RunnableConfig
@@ -149,16 +144,17 @@ class SourceGate(_SourceGate):
                     yield chunk
             return
         prompt_input, filt = self._prepare(await inputs.__anext__())
-        reservation = await self._areserve(prompt_input)
-        if not reservation.admitted:
-            yield self._refuse(reservation)
+        call = GuardedCall(budget=self.cap)
+        action = await areserve_call(call, await self._aprompt(prompt_input))
+        if isinstance(action, Refuse):
+            yield self._refuse(call, action)
             return
         runs = _ModelRuns()
         child, handler = self._metered(config, run_manager, runs)
-        try:
-            async with aclosing(self._astream_model(prompt_input, filt, config, child, runs)) as chunks:
-                async for chunk in chunks:
-                    yield chunk
-        finally:  # the model run has closed by now (`_astream_model` waits for it): its record is complete
-            # off the loop (blocking store I/O), and shielded: a cancelled reader must not cancel the settle
-            await asyncio.shield(asyncio.to_thread(self.cap.settle, reservation, _usage(handler)))
+        call.open(filt)
+        # Settled when the model run has closed (`_astream_model` waits for it, so its record is complete), off
+        # the loop (blocking store I/O) and shielded: a cancelled reader must not cancel the settle.
+        model = self._astream_model(prompt_input, call, config, child, runs, call.outcome)
+        async with asettling(call, lambda: _usage(handler)), aclosing(model) as chunks:
+            async for chunk in chunks:
+                yield chunk

@@ -21,6 +21,7 @@ from langchain_core.runnables import Runnable, RunnableConfig
 from langchain_core.runnables.config import patch_config
 from langchain_core.vectorstores import VectorStore
 
+from sluicegate import GuardedCall, Refuse, ascreen_call, screen_call
 from sluicegate.evidence import (
     Decision,
     EvidenceGate,
@@ -30,8 +31,6 @@ from sluicegate.evidence import (
     RefusalRules,
     Score,
     ScoreKind,
-    joined_query,
-    merge_follow_up,
     record_text,
     score_kind,
 )
@@ -147,9 +146,16 @@ class PreflightGate(Runnable[Mapping[str, Any], str]):
             sources = [p.metadata.get("document", p.text) for p in decision.passages]
         return {**inp, self.sources_key: sources}
 
-    def _report(self, decision: Decision) -> None:
+    def _call(self, question: str, previous: str | None, language: str) -> GuardedCall:
+        """The guarded call owns the order (rules, overview, retrieval, the threshold); we retrieve."""
+        return GuardedCall(question, language=language, previous=previous, preflight=self.preflight)
+
+    def _decided(self, call: GuardedCall) -> Decision:
+        decision = call.decision
+        assert decision is not None  # the call decided: it refused or handed out CallModel
         if self.on_decision is not None:
             self.on_decision(decision)
+        return decision
 
     # -- sync -----------------------------------------------------------------------------------------------
     def invoke(self, input: Mapping[str, Any], config: RunnableConfig | None = None, **kwargs: Any) -> str:
@@ -162,16 +168,12 @@ class PreflightGate(Runnable[Mapping[str, Any], str]):
         inp = next(inputs)
         question, previous, language = self._read(inp)
         child = patch_config(config, callbacks=run_manager.get_child())
-        decision = self.preflight.screen(question, language=language, previous=previous)
-        if decision is None:
-            passages = self._retrieve(question, child)
-            if previous:
-                passages = merge_follow_up(passages, self._retrieve(joined_query(question, previous), child))
-            decision = self.preflight.judge(question, passages, language=language, previous=previous)
-        self._report(decision)
-        if decision.refused:
+        call = self._call(question, previous, language)
+        action = screen_call(call, lambda query: self._retrieve(query, child))
+        decision = self._decided(call)
+        if isinstance(action, Refuse):
             _dispatch(decision, config)
-            yield decision.text or ""
+            yield action.text
             return
         yield from self.answer.stream(self._answer_input(inp, decision), child)
 
@@ -193,16 +195,12 @@ class PreflightGate(Runnable[Mapping[str, Any], str]):
         inp = await inputs.__anext__()
         question, previous, language = self._read(inp)
         child = patch_config(config, callbacks=run_manager.get_child())
-        decision = self.preflight.screen(question, language=language, previous=previous)
-        if decision is None:
-            passages = await self._aretrieve(question, child)
-            if previous:
-                passages = merge_follow_up(passages, await self._aretrieve(joined_query(question, previous), child))
-            decision = self.preflight.judge(question, passages, language=language, previous=previous)
-        self._report(decision)
-        if decision.refused:
+        call = self._call(question, previous, language)
+        action = await ascreen_call(call, lambda query: self._aretrieve(query, child))
+        decision = self._decided(call)
+        if isinstance(action, Refuse):
             await _adispatch(decision, config)
-            yield decision.text or ""
+            yield action.text
             return
         answer = self.answer.astream(self._answer_input(inp, decision), child)
         async with aclosing(cast(AsyncGenerator[Any, None], answer)) as chunks:

@@ -173,17 +173,19 @@ class _Gating:
             "on_guard": on_guard,
         }
 
-    def _run(self, upstream: Iterator[Any], filt: StreamFilter, config: RunnableConfig) -> Iterator[str]:
-        outcome = Outcome()
+    def _run(
+        self, upstream: Iterator[Any], filt: StreamFilter, config: RunnableConfig, outcome: Outcome | None = None
+    ) -> Iterator[str]:
+        outcome = outcome if outcome is not None else Outcome()
         try:
             yield from drive_text(upstream, filt, **self._options(outcome, lambda o: _dispatch_guard(o, config)))
         finally:
             self._finish(outcome)
 
     async def _arun(
-        self, upstream: AsyncIterator[Any], filt: StreamFilter, config: RunnableConfig
+        self, upstream: AsyncIterator[Any], filt: StreamFilter, config: RunnableConfig, outcome: Outcome | None = None
     ) -> AsyncGenerator[str, None]:
-        outcome = Outcome()
+        outcome = outcome if outcome is not None else Outcome()
 
         async def on_guard(o: Outcome) -> None:
             await _adispatch_guard(o, config)
@@ -322,11 +324,13 @@ class SourceGate(_Gating, Runnable[Mapping[str, Any], str]):
         config: RunnableConfig,
         child: RunnableConfig,
         runs: _ModelRuns,
+        outcome: Outcome | None = None,
     ) -> AsyncGenerator[str, None]:
         """The gated model stream; it ends only once the model run has closed (see the class doc), so what
         the run's handlers record (usage) is there when the caller's loop ends."""
         try:
-            async with aclosing(self._arun(self.bound.astream(prompt_input, child), filt, config)) as chunks:
+            upstream = self.bound.astream(prompt_input, child)
+            async with aclosing(self._arun(upstream, filt, config, outcome)) as chunks:
                 async for chunk in chunks:
                     yield chunk
         finally:

@@ -14,40 +14,48 @@ This class extends `synthesizer.GatedSynthesizer` (same name; `cap=None` behaves
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Generator, Iterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Generator, Iterator, Sequence
 from typing import Any
 
 from llama_index.core.response_synthesizers import BaseSynthesizer
 from llama_index.core.types import RESPONSE_TEXT_TYPE
 
-from sluicegate import Outcome
-from sluicegate.budget import CallBudget, Reservation, refused
+from sluicegate import (
+    GuardedCall,
+    Outcome,
+    Refuse,
+    areserve_call,
+    asettle_call,
+    asettling,
+    reserve_call,
+    settle_call,
+    settling,
+)
+from sluicegate.budget import CallBudget
 from sluicegate.sources import FilterFactory
 
 from .synthesizer import GatedSynthesizer as _GatedSynthesizer
 
 
-def _settling(gen: Iterator[str], settle: Callable[[], None]) -> Generator[str, None, None]:
-    try:
-        yield from gen
-    finally:
-        close = getattr(gen, "close", None)
-        if callable(close):
-            close()  # the gated stream closes the LLM stream and fills the outcome's usage
-        settle()
+def _settled_after(gen: Iterator[str], call: GuardedCall, outcome: Outcome) -> Generator[str, None, None]:
+    with settling(call, lambda: outcome.usage):  # read once the gated stream has closed the LLM stream
+        try:
+            yield from gen
+        finally:
+            close = getattr(gen, "close", None)
+            if callable(close):
+                close()  # the gated stream closes the LLM stream and fills the outcome's usage
 
 
-async def _asettling(gen: AsyncIterator[str], settle: Callable[[], None]) -> AsyncGenerator[str, None]:
-    try:
-        async for text in gen:
-            yield text
-    finally:
-        aclose = getattr(gen, "aclose", None)
-        if callable(aclose):
-            await aclose()
-        # off the loop (blocking store I/O), and shielded: a cancelled reader must not cancel the settle
-        await asyncio.shield(asyncio.to_thread(settle))
+async def _asettled_after(gen: AsyncIterator[str], call: GuardedCall, outcome: Outcome) -> AsyncGenerator[str, None]:
+    async with asettling(call, lambda: outcome.usage):
+        try:
+            async for text in gen:
+                yield text
+        finally:
+            aclose = getattr(gen, "aclose", None)
+            if callable(aclose):
+                await aclose()
 
 
 def _one(text: str) -> Generator[str, None, None]:
@@ -87,40 +95,33 @@ class GatedSynthesizer(_GatedSynthesizer):
         system = getattr(inner._llm, "system_prompt", None)
         return [system, text] if system else [text]
 
-    def _over_cap(self, reservation: Reservation, outcome: Outcome, is_async: bool) -> RESPONSE_TEXT_TYPE:
-        refused(reservation, outcome)
-        text = reservation.notice or ""
+    def _over_cap(self, action: Refuse, is_async: bool) -> RESPONSE_TEXT_TYPE:
         if not self._streaming:
-            return text
-        return _aone(text) if is_async else _one(text)
+            return action.text
+        return _aone(action.text) if is_async else _one(action.text)
 
-    def _settled(self, result: RESPONSE_TEXT_TYPE, reservation: Reservation, outcome: Outcome) -> RESPONSE_TEXT_TYPE:
-        assert self._cap is not None
-        cap = self._cap
-
-        def settle() -> None:
-            cap.settle(reservation, outcome.usage)
-
+    def _settled(self, result: RESPONSE_TEXT_TYPE, call: GuardedCall, outcome: Outcome) -> RESPONSE_TEXT_TYPE:
         if isinstance(result, str):
-            settle()
+            settle_call(call, usage=outcome.usage)
             return result
         if hasattr(result, "__aiter__"):
-            return _asettling(result, settle)  # type: ignore[arg-type]
-        return _settling(result, settle)  # type: ignore[arg-type]
+            return _asettled_after(result, call, outcome)  # type: ignore[arg-type]
+        return _settled_after(result, call, outcome)  # type: ignore[arg-type]
 
     def get_response(self, query_str: str, text_chunks: Sequence[str], **response_kwargs: Any) -> RESPONSE_TEXT_TYPE:
         if self._cap is None:
             return super().get_response(query_str, text_chunks, **response_kwargs)
         labelled, filt, outcome = self._prepare(query_str, text_chunks, response_kwargs)
-        reservation = self._cap.reserve(self.prompt_bound_text(query_str, labelled))
-        if not reservation.admitted:
-            return self._over_cap(reservation, outcome, is_async=False)
+        call = GuardedCall(budget=self._cap, outcome=outcome)  # owns the order; fills the response's outcome
+        action = reserve_call(call, self.prompt_bound_text(query_str, labelled))
+        if isinstance(action, Refuse):
+            return self._over_cap(action, is_async=False)
         try:
             result = self._inner.get_response(query_str, labelled, **response_kwargs)
-        except BaseException:
-            self._cap.settle(reservation, None)  # failed before a byte arrived: the prompt alone
+        except BaseException as exc:
+            settle_call(call, error=exc)  # failed before a byte arrived: the prompt alone
             raise
-        return self._settled(self._gate(result, filt, outcome), reservation, outcome)
+        return self._settled(self._gate(result, filt, outcome), call, outcome)
 
     async def aget_response(
         self, query_str: str, text_chunks: Sequence[str], **response_kwargs: Any
@@ -128,13 +129,13 @@ class GatedSynthesizer(_GatedSynthesizer):
         if self._cap is None:
             return await super().aget_response(query_str, text_chunks, **response_kwargs)
         labelled, filt, outcome = self._prepare(query_str, text_chunks, response_kwargs)
-        prompt = self.prompt_bound_text(query_str, labelled)
-        reservation = await asyncio.to_thread(self._cap.reserve, prompt)  # blocking store I/O: off the loop
-        if not reservation.admitted:
-            return self._over_cap(reservation, outcome, is_async=True)
+        call = GuardedCall(budget=self._cap, outcome=outcome)
+        action = await areserve_call(call, self.prompt_bound_text(query_str, labelled))
+        if isinstance(action, Refuse):
+            return self._over_cap(action, is_async=True)
         try:
             result = await self._inner.aget_response(query_str, labelled, **response_kwargs)
-        except BaseException:
-            await asyncio.shield(asyncio.to_thread(self._cap.settle, reservation, None))
+        except BaseException as exc:
+            await asettle_call(call, error=exc)
             raise
-        return self._settled(self._gate(result, filt, outcome), reservation, outcome)
+        return self._settled(self._gate(result, filt, outcome), call, outcome)

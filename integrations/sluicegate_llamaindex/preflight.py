@@ -23,6 +23,7 @@ from llama_index.core.response_synthesizers import BaseSynthesizer
 from llama_index.core.retrievers import QueryFusionRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
+from sluicegate import GuardedCall, Refuse, ascreen_call, screen_call
 from sluicegate.evidence import (
     UNUSABLE,
     Decision,
@@ -34,8 +35,6 @@ from sluicegate.evidence import (
     Score,
     ScoreKind,
     UnusableScoreError,
-    joined_query,
-    merge_follow_up,
     record_text,
     score_kind,
 )
@@ -172,31 +171,31 @@ class PreflightQueryEngine(BaseQueryEngine):
             return [NodeWithScore(node=TextNode(text=record_text(r), id_=r.id), score=None) for r in decision.records]
         return [p.metadata["node"] for p in decision.passages]
 
-    def _answer(self, bundle: QueryBundle, language: str, previous: str | None) -> RESPONSE_TYPE:
-        question = bundle.query_str
-        decision = self._preflight.screen(question, language=language, previous=previous)
-        if decision is None:
-            passages = self._retrieve(question)
-            if previous:
-                passages = merge_follow_up(passages, self._retrieve(joined_query(question, previous)))
-            decision = self._preflight.judge(question, passages, language=language, previous=previous)
+    def _call(self, bundle: QueryBundle, language: str, previous: str | None) -> GuardedCall:
+        """The guarded call owns the order (rules, overview, retrieval, the threshold); we retrieve."""
+        return GuardedCall(bundle.query_str, language=language, previous=previous, preflight=self._preflight)
+
+    def _decided(self, call: GuardedCall) -> Decision:
+        decision = call.decision
+        assert decision is not None  # the call decided: it refused or handed out CallModel
         self._report(decision)
-        if decision.refused:
+        return decision
+
+    def _answer(self, bundle: QueryBundle, language: str, previous: str | None) -> RESPONSE_TYPE:
+        call = self._call(bundle, language, previous)
+        action = screen_call(call, lambda query: self._retrieve(query))
+        decision = self._decided(call)
+        if isinstance(action, Refuse):
             return self._refusal(decision, streaming=False)
         response = self._synthesizer.synthesize(bundle, nodes=self._nodes(decision))
         response.decision = decision  # type: ignore[union-attr]
         return response
 
     async def _aanswer(self, bundle: QueryBundle, language: str, previous: str | None) -> RESPONSE_TYPE:
-        question = bundle.query_str
-        decision = self._preflight.screen(question, language=language, previous=previous)
-        if decision is None:
-            passages = await self._aretrieve(question)
-            if previous:
-                passages = merge_follow_up(passages, await self._aretrieve(joined_query(question, previous)))
-            decision = self._preflight.judge(question, passages, language=language, previous=previous)
-        self._report(decision)
-        if decision.refused:
+        call = self._call(bundle, language, previous)
+        action = await ascreen_call(call, lambda query: self._aretrieve(query))
+        decision = self._decided(call)
+        if isinstance(action, Refuse):
             return self._refusal(decision, streaming=True)
         response = await self._synthesizer.asynthesize(bundle, nodes=self._nodes(decision))
         response.decision = decision  # type: ignore[union-attr]

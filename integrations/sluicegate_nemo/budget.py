@@ -15,19 +15,26 @@ Settled from the session's meter when the stream ends, however it ends (complete
 
 from __future__ import annotations
 
-import asyncio
 import json
 import weakref
 from collections.abc import AsyncIterable, AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from nemoguardrails import LLMRails, RailsConfig
 from nemoguardrails.types import LLMResponseChunk
 
-from sluicegate import StreamFilter, Usage
+from sluicegate import (
+    GuardedCall,
+    Refuse,
+    StreamFilter,
+    areserve_call,
+    asettle_call,
+    reserve_call,
+)
+from sluicegate import UnreservedCall as UnreservedCall  # the core's: one class for every adapter
 from sluicegate.budget import CallBudget, Reservation
-from sluicegate.budget.bound import prompt_tokens_bound
+from sluicegate.call import NO_USAGE
 from sluicegate.notices import notice
 
 from .llm import GatedLLM
@@ -49,23 +56,25 @@ define subflow {CAP_FLOW_NAME}
     stop
 """
 
-NOTHING = Usage(output_tokens=0, input_tokens=0, source="provider", received_chars=0, received_bytes=0, pieces=0)
-
-
-class UnreservedCall(RuntimeError):
-    """NeMo asked for a model call the cap did not reserve (none made, a second one, or a longer prompt)."""
+NOTHING = NO_USAGE  # the usage settled when NeMo never called the model
 
 
 @dataclass
 class _Entry:
-    """One request's budget state, keyed by its stream session."""
+    """One request's budget state, keyed by its stream session: the guarded call that owns its reservation,
+    its one model call and its settle."""
 
     budget: CallBudget
     messages: Any
     app_owned: bool = False  # generator= : the app calls the model, NeMo runs no input rail
-    reservation: Reservation | None = None
-    calls: int = 0
-    settled: bool = False
+    call: GuardedCall = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.call = GuardedCall(budget=self.budget)
+
+    @property
+    def reservation(self) -> Reservation | None:
+        return self.call.reservation
 
 
 @dataclass(frozen=True)
@@ -104,8 +113,10 @@ def install_cap(rails: LLMRails, cap: CallBudget, *, prompt_allowance_tokens: in
             return CapResult(False, notice(cap.language or cap.cap.language, "monthly_limit"))
         ours = [session.prompt] if session is not None and session.prompt else []  # what GatedLLM adds
         prompt = [*entry.messages, *ours, "x" * prompt_allowance_tokens]
-        entry.reservation = await asyncio.to_thread(entry.budget.reserve, prompt)  # blocking store I/O: off the loop
-        return CapResult(entry.reservation.admitted, entry.reservation.notice or "")
+        await areserve_call(entry.call, prompt)  # blocking store I/O: off the loop
+        reservation = entry.reservation
+        assert reservation is not None
+        return CapResult(reservation.admitted, reservation.notice or "")
 
     rails.register_action(reserve, name=CAP_ACTION_NAME)
 
@@ -118,19 +129,16 @@ class CappedLLM(GatedLLM):
     ) -> AsyncIterator[LLMResponseChunk]:
         session = current_session()
         entry = _ENTRIES.get(session) if session is not None else None
-        reservation = entry.reservation if entry is not None else None
-        if entry is None or reservation is None or not reservation.admitted:
+        if entry is None:
             raise UnreservedCall("a model call with no admitted reservation (is the spend-cap input rail listed?)")
-        if entry.calls:
-            raise UnreservedCall("NeMo asked for a second model call in one request; the cap reserved one")
         sent = self.sent_prompt(prompt, session)  # with sluicegate's prompt, as the model gets it
-        bound, _ = prompt_tokens_bound(_prompt_text(sent), overhead=entry.budget.cap.overhead)
-        if bound > reservation.input_bound:
+        try:
+            entry.call.model_call(_prompt_text(sent))  # once, within the reserved bound
+        except UnreservedCall as exc:
             raise UnreservedCall(
-                f"NeMo's prompt ({bound} tokens bound) exceeds the reservation ({reservation.input_bound}): "
-                "raise prompt_allowance_tokens in install_cap"
-            )
-        entry.calls += 1
+                f"NeMo: {exc} (is the spend-cap input rail listed? raise prompt_allowance_tokens in install_cap "
+                "if NeMo's prompt outgrew it)"
+            ) from None
         async for chunk in super().stream_async(prompt, stop=stop, **kwargs):
             yield chunk
 
@@ -184,14 +192,13 @@ class CappedStream:
         await self._settle()
 
     async def _settle(self) -> None:
-        """Once; off the loop (blocking store I/O), and shielded: a cancelled reader must not cancel it."""
-        entry, reservation = self.entry, self.entry.reservation
-        if entry.settled or self.inner is None or reservation is None or not reservation.admitted:
-            return  # refused (nothing held), or refused before NeMo started
-        entry.settled = True
-        never_called = not entry.app_owned and entry.calls == 0
+        """Once (the guarded call sees to it); off the loop, and shielded: a cancelled reader must not cancel it."""
+        if self.inner is None:
+            return  # refused before NeMo started: nothing held
+        entry = self.entry
+        never_called = not entry.app_owned and entry.call.model_calls == 0
         usage = NOTHING if never_called else self.inner.session.meter.usage
-        await asyncio.shield(asyncio.to_thread(entry.budget.settle, reservation, usage))
+        await asettle_call(entry.call, usage=usage, reason=getattr(self.inner.outcome, "reason", None))
 
 
 def guarded_stream(
@@ -214,8 +221,8 @@ def guarded_stream(
         return _guarded_stream(rails, messages=messages, generator=generator, filter=filter)
     entry = _Entry(budget, messages, app_owned=generator is not None)
     if generator is not None:
-        entry.reservation = budget.reserve(prompt if prompt is not None else messages)
-        if not entry.reservation.admitted:
+        action = reserve_call(entry.call, prompt if prompt is not None else messages)
+        if isinstance(action, Refuse):
             return CappedStream(None, entry, app_generator=generator)
     elif installed is None:
         raise ValueError("cap= without generator= needs install_cap(rails, cap): NeMo calls the model")

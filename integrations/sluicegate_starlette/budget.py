@@ -15,7 +15,6 @@ the right-most untrusted X-Forwarded-For hop behind configured proxies) and wher
 
 from __future__ import annotations
 
-import inspect
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import asdict
@@ -27,23 +26,20 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from sluicegate import Outcome
+from sluicegate import GuardedCall, Outcome, Refuse, areserve_call, asettle_call
 from sluicegate.budget import DEGRADED_HEADER, CallBudget, RateDecision, RateLimits, Reservation, refused
 from sluicegate.notices import languages
 from sluicegate.sse import SSE_HEADERS, encode_event
 
-from .route import AnswerFn, BeforeUpstream, OnDone, gated_sse_endpoint
+from .route import AnswerFn, BeforeUpstream, OnDone, _maybe_await, gated_sse_endpoint
 
 log = logging.getLogger("sluicegate.starlette")
 
 PromptOf = Callable[[Any, Request], Any]
 RESERVATION_STATE = "sluicegate_reservation"  # request.state attribute holding the request's Reservation
+CALL_STATE = "sluicegate_call"  # request.state attribute holding the request's GuardedCall
 PUBLIC_REFUSAL_REASON = "monthly_limit"  # the guard frame's reason for any cap refusal (full, or store down)
 RATE_LIMITED = "Too many requests from this address. Please wait a moment before asking again."
-
-
-async def _maybe_await(value: Any) -> Any:
-    return await value if inspect.isawaitable(value) else value
 
 
 def notice_language(chat: Any) -> str | None:
@@ -98,22 +94,28 @@ def capped_sse_endpoint(
                 return early
         if cap is None or prompt_of is None:
             return None
-        # The store calls are blocking I/O (a busy SQLite file, a Redis socket timeout): in the threadpool, a slow
-        # store delays this request only, never every other stream of the server's event loop.
-        prompt = prompt_of(chat, request)
-        reservation = await run_in_threadpool(cap.reserve, prompt, language=notice_language(chat))
-        setattr(request.state, RESERVATION_STATE, reservation)
-        return None if reservation.admitted else refused_response(reservation)
+        # The guarded call owns the order (reserve, then the model; settle on every end); the store's blocking
+        # I/O runs in a worker thread, so a slow store delays this request only, never the event loop.
+        call = GuardedCall(budget=cap, language=notice_language(chat))
+        setattr(request.state, CALL_STATE, call)
+        try:
+            action = await areserve_call(call, prompt_of(chat, request))
+        except BaseException:  # cancelled (a shutdown) while reserving: no stream will settle the hold
+            with anyio.CancelScope(shield=True):
+                await asettle_call(call, reason="cancelled")
+            raise
+        setattr(request.state, RESERVATION_STATE, call.reservation)
+        return refused_response(action.reservation) if isinstance(action, Refuse) and action.reservation else None
 
     async def done(request: Request, outcome: Outcome) -> None:
         try:
             if on_done is not None:
                 await _maybe_await(on_done(request, outcome))
         finally:
-            reservation = getattr(request.state, RESERVATION_STATE, None)
-            if cap is not None and reservation is not None:
+            call: GuardedCall | None = getattr(request.state, CALL_STATE, None)
+            if call is not None:
                 with anyio.CancelScope(shield=True):  # a server shutting down must not cut the settle off
-                    await run_in_threadpool(cap.settle, reservation, outcome.usage)  # never raises; idempotent
+                    await asettle_call(call, reason=outcome.reason, usage=outcome.usage, error=outcome.error)
 
     inner = gated_sse_endpoint(answer, before_upstream=before, on_done=done, **options)
 

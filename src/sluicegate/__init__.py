@@ -5,6 +5,31 @@ violation. For any chunking of the same input, the released text, the stop flag 
 to filtering the whole string at once.
 """
 
+from .call import (
+    CallModel,
+    CallState,
+    CallStateError,
+    Finished,
+    GuardedCall,
+    Refuse,
+    Reserve,
+    Retrieve,
+    Settle,
+    Show,
+    Stop,
+    ToolCallValidated,
+    UnreservedCall,
+    areserve_call,
+    arun_call,
+    ascreen_call,
+    asettle_call,
+    asettling,
+    reserve_call,
+    run_call,
+    screen_call,
+    settle_call,
+    settling,
+)
 from .decode import InvalidUtf8Error, Utf8Decoder
 from .driver import Outcome, adrive, adrive_text, drive, drive_text, notice_chunk
 from .gate import SentenceGate, SentenceSplitter, Violation
@@ -15,6 +40,29 @@ from .usage import Usage, UsageMeter
 
 __all__ = [
     "SUPPORTED_LANGUAGES",
+    "CallModel",
+    "CallState",
+    "CallStateError",
+    "Finished",
+    "GuardedCall",
+    "Refuse",
+    "Reserve",
+    "Retrieve",
+    "Settle",
+    "Show",
+    "Stop",
+    "ToolCallValidated",
+    "UnreservedCall",
+    "areserve_call",
+    "arun_call",
+    "ascreen_call",
+    "asettle_call",
+    "asettling",
+    "reserve_call",
+    "run_call",
+    "screen_call",
+    "settle_call",
+    "settling",
     "Done",
     "Event",
     "Guard",

@@ -228,12 +228,14 @@ def test_broken_sse_recordings_are_bad_lines(tmp_path: Path) -> None:
     ok = 'data: {"choices":[{"delta":{"content":"It opens at nine [S1]."}}]}\n\ndata: [DONE]\n\n'
     lines = [
         {**base, "id": "ok", "sse": [ok]},
-        {**base, "id": "bad-utf8", "sse_b64": ["ZGF0YTog/w0KDQo="]},  # "data: \xff\r\n\r\n"
+        {**base, "id": "too-big", "sse": ["data: " + "x" * (1 << 20) + "\n\n"]},  # over the parser's 1 MiB event
         {**base, "id": "not-b64", "sse_b64": ["%%%"]},
         {**base, "id": "no-sse", "answer": "plain"},
+        # "data: \xff\r\n\r\n": invalid UTF-8 reads as U+FFFD (the SSE rule), so the record is replayed, not bad
+        {**base, "id": "bad-utf8", "sse_b64": ["ZGF0YTog/w0KDQo="]},
     ]
     _, doc = replay_json("--format", "sse", str(write_jsonl(tmp_path / "a.jsonl", lines)))
-    assert [r["id"] for r in doc["records"]] == ["ok"] and doc["records"][0]["outcome"] == "released"
+    assert [r["id"] for r in doc["records"]] == ["ok", "bad-utf8"] and doc["records"][0]["outcome"] == "released"
     errors = {e["line"]: e["error"] for e in doc["invalid"]}
     assert "cannot be parsed" in errors[2] and "base64" in errors[3] and "'sse'" in errors[4]
 
