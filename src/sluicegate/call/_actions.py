@@ -14,6 +14,7 @@ if TYPE_CHECKING:  # the budget and evidence layers are only named here: the act
     from ..budget import CallBudget, Reservation
     from ..driver import Outcome
     from ..evidence import Decision
+    from ..prompts import Prompt
     from ..stream import Guard
     from ..usage import Usage
 
@@ -58,6 +59,7 @@ class Reserve:
     budget: CallBudget
     sources: tuple[str, ...]
     language: str | None
+    prompt: Prompt | None = None  # sluicegate's prompt for these sources, when the call renders one (send it)
 
 
 @dataclass(frozen=True)
@@ -68,13 +70,16 @@ class CallModel:
     `decision` is the allowed decision of the layers before the model (its passages keep their metadata,
     e.g. the framework's documents), or None when the caller gave the sources. `max_output_tokens` and
     `model`, when a budget was reserved, are the limits the reservation holds: the model must be called with
-    that output cap.
+    that output cap. `prompt` is the system prompt and user message rendered for these sources and the
+    question with the gate's own language, refusal token and markers (`sluicegate.prompts.render_prompt`; an
+    ordinal follow-up's item named), or None when the call was built with `prompt=False` or no question.
     """
 
     sources: tuple[str, ...]
     decision: Decision | None = None
     max_output_tokens: int | None = None
     model: str | None = None
+    prompt: Prompt | None = None  # sluicegate's prompt for these sources, in the gate's settings (send it)
 
 
 @dataclass(frozen=True)

@@ -44,10 +44,13 @@ from ._actions import (
 if TYPE_CHECKING:
     from ..budget import CallBudget, Reservation
     from ..evidence import Decision, Passage, Preflight
+    from ..evidence.ordinal import FollowUp
     from ..lifecycle import Generation
+    from ..prompts import Prompt
 
 _B = TypeVar("_B", bound=Before)  # what `_told` hands back keeps its narrower type
 GenerationFactory = Callable[[StreamFilter], "Generation"]
+PromptFactory = Callable[[tuple[str, ...], str, StreamFilter], "Prompt | None"]
 
 REFUSED = "refused"  # Outcome.reason of a call that ended before the model (the stream vocabulary's)
 
@@ -97,12 +100,17 @@ class GuardedCall:
         language: the question's language (refusal texts, the evidence check, the cap's notice); None: "en"
             for the layers before the model, the budget's own default for the cap's notice.
         previous: the question before it, for a follow-up ("and for next year?"); checked joined to it.
+        previous_answer: the answer the reader saw to it, read for an ordinal follow-up ("the second one"):
+            the item it names is joined to the retrieval query and the coverage check, and named in the prompt.
         sources: the passages when the caller has them already (no retrieval); `source_texts` rules apply.
         preflight: a `sluicegate.evidence.Preflight` (refusal rules, overview, evidence threshold).
         budget: a `sluicegate.budget.CallBudget` reserved before the model and settled on every end.
         filter_factory: builds the filter from the numbered sources (default: the `SentenceGate`).
         generation: builds a tool-call `Generation` around the filter (its `text_filter`) for provider events.
         outcome: the `Outcome` to fill (an adapter's own, shared with its driver); default a new one.
+        prompt: True (default) renders sluicegate's prompt for the sources and the question with the filter's
+            own settings (`sluicegate.prompts.render_prompt`), handed out on `Reserve` and `CallModel`; a
+            callable `(sources, question, filter) -> Prompt` renders another; False renders none.
 
     Raises `CallStateError` when a method is called out of order.
     """
@@ -113,12 +121,14 @@ class GuardedCall:
         *,
         language: str | None = None,
         previous: str | None = None,
+        previous_answer: str | None = None,
         sources: Sequence[Any] | None = None,
         preflight: Preflight | None = None,
         budget: CallBudget | None = None,
         filter_factory: FilterFactory | None = None,
         generation: GenerationFactory | None = None,
         outcome: Outcome | None = None,
+        prompt: bool | PromptFactory = True,
     ) -> None:
         if preflight is not None and not isinstance(question, str):
             raise TypeError("a GuardedCall with preflight= needs the question (a str)")
@@ -128,11 +138,16 @@ class GuardedCall:
         self.language = language
         self._asked_in = language or "en"  # the layers before the model need one
         self.previous = previous or None
+        self.previous_answer = previous_answer or None  # read for an ordinal follow-up ("the second one")
+        self._follow_up: FollowUp | None = None
         self.preflight = preflight
         self.budget = budget
         self.filter_factory = filter_factory or gate_factory()
         self.generation_factory = generation
         self.outcome = outcome if outcome is not None else Outcome()
+        self.prompt_factory: PromptFactory | None = _render if prompt is True else (prompt or None)
+        self.prompt: Prompt | None = None  # rendered once the sources are known
+        self._built: StreamFilter | None = None  # the default filter, built with the prompt from the same sources
         self.meter = UsageMeter()
         self.decision: Decision | None = None
         self.reservation: Reservation | None = None
@@ -190,6 +205,7 @@ class GuardedCall:
         screened = self.preflight.screen(self.question, language=self._asked_in, previous=self.previous)
         if screened is not None:
             return self._decided(screened)
+        self._follow_up = self.preflight.follow_up(self.question, self.previous_answer, language=self._asked_in)
         self._state = CallState.RETRIEVING
         return Retrieve(self.question, self._asked_in)
 
@@ -198,12 +214,15 @@ class GuardedCall:
 
         assert self.preflight is not None and self.question is not None
         found = list(passages)
-        if self.previous and not self._asked_joined:
+        joined = joined_query(self.question, self.previous, self._follow_up)
+        if joined != self.question and not self._asked_joined:
             self._passages = found
             self._asked_joined = True
-            return Retrieve(joined_query(self.question, self.previous), self._asked_in, joined=True)
-        merged = merge_follow_up(self._passages, found) if self.previous else found
-        decision = self.preflight.judge(self.question, merged, language=self._asked_in, previous=self.previous)
+            return Retrieve(joined, self._asked_in, joined=True)
+        merged = merge_follow_up(self._passages, found) if self._asked_joined else found
+        decision = self.preflight.judge(
+            self.question, merged, language=self._asked_in, previous=self.previous, follow_up=self._follow_up
+        )
         return self._decided(decision)
 
     def _reserved(self, reservation: Reservation) -> Refuse | CallModel:
@@ -221,10 +240,21 @@ class GuardedCall:
 
     def _allowed(self, sources: tuple[str, ...]) -> Before:
         self._sources = sources
+        if self.prompt_factory is not None and isinstance(self.question, str):
+            self._built = self.filter_factory(list(sources))
+            follow_up = self.decision.follow_up if self.decision is not None else None
+            if self.prompt_factory is _render and follow_up is not None and follow_up.item:
+                self.prompt = _render(sources, self._asked(), self._built, follow_up.item, follow_up.position)
+            else:
+                self.prompt = self.prompt_factory(sources, self._asked(), self._built)
         if self.budget is not None:
             self._state = CallState.RESERVING
-            return Reserve(self.budget, sources, self.language)
+            return Reserve(self.budget, sources, self.language, self.prompt)
         return self._ready()
+
+    def _asked(self) -> str:
+        assert isinstance(self.question, str)
+        return self.question
 
     def _ready(self) -> CallModel:
         self._state = CallState.READY
@@ -234,6 +264,7 @@ class GuardedCall:
             self.decision,
             budget.max_output_tokens if budget is not None else None,
             budget.model if budget is not None else None,
+            self.prompt,
         )
 
     def _refuse(
@@ -256,7 +287,10 @@ class GuardedCall:
         Optional: the first `feed` opens with the default filter. Returns the filter.
         """
         self._check("open")
-        self.filter = filter if filter is not None else self.filter_factory(list(self._sources))
+        if filter is not None:
+            self.filter = filter
+        else:
+            self.filter = self._built if self._built is not None else self.filter_factory(list(self._sources))
         if self.generation_factory is not None:
             self.generation = self.generation_factory(self.filter)
         self._state = CallState.STREAMING
@@ -415,3 +449,20 @@ def _texts(sources: Sequence[Any]) -> tuple[str, ...]:
     from ..sources import source_texts
 
     return tuple(source_texts(sources))
+
+
+def _render(
+    sources: tuple[str, ...],
+    question: str,
+    filter: StreamFilter,
+    item: str | None = None,
+    position: int | None = None,
+) -> Prompt | None:
+    """sluicegate's prompt for `sources`, in the filter's own language, refusal token and markers, naming the
+    item an ordinal follow-up refers to. None for a filter with no `SentenceGate` in it (redaction only)."""
+    from ..prompts import render_prompt
+
+    try:
+        return render_prompt(list(sources), question, gate=filter, item=item, position=position)
+    except TypeError:  # no SentenceGate in the filter: the prompt would promise checks nothing runs
+        return None

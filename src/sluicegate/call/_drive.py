@@ -154,9 +154,12 @@ async def asettling(call: GuardedCall, usage: UsageLater | None = None) -> Async
 
 
 def _prompt(prompt_of: PromptOf | None, action: Reserve) -> Any:
-    if prompt_of is None:
-        raise ValueError("a GuardedCall with a budget needs prompt_of=(Reserve) -> the prompt the model is sent")
-    return prompt_of(action)
+    """What the reservation bounds: the caller's prompt, else the one the call rendered (sluicegate's)."""
+    if prompt_of is not None:
+        return prompt_of(action)
+    if action.prompt is not None:
+        return action.prompt.messages()
+    raise ValueError("a GuardedCall with a budget and no prompt needs prompt_of=(Reserve) -> the prompt sent")
 
 
 def _retriever(retrieve: Any) -> Any:
@@ -180,7 +183,8 @@ def run_call(
     """What the reader sees of one guarded call: a refusal's fixed text, or the released text and, on a stop,
     the notice. Nothing runs before the first `next()`; `call.outcome` is complete when it ends.
 
-    `retrieve(query)` returns passages; `prompt_of(reserve)` the prompt for the reservation; `model(call_model)`
+    `retrieve(query)` returns passages; `prompt_of(reserve)` the prompt for the reservation (default: the one
+    the call rendered, `reserve.prompt`); `model(call_model)`
     opens the model stream. `drive_options` go to `drive_text` (`text_of`, `usage_of`, `notice`, `on_guard`).
     Settles exactly once on every end, including an exception raised by any of these callables.
     """
