@@ -53,9 +53,10 @@ def guard_payload(decision: Decision) -> dict[str, Any]:
 class PreflightGate(Runnable[Mapping[str, Any], str]):
     """`RunnablePassthrough.assign(answer=PreflightGate(SourceGate(prompt | model), vectorstore=store))`.
 
-    Input: the chain's dict with `question_key` (and optionally `previous_key`, the previous question, and
-    `language_key`). Order: `RefusalRules` (nothing else runs on a refusal) -> `Overview` records, if given ->
-    retrieval (`vectorstore.similarity_search_with_score` with `k`, or `retriever`) -> `EvidenceGate`. Allowed:
+    Input: the chain's dict with `question_key` (and optionally `previous_key`, the previous question,
+    `previous_answer_key`, the answer the reader saw to it, read for an ordinal follow-up, and `language_key`).
+    Order: `RefusalRules` (nothing else runs on a refusal) -> `Overview` records, if given -> retrieval
+    (`vectorstore.similarity_search_with_score` with `k`, or `retriever`) -> `EvidenceGate`. Allowed:
     `answer` is streamed with the passages (the original Documents, or the records' texts) under `sources_key`.
     Refused: the fixed text is the answer, and a `guard` custom event carries the reason code. `on_decision`
     receives every Decision (its `log()` is safe to log).
@@ -76,6 +77,7 @@ class PreflightGate(Runnable[Mapping[str, Any], str]):
         language: str = "en",
         question_key: str = "question",
         previous_key: str = "previous",
+        previous_answer_key: str = "previous_answer",
         language_key: str = "language",
         sources_key: str = "sources",
         on_decision: OnDecision | None = None,
@@ -94,6 +96,7 @@ class PreflightGate(Runnable[Mapping[str, Any], str]):
         self.language = language
         self.question_key = question_key
         self.previous_key = previous_key
+        self.previous_answer_key = previous_answer_key
         self.language_key = language_key
         self.sources_key = sources_key
         self.on_decision = on_decision
@@ -108,14 +111,16 @@ class PreflightGate(Runnable[Mapping[str, Any], str]):
         return str
 
     # -- reading the input and the retrieval results ------------------------------------------------------
-    def _read(self, inp: Any) -> tuple[str, str | None, str]:
+    def _read(self, inp: Any) -> tuple[str, str | None, str, str | None]:
         if not isinstance(inp, Mapping) or not isinstance(inp.get(self.question_key), str):
             raise TypeError(f"PreflightGate takes the chain's dict with a str {self.question_key!r}")
         previous = inp.get(self.previous_key)
+        answer = inp.get(self.previous_answer_key)
         return (
             inp[self.question_key],
             previous if isinstance(previous, str) and previous else None,
             str(inp.get(self.language_key) or self.language),
+            answer if isinstance(answer, str) and answer else None,
         )
 
     def _passages(self, found: Sequence[Any]) -> list[Passage]:
@@ -146,9 +151,12 @@ class PreflightGate(Runnable[Mapping[str, Any], str]):
             sources = [p.metadata.get("document", p.text) for p in decision.passages]
         return {**inp, self.sources_key: sources}
 
-    def _call(self, question: str, previous: str | None, language: str) -> GuardedCall:
-        """The guarded call owns the order (rules, overview, retrieval, the threshold); we retrieve."""
-        return GuardedCall(question, language=language, previous=previous, preflight=self.preflight)
+    def _call(self, question: str, previous: str | None, language: str, answer: str | None) -> GuardedCall:
+        """The guarded call owns the order (rules, overview, retrieval, the threshold); we retrieve. The
+        previous answer is read for an ordinal follow-up ("the second one")."""
+        return GuardedCall(
+            question, language=language, previous=previous, previous_answer=answer, preflight=self.preflight
+        )
 
     def _decided(self, call: GuardedCall) -> Decision:
         decision = call.decision
@@ -166,9 +174,9 @@ class PreflightGate(Runnable[Mapping[str, Any], str]):
 
     def _run(self, inputs: Iterator[Mapping[str, Any]], run_manager: Any, config: RunnableConfig) -> Iterator[str]:
         inp = next(inputs)
-        question, previous, language = self._read(inp)
+        question, previous, language, previous_answer = self._read(inp)
         child = patch_config(config, callbacks=run_manager.get_child())
-        call = self._call(question, previous, language)
+        call = self._call(question, previous, language, previous_answer)
         action = screen_call(call, lambda query: self._retrieve(query, child))
         decision = self._decided(call)
         if isinstance(action, Refuse):
@@ -193,9 +201,9 @@ class PreflightGate(Runnable[Mapping[str, Any], str]):
         self, inputs: AsyncIterator[Mapping[str, Any]], run_manager: Any, config: RunnableConfig
     ) -> AsyncIterator[str]:
         inp = await inputs.__anext__()
-        question, previous, language = self._read(inp)
+        question, previous, language, previous_answer = self._read(inp)
         child = patch_config(config, callbacks=run_manager.get_child())
-        call = self._call(question, previous, language)
+        call = self._call(question, previous, language, previous_answer)
         action = await ascreen_call(call, lambda query: self._aretrieve(query, child))
         decision = self._decided(call)
         if isinstance(action, Refuse):

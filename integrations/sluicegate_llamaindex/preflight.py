@@ -124,12 +124,27 @@ class PreflightQueryEngine(BaseQueryEngine):
         return {"synthesizer": self._synthesizer}
 
     # -- public entry points with a language and the previous question ----------------------------------------
-    def ask(self, question: str, *, language: str | None = None, previous: str | None = None) -> RESPONSE_TYPE:
-        """`query` with the question's language and, for a follow-up, the previous question."""
-        return self._answer(QueryBundle(question), language or self._language, previous)
+    def ask(
+        self,
+        question: str,
+        *,
+        language: str | None = None,
+        previous: str | None = None,
+        previous_answer: str | None = None,
+    ) -> RESPONSE_TYPE:
+        """`query` with the question's language and, for a follow-up, the previous question and the answer the
+        reader saw to it (read for an ordinal follow-up: "the second one")."""
+        return self._answer(QueryBundle(question), language or self._language, previous, previous_answer)
 
-    async def aask(self, question: str, *, language: str | None = None, previous: str | None = None) -> RESPONSE_TYPE:
-        return await self._aanswer(QueryBundle(question), language or self._language, previous)
+    async def aask(
+        self,
+        question: str,
+        *,
+        language: str | None = None,
+        previous: str | None = None,
+        previous_answer: str | None = None,
+    ) -> RESPONSE_TYPE:
+        return await self._aanswer(QueryBundle(question), language or self._language, previous, previous_answer)
 
     def _query(self, query_bundle: QueryBundle) -> RESPONSE_TYPE:
         return self._answer(query_bundle, self._language, None)
@@ -171,9 +186,11 @@ class PreflightQueryEngine(BaseQueryEngine):
             return [NodeWithScore(node=TextNode(text=record_text(r), id_=r.id), score=None) for r in decision.records]
         return [p.metadata["node"] for p in decision.passages]
 
-    def _call(self, bundle: QueryBundle, language: str, previous: str | None) -> GuardedCall:
+    def _call(self, bundle: QueryBundle, language: str, previous: str | None, answer: str | None) -> GuardedCall:
         """The guarded call owns the order (rules, overview, retrieval, the threshold); we retrieve."""
-        return GuardedCall(bundle.query_str, language=language, previous=previous, preflight=self._preflight)
+        return GuardedCall(
+            bundle.query_str, language=language, previous=previous, previous_answer=answer, preflight=self._preflight
+        )
 
     def _decided(self, call: GuardedCall) -> Decision:
         decision = call.decision
@@ -181,8 +198,10 @@ class PreflightQueryEngine(BaseQueryEngine):
         self._report(decision)
         return decision
 
-    def _answer(self, bundle: QueryBundle, language: str, previous: str | None) -> RESPONSE_TYPE:
-        call = self._call(bundle, language, previous)
+    def _answer(
+        self, bundle: QueryBundle, language: str, previous: str | None, answer: str | None = None
+    ) -> RESPONSE_TYPE:
+        call = self._call(bundle, language, previous, answer)
         action = screen_call(call, lambda query: self._retrieve(query))
         decision = self._decided(call)
         if isinstance(action, Refuse):
@@ -191,8 +210,10 @@ class PreflightQueryEngine(BaseQueryEngine):
         response.decision = decision  # type: ignore[union-attr]
         return response
 
-    async def _aanswer(self, bundle: QueryBundle, language: str, previous: str | None) -> RESPONSE_TYPE:
-        call = self._call(bundle, language, previous)
+    async def _aanswer(
+        self, bundle: QueryBundle, language: str, previous: str | None, answer: str | None = None
+    ) -> RESPONSE_TYPE:
+        call = self._call(bundle, language, previous, answer)
         action = await ascreen_call(call, lambda query: self._aretrieve(query))
         decision = self._decided(call)
         if isinstance(action, Refuse):

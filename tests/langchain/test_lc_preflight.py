@@ -174,3 +174,27 @@ def test_overview_route_answers_from_records_without_the_threshold(store: InMemo
     assert out["answer"] == "On 2024-05-01 the library opened the new reading room."
     assert "[S1] 2024-05-01: Opened the new reading room." in model.record.prompts[0]
     assert "[S2] 2021-01-01: Abolished late fees." in model.record.prompts[0]
+
+
+def test_an_ordinal_follow_up_reaches_the_item_the_previous_answer_lists() -> None:
+    """ "The second one" after a listed answer: the item joins the retrieval query and the coverage check."""
+    texts = [
+        "The Atlas Sky Survey mapped the southern sky from Chile.",
+        "The Borealis Star Catalogue lists northern stars by brightness.",
+    ]
+    queries: list[str] = []
+
+    def find(q: str) -> list[Document]:
+        queries.append(q)
+        return [Document(page_content=t, id=f"d{i}") for i, t in enumerate(texts)]
+
+    listed = "Her projects are these [S1].\n1. Atlas Sky Survey [S1]\n2. Borealis Star Catalogue [S2]\n"
+    model = ScriptedChatModel(pieces=pieces_of("It lists northern stars by brightness [S1].", 5))
+    gate = PreflightGate(SourceGate(PROMPT | model), retriever=RunnableLambda(find), evidence=EvidenceGate(0.5))
+    runnable = RunnablePassthrough.assign(answer=gate)
+    inp = {"question": "Tell me more about the second one", "previous": "What are her projects?"}
+    off = runnable.invoke(inp)["answer"]
+    assert off == notice("en", "refusal")  # without the previous answer, "the second one" reaches nothing
+    out = runnable.invoke({**inp, "previous_answer": listed})["answer"]
+    assert out == "It lists northern stars by brightness."
+    assert any(q.endswith("Borealis Star Catalogue") for q in queries)
