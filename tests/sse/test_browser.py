@@ -457,3 +457,48 @@ def test_client_parser_runs_the_other_parsers_vectors(browser_page: Any, demo_se
         cases[f"{suite}:{vector['name']}"] = case
     assert len(cases) == len(VECTOR_CASES) >= 150
     _compare_with_python(browser_page, cases)
+
+
+# streamAnswer on a stream of chosen bytes: the page's fetch answers with a real Response built from them, in the
+# given reads (a ReadableStream), so what is checked is the client's own decoding and error path.
+CANNED = """async ([reads, options]) => {
+  const { streamAnswer } = await import("/sluicegate-client.js");
+  window.fetch = async () => new Response(new ReadableStream({
+    start(controller) {
+      for (const hex of reads) controller.enqueue(new Uint8Array(hex.match(/../g).map((b) => parseInt(b, 16))));
+      controller.close();
+    },
+  }), { status: 200, headers: { "Content-Type": "text/event-stream; charset=utf-8" } });
+  const seen = [];
+  const run = streamAnswer("/chat", {}, {
+    ...options,
+    onDelta: (text) => seen.push(["delta", text]),
+    onError: (e) => seen.push(["error", e.code]),
+    onDone: (d) => seen.push(["done", d.reason]),
+  });
+  await run.done;
+  return seen;
+}"""
+
+
+def test_stream_answer_reads_invalid_utf8_as_replacement_characters(
+    browser_page: Any, test_app_server: UvicornServer
+) -> None:
+    """c: a byte our server never sends (a broken proxy) is U+FFFD in the text, not the end of the answer; a
+    character split across reads stays whole."""
+    browser_page.goto(f"{test_app_server.url}/sluicegate-client.js")
+    frames = b'event: delta\ndata: {"text":"a\xffb \xd9' + b'\x81"}\n\nevent: done\ndata: {"reason":"complete"}\n\n'
+    reads = [frames[:28].hex(), frames[28:].hex()]
+    assert browser_page.evaluate(CANNED, [reads, {}]) == [["delta", "a\ufffdb \u0641"], ["done", "complete"]]
+
+
+def test_stream_answer_keeps_the_events_before_an_oversized_one(
+    browser_page: Any, test_app_server: UvicornServer
+) -> None:
+    """d: the read that completes a delta and then overflows the limit still delivers that delta, then
+    bad_stream; the limit counts bytes (here 64), not characters."""
+    browser_page.goto(f"{test_app_server.url}/sluicegate-client.js")
+    for text in ["x" * 100, "é" * 30]:  # over 64 as characters and as bytes; over 64 only as bytes
+        stream = 'event: delta\ndata: {"text":"ok"}\n\nevent: delta\ndata: {"text":"' + text + '"}\n\n'
+        seen = browser_page.evaluate(CANNED, [[stream.encode().hex()], {"maxEventBytes": 64}])
+        assert seen == [["delta", "ok"], ["error", "bad_stream"]], text[:1]
