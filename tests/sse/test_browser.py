@@ -12,9 +12,12 @@ from typing import Any
 
 import pytest
 
+from sluicegate.sse import SSEEventTooLarge, SSEParser
 from tests.services.uvicorn_server import UvicornServer, serve
 
 from .fixtures import FIXTURES
+from .test_vectors import CASES as VECTOR_CASES
+from .test_vectors import reads as vector_reads
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -147,7 +150,7 @@ def test_stop_leaves_whole_sentences_on_the_screen(browser_page: Any, demo_serve
 
 
 def test_client_parser_matches_the_python_parser_at_every_split(browser_page: Any, demo_server: UvicornServer) -> None:
-    """The conformance corpus through sluicegate-client.js's parser and TextDecoder {stream: true}."""
+    """The conformance corpus through sluicegate-client.js's parser, fed bytes (its TextDecoder {stream: true})."""
     browser_page.goto(f"{demo_server.url}/")
     cases = {name: list(data) for name, (data, _) in FIXTURES.items()}
     got = browser_page.evaluate(
@@ -158,13 +161,8 @@ def test_client_parser_matches_the_python_parser_at_every_split(browser_page: An
         const data = new Uint8Array(bytes);
         const results = new Set();
         for (let i = 0; i <= data.length; i++) {
-          const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }); // the parser drops one BOM
-          const parser = new SSEParser();
-          const events = [
-            ...parser.feed(decoder.decode(data.slice(0, i), { stream: true })),
-            ...parser.feed(decoder.decode(data.slice(i), { stream: true })),
-            ...parser.feed(decoder.decode()),
-          ];
+          const parser = new SSEParser(); // fed bytes: it decodes them as streamAnswer does
+          const events = [...parser.feed(data.slice(0, i)), ...parser.feed(data.slice(i)), ...parser.close()];
           results.add(JSON.stringify(events.map((e) => [e.event, e.data, e.id, e.retry])));
         }
         out[name] = [...results];
@@ -227,3 +225,280 @@ def test_a_second_question_is_not_ended_by_the_first_ones_abort(browser_page: An
     assert browser_page.text_content("#reason") == "streaming"
     assert browser_page.is_enabled("#stop")
     browser_page.wait_for_function("document.getElementById('reason').textContent === 'stopped'", timeout=15_000)
+
+
+# Issue 24's rules (docs/sse.md "The parser"), through sluicegate-client.js's parser fed raw bytes, compared
+# with SSEParser on the same reads: the events each read returned (so a CR-terminated event must come out of
+# the read that ends it), the last event ID and reconnection time after the stream, and whether the size limit
+# tripped (with the events completed before it in the same read).
+def _hex(data: bytes) -> list[list[Any]]:
+    return [[data.hex(), 1]]
+
+
+RULE_CASES: dict[str, dict[str, Any]] = {
+    # a. the last event ID is committed at dispatch: a block cut off by the end leaves it; seeding
+    "a: id in a block cut off by the end": {"parts": _hex(b"id: 1\ndata: a\n\nid: 2\ndata: b")},
+    "a: id in a block cut off after its blank-less data": {"parts": _hex(b"id: 1\ndata: a\n\nid: 2\n")},
+    "a: id committed by a block without data": {"parts": _hex(b"id: 7\n\ndata: x\n\nid\n\ndata: y\n\n")},
+    "a: seeded, kept until the stream sets another": {
+        "parts": _hex(b"data: a\n\nid: 9\ndata: b\n\nid: 10\ndata: c"),
+        "last_event_id": "8",
+    },
+    # b. retry: ASCII digits, leading zeros, at most 2^63 - 1; anything else ignored, never an error
+    "b: retry values": {
+        "parts": _hex(
+            b"retry: 02000\ndata: a\n\nretry: 9223372036854775807\ndata: b\n\nretry: 9223372036854775808\n"
+            b"data: c\n\nretry: 00000000000000000000000000001\ndata: d\n\nretry: 1e3\ndata: e\n\n"
+            b"retry: \xef\xbc\x91\ndata: f\n\nretry:  5\ndata: g\n\nretry\ndata: h\n\n"
+        )
+    },
+    "b: 5000-digit retry ignored, the rest of the read kept": {
+        "parts": [[b"retry: ".hex(), 1], ["39", 5000], [b"\ndata: a\n\ndata: b\n\n".hex(), 1]],
+        "sizes": [0, 1000, 7],
+    },
+    # c. invalid UTF-8 is U+FFFD (one per maximal ill-formed subsequence), the same for every cut
+    "c: invalid bytes, split across reads": {
+        "parts": _hex(
+            b"data: a\xffb\xfe\n\ndata: \xe2\x82\n\ndata: \xf0\x9f\x98x\n\ndata: \xed\xa0\x80\n\n"
+            b"data: \xc0\xaf\xe0\x80\xaf\n\ndata: \xf4\x90\x80\x80\xf8\x88\x80\x80\x80\n\n"
+            b"data: \xf0\x9f\x98\x80 \xd9\x81\xd8\xa7\n\nevent: \x80\ndata: \xc2\n\n"
+        )
+    },
+    "c: a trailing invalid byte after a complete event": {"parts": _hex(b"data: a\n\n\xff")},
+    "c: a character cut off by the end": {"parts": _hex(b"data: a\n\ndata: \xe2\x82")},
+    "c: invalid bytes in an id and a BOM": {"parts": _hex(b"\xef\xbb\xbfid: \xff\ndata: a\n\n")},
+    # d. the limit counts the whole event (data bytes, one per joining LF, and the line being read, any
+    # line), whatever the read sizes; small limit here, at every split
+    "d: small limit, data lines add up": {
+        "parts": _hex(b"data: ok\n\ndata: 12345\ndata: 12345\ndata: 12345\n\ndata: never\n\n"),
+        "max_event_bytes": 16,
+    },
+    "d: small limit, a long comment line": {
+        "parts": _hex(b"data: ok\n\n: a comment much longer than sixteen bytes\ndata: never\n\n"),
+        "max_event_bytes": 16,
+    },
+    "d: small limit, multibyte data counted in bytes": {
+        "parts": _hex("data: ok\n\ndata: ééé\n\ndata: éééééééé\n\n".encode()),
+        "max_event_bytes": 12,
+    },
+    "d: small limit, exactly at the limit passes": {
+        "parts": _hex(b"data: 1234567890\n\n:123456789012345\n\ndata: a\n\n"),
+        "max_event_bytes": 16,
+    },
+    # f. a CR ends its line at once: a CR-terminated event is dispatched by the read that ends it
+    "f: CR line ends": {"parts": _hex(b"data: a\r\rdata: b\r\n\r\ndata: c\r\r\ndata: d\n\r\n\rdata: e\r\r")},
+}
+
+MIB = 1 << 20
+# d. at the default limit (1 MiB, as DEFAULT_MAX_EVENT_BYTES), in one read, 64 KiB, 1 KiB and 7-byte reads
+BIG_CASES: dict[str, dict[str, Any]] = {
+    "d: a data line of exactly the default limit passes": {
+        "parts": [[b"data: ".hex(), 1], ["78", MIB - 6], [b"\n\ndata: next\n\n".hex(), 1]],
+    },
+    "d: one byte over the default limit, one data line": {
+        "parts": [[b"data: ok\n\ndata: ".hex(), 1], ["78", MIB], [b"\n\ndata: never\n\n".hex(), 1]],
+    },
+    "d: 2 MiB comment line": {"parts": [[b"data: ok\n\n:".hex(), 1], ["78", 2 * MIB], [b"\n\n".hex(), 1]]},
+    "d: many short data lines over the default limit": {
+        "parts": [[b"data: ok\n\n".hex(), 1], [b"data: 0123456789\n".hex(), MIB // 10], [b"\n".hex(), 1]],
+    },
+}
+for _case in BIG_CASES.values():
+    _case.update(sizes=[0, 65536, 1024, 7], every_split=False)
+
+
+def _case_bytes(case: dict[str, Any]) -> bytes:
+    return b"".join(bytes.fromhex(h) * n for h, n in case["parts"])
+
+
+def _chunkings(data: bytes, case: dict[str, Any]) -> list[list[bytes]]:
+    """The same list of reads the page builds (RUN_CASES below): explicit reads, then fixed read sizes (0 is
+    the whole stream in one read), then a cut at every position."""
+    out: list[list[bytes]] = []
+    if "reads" in case:
+        at, reads = 0, []
+        for n in case["reads"]:
+            reads.append(data[at : at + n])
+            at += n
+        out.append(reads)
+    for size in case.get("sizes", [0, 1]):
+        step = size or max(len(data), 1)
+        out.append([data[i : i + step] for i in range(0, len(data), step)] or [b""])
+    if case.get("every_split", True):
+        out += [[data[:i], data[i:]] for i in range(len(data) + 1)]
+    return out
+
+
+def _python_outcome(case: dict[str, Any], reads: list[bytes]) -> list[Any]:
+    kwargs: dict[str, Any] = {}
+    if "max_event_bytes" in case:
+        kwargs["max_event_bytes"] = case["max_event_bytes"]
+    if "last_event_id" in case:
+        kwargs["last_event_id"] = case["last_event_id"]
+    parser = SSEParser(**kwargs)
+    per_read: list[list[list[Any]]] = []
+    too_large = False
+    try:
+        for chunk in reads:
+            per_read.append([[e.event, e.data, e.id, e.retry] for e in parser.feed(chunk)])
+        per_read.append([[e.event, e.data, e.id, e.retry] for e in parser.close()])
+    except SSEEventTooLarge as exc:
+        per_read.append([[e.event, e.data, e.id, e.retry] for e in exc.events])
+        too_large = True
+    return [per_read, parser.last_event_id, parser.reconnection_time, too_large]
+
+
+RUN_CASES = """async (cases) => {
+  const { SSEParser, SSEParseError } = await import("/sluicegate-client.js");
+  const unhex = (h) => new Uint8Array(h.match(/../g)?.map((b) => parseInt(b, 16)) ?? []);
+  const out = {};
+  for (const [name, c] of Object.entries(cases)) {
+    const pieces = c.parts.map(([h, n]) => [unhex(h), n]);
+    const total = pieces.reduce((s, [b, n]) => s + b.length * n, 0);
+    const data = new Uint8Array(total);
+    let at = 0;
+    for (const [b, n] of pieces) for (let k = 0; k < n; k++) { data.set(b, at); at += b.length; }
+    const chunkings = [];
+    if (c.reads) {
+      let p = 0;
+      chunkings.push(c.reads.map((n) => { const r = data.slice(p, p + n); p += n; return r; }));
+    }
+    for (const size of c.sizes ?? [0, 1]) {
+      const step = size || Math.max(data.length, 1);
+      const reads = [];
+      for (let i = 0; i < data.length; i += step) reads.push(data.subarray(i, i + step));
+      chunkings.push(reads.length ? reads : [new Uint8Array(0)]);
+    }
+    if (c.every_split ?? true) {
+      for (let i = 0; i <= data.length; i++) chunkings.push([data.slice(0, i), data.slice(i)]);
+    }
+    out[name] = chunkings.map((reads) => {
+      const options = {};
+      if ("max_event_bytes" in c) options.maxEventBytes = c.max_event_bytes;
+      if ("last_event_id" in c) options.lastEventId = c.last_event_id;
+      const parser = new SSEParser(options);
+      const perRead = [];
+      const row = (events) => events.map((e) => [e.event, e.data, e.id, e.retry]);
+      let tooLarge = false;
+      try {
+        for (const chunk of reads) perRead.push(row(parser.feed(chunk)));
+        perRead.push(row(parser.close()));
+      } catch (err) {
+        if (!(err instanceof SSEParseError)) return ["threw", String(err)];
+        perRead.push(row(err.events ?? []));
+        tooLarge = true;
+      }
+      return [perRead, parser.lastEventId, parser.reconnectionTime, tooLarge];
+    });
+  }
+  return out;
+}"""
+
+
+def _as_float(value: Any) -> Any:
+    """A retry over 2^53 is a JS Number (the nearest double): compare both sides as doubles."""
+    return None if value is None else float(value)
+
+
+def _normalise(outcome: list[Any]) -> list[Any]:
+    if len(outcome) != 4:
+        return outcome
+    per_read, last_id, reconnect, too_large = outcome
+    per_read = [[[e, d, i, _as_float(r)] for e, d, i, r in read] for read in per_read]
+    return [per_read, last_id, _as_float(reconnect), too_large]
+
+
+def _compare_with_python(page: Any, cases: dict[str, dict[str, Any]]) -> None:
+    got = page.evaluate(RUN_CASES, cases)
+    failures = []
+    for name, case in cases.items():
+        data = _case_bytes(case)
+        want = [_normalise(_python_outcome(case, reads)) for reads in _chunkings(data, case)]
+        have = [_normalise(o) for o in got[name]]
+        assert len(have) == len(want), name
+        bad = [i for i, (h, w) in enumerate(zip(have, want, strict=True)) if h != w]
+        if bad:
+            i = bad[0]
+            failures.append(
+                f"{name}: {len(bad)}/{len(want)} chunkings differ; first, {i}: {have[i]!r:.300} != {want[i]!r:.300}"
+            )
+    assert not failures, "\n".join(failures)
+
+
+def test_client_parser_matches_the_python_parser_on_issue_24_rules(
+    browser_page: Any, demo_server: UvicornServer
+) -> None:
+    """a (last event ID at dispatch, seeding), b (retry), c (U+FFFD, split-invariant), d (the whole event
+    counted, small limit), f (CR dispatches at once): whole, in 1-byte reads and at every split."""
+    browser_page.goto(f"{demo_server.url}/")
+    _compare_with_python(browser_page, RULE_CASES)
+
+
+def test_client_parser_limit_does_not_depend_on_read_sizes(browser_page: Any, demo_server: UvicornServer) -> None:
+    """d at the default limit (1 MiB, the Python parser's DEFAULT_MAX_EVENT_BYTES): one read, 64 KiB, 1 KiB and
+    7-byte reads give what SSEParser gives."""
+    browser_page.goto(f"{demo_server.url}/")
+    _compare_with_python(browser_page, BIG_CASES)
+
+
+def test_client_parser_runs_the_other_parsers_vectors(browser_page: Any, demo_server: UvicornServer) -> None:
+    """tests/sse/vectors/ (156 vectors from nine suites, origins in its README) through the client parser: in
+    the suite's own reads, whole, in 1-byte reads and at every split, the same as SSEParser (which meets each
+    vector's expectations, tests/sse/test_vectors.py)."""
+    browser_page.goto(f"{demo_server.url}/")
+    cases: dict[str, dict[str, Any]] = {}
+    for suite, vector in VECTOR_CASES:
+        chunks = vector_reads(vector)
+        case: dict[str, Any] = {"parts": _hex(b"".join(chunks)), "reads": [len(c) for c in chunks]}
+        if "max_event_bytes" in vector:
+            case["max_event_bytes"] = vector["max_event_bytes"]
+        if "seed_last_event_id" in vector:
+            case["last_event_id"] = vector["seed_last_event_id"]
+        cases[f"{suite}:{vector['name']}"] = case
+    assert len(cases) == len(VECTOR_CASES) >= 150
+    _compare_with_python(browser_page, cases)
+
+
+# streamAnswer on a stream of chosen bytes: the page's fetch answers with a real Response built from them, in the
+# given reads (a ReadableStream), so what is checked is the client's own decoding and error path.
+CANNED = """async ([reads, options]) => {
+  const { streamAnswer } = await import("/sluicegate-client.js");
+  window.fetch = async () => new Response(new ReadableStream({
+    start(controller) {
+      for (const hex of reads) controller.enqueue(new Uint8Array(hex.match(/../g).map((b) => parseInt(b, 16))));
+      controller.close();
+    },
+  }), { status: 200, headers: { "Content-Type": "text/event-stream; charset=utf-8" } });
+  const seen = [];
+  const run = streamAnswer("/chat", {}, {
+    ...options,
+    onDelta: (text) => seen.push(["delta", text]),
+    onError: (e) => seen.push(["error", e.code]),
+    onDone: (d) => seen.push(["done", d.reason]),
+  });
+  await run.done;
+  return seen;
+}"""
+
+
+def test_stream_answer_reads_invalid_utf8_as_replacement_characters(
+    browser_page: Any, test_app_server: UvicornServer
+) -> None:
+    """c: a byte our server never sends (a broken proxy) is U+FFFD in the text, not the end of the answer; a
+    character split across reads stays whole."""
+    browser_page.goto(f"{test_app_server.url}/sluicegate-client.js")
+    frames = b'event: delta\ndata: {"text":"a\xffb \xd9' + b'\x81"}\n\nevent: done\ndata: {"reason":"complete"}\n\n'
+    reads = [frames[:28].hex(), frames[28:].hex()]
+    assert browser_page.evaluate(CANNED, [reads, {}]) == [["delta", "a\ufffdb \u0641"], ["done", "complete"]]
+
+
+def test_stream_answer_keeps_the_events_before_an_oversized_one(
+    browser_page: Any, test_app_server: UvicornServer
+) -> None:
+    """d: the read that completes a delta and then overflows the limit still delivers that delta, then
+    bad_stream; the limit counts bytes (here 64), not characters."""
+    browser_page.goto(f"{test_app_server.url}/sluicegate-client.js")
+    for text in ["x" * 100, "é" * 30]:  # over 64 as characters and as bytes; over 64 only as bytes
+        stream = 'event: delta\ndata: {"text":"ok"}\n\nevent: delta\ndata: {"text":"' + text + '"}\n\n'
+        seen = browser_page.evaluate(CANNED, [[stream.encode().hex()], {"maxEventBytes": 64}])
+        assert seen == [["delta", "ok"], ["error", "bad_stream"]], text[:1]
