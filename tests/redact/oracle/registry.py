@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from . import network, pii, secrets
+from . import issue27, network, pii, secrets
 from .detector import Detector
 
-BUILTIN: tuple[Detector, ...] = secrets.DETECTORS[:-1] + pii.DETECTORS + network.DETECTORS + secrets.DETECTORS[-1:]
+BUILTIN: tuple[Detector, ...] = tuple(
+    issue27.adopt(d) for d in secrets.DETECTORS[:-1] + pii.DETECTORS + network.DETECTORS + secrets.DETECTORS[-1:]
+)
 ENTITIES: tuple[str, ...] = tuple(d.entity for d in BUILTIN)
 
 
