@@ -39,7 +39,9 @@ def words() -> tuple[tuple[str, bool], ...]:
 def word_pattern(word: str) -> str:
     """`api_key` also matches `api-key`, `API Key` and `apikey`; so does a space in `mot de passe`."""
     parts = regex.split(r"[_ \-]", word)
-    return r"[_\- ]?".join(regex.escape(p) for p in parts)
+    # Possessive (`?+`): inside a lookbehind a greedy optional that backtracks makes the `regex` package report a
+    # partial match where none can be (tests/redact/test_regex_partial.py), which held text to `max_hold`.
+    return r"[_\- ]?+".join(regex.escape(p) for p in parts)
 
 
 def alternation(*, suffixes: bool = True) -> str:
@@ -55,7 +57,7 @@ def alternation(*, suffixes: bool = True) -> str:
 # A suffix after a key name: up to two parts of up to 10 characters (`_prod`, `-v2`), so that a label, its
 # quote and two spaces fit the 32 characters of context the filter keeps (the label is a lookbehind). Not
 # possessive: a lookbehind is matched backwards, where a possessive suffix would swallow `_key` of `api_key`.
-SUFFIX = r"(?:[_\-][0-9A-Za-z]{1,10}){0,2}"
+SUFFIX = r"(?:[_\-][0-9A-Za-z]{1,10}+){0,2}"
 _SUFFIX_MAX = 22
 
 

@@ -158,7 +158,7 @@ _LABEL = rf"{_WORD}(?![{_SCRIPTS}])"
 # `apikey_myservice: "…"`): a quoted string assigned to a secret-named identifier is a secret, where an unquoted
 # word after `password_policy:` names a setting, and may end in a number (`"access_token1": "…"`).
 _CODE_WORD = rf"(?:(?<![{_SCRIPTS}])(?i:{labels.alternation(suffixes=False)})|{_CAMEL})"
-_CODE_LABEL = rf"{_CODE_WORD}{labels.SUFFIX}[0-9]{{0,2}}(?![{_SCRIPTS}])"
+_CODE_LABEL = rf"{_CODE_WORD}{labels.SUFFIX}(?:[0-9]{{1,2}}+)?(?![{_SCRIPTS}])"
 _SEP = r"(?:==|:=|=>|:|=)\s{0,3}"
 # A value in backticks (Markdown's code span, how answers quote a value) is quoted like one in quotes.
 _VALUE = (
@@ -170,24 +170,24 @@ _QUOTED = r"(?:@?\"(?P<v>[^\"\n]{1,256}+)|'(?P<v>[^'\n]{1,256}+)|`(?P<v>[^`\n]{1
 # Operators of assignments and comparisons in code: Make's `::=`, `:::=` and `?=`, PHP's `.=`, `+=`, `!=`,
 # `===`, `!==`. Each is consumed before the lookbehind that names the label, so the engine tries the label
 # only where an operator stands (a `.` in prose fails at once on the `=` it lacks).
-_OP = r"(?::{1,3}=|[?.+]=|!==|!=|===|==|=>|:|=)"
+_OP = r"(?::{1,3}+=|[?.+]=|!==|!=|===|==|=>|:|=)"
 # Between a label and its operator: one type word (`var discordToken string =`) or a type annotation
 # (`const PASSWORD: &str =`, `apiKey: string =`), then a quote (`"password": …`) and up to two spaces. A C
 # array (`char secrete[25] =`, `secrete[] =`) takes a double-quoted value only: in C a single quote is a character.
-_DECL = r"(?:[ \t][A-Za-z][0-9A-Za-z_]{0,7}|[ \t]?:[ \t]?&?[A-Za-z][0-9A-Za-z_]{0,7})?[\"'`]?[ \t]{0,2}"
+_DECL = r"(?:[ \t][0-9A-Za-z_]{1,8}+|[ \t]?+:[ \t]?+&?+[0-9A-Za-z_]{1,8}+)?+[\"'`]?+[ \t]{0,2}+"
 _DQUOTED = r"@?\"(?P<v>[^\"\n]{1,256}+)"
 # The lookbehinds, each at most `LOOKBEHIND` characters (asserted below): the label before a separator; before
 # a code operator; a quoted label before a comma (`System.setProperty("DISCORD_TOKEN", "…")`); a label before a
 # call's parenthesis (`std::string secret("…")`, `secrete.assign("…", 17)`); an XML element's name
 # (`<discordToken>…`); a label and a space before a quoted value (`password "…";`).
 _BEHIND = {
-    "separator": rf"{_LABEL}[\"'`]?[ \t]{{0,2}}",
+    "separator": rf"{_LABEL}[\"'`]?+[ \t]{{0,2}}+",
     "operator": rf"{_CODE_LABEL}{_DECL}{_OP}",
-    "array": rf"{_CODE_LABEL}\[[0-9]{{0,4}}\][ \t]{{0,2}}{_OP}",
-    "comma": rf"[\"'][0-9A-Za-z_.\-]{{0,16}}{_CODE_LABEL}[\"'][ \t]{{0,2}},",
+    "array": rf"{_CODE_LABEL}\[[0-9]{{0,4}}+\][ \t]{{0,2}}+{_OP}",
+    "comma": rf"[\"'][0-9A-Za-z_.\-]{{0,16}}+{_CODE_LABEL}[\"'][ \t]{{0,2}}+,",
     "call": rf"{_CODE_LABEL}(?:\.assign)?\(",
-    "element": rf"<[0-9A-Za-z_.\-]{{0,16}}{_CODE_LABEL}>",
-    "space": rf"{_CODE_LABEL}[ \t]{{1,2}}\"",
+    "element": rf"<[0-9A-Za-z_.\-]{{0,16}}+{_CODE_LABEL}>",
+    "space": rf"{_CODE_LABEL}[ \t]{{1,2}}+\"",
 }
 # A value compared with a label written after it: `if ("…" == password)`. The value has no spaces, so a prose
 # quotation is released at its first space instead of being held to its closing quote.
