@@ -72,9 +72,9 @@ def _triggers() -> dict[str, tuple[Trigger, ...]]:
         "DISCORD_BOT_TOKEN": ((r"[0-9A-Za-z_\-]{24}\.", 2, 25, 25),),
         "JWT": ((r"eyJ", 0, 3, 3),),
         "BEARER_TOKEN": ((r"(?i:bearer|basic)", 0, 5, 6),),
-        # The match starts at its separator or operator (`=` at most one character in: `.=`, `!=`), at the comma,
-        # parenthesis or `>` after a label, or at a quote; the label is a lookbehind.
-        "LABELED_SECRET": ((r"[:=,(>\"]", 1, 1, 1),),
+        # The match starts at its separator or an operator's last character, at the comma, parenthesis or `>`
+        # after a label, or at a quote; the label is a lookbehind.
+        "LABELED_SECRET": ((r"[:=,(>\"]", 0, 1, 1),),
         "EMAIL_ADDRESS": ((r"@", 16 + EMAIL_LOCAL_MAX, 1, 1),),
         "CREDIT_CARD": ((r"[0-9](?:[ \t.\-]?[0-9]){12}", 1, 13, 25),),
         "IBAN_CODE": ((r"[A-Za-z]{2}[0-9]{2}", 0, 4, 4),),
