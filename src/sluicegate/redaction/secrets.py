@@ -214,21 +214,34 @@ def _quoted_after(behind: str, dq_behind: str | None = None) -> str:
     )
 
 
+# Two detectors of one entity: the forms that start at a separator, an operator or `>`, and those that start at a
+# comma, a parenthesis or a quote. One pattern of all seven alternatives cost about twice its two halves (the
+# `regex` engine optimizes each pattern as a whole; a 64 KB JSON probe: 193 ms against 38 + 52).
+_PREFIX = (
+    rf"(?:{_SEP}|[:=>]\s{{0,3}}|,[ \t]{{0,3}}|\([ \t]{{0,2}})"
+    r"(?:@?[\"'`](?P<v>[^\"'`\n])|(?P<v>[^\s\"'`<]))"
+)
 LABELED_SECRET = Detector(
     "LABELED_SECRET",
     rf"(?:==|:=|=>|:|=){_S3}(?P<v>{_UNQUOTED})"
     # the match starts at the operator's last character (the lookbehind holds the whole operator), so a `.` in
     # prose is not a start at all
     + rf"|[:=>]{_S3}{_quoted_after(_BEHIND['operator'], _BEHIND['array'])}"
-    + rf"|,[ \t]{{0,3}}+{_quoted_after(_BEHIND['comma'])}"
+    + rf"|>(?<={_BEHIND['element']})\s{{0,8}}(?P<v>[^\s<>\"'`]{{2,256}}+)",
+    labels.secret_value,
+    first="[:=>]",
+    prefix=_PREFIX,
+    context=True,
+)
+LABELED_IN_CODE = Detector(
+    "LABELED_SECRET",
+    rf",[ \t]{{0,3}}+{_quoted_after(_BEHIND['comma'])}"
     + rf"|\([ \t]{{0,2}}+{_quoted_after(_BEHIND['call'])}"
-    + rf"|>(?<={_BEHIND['element']})\s{{0,8}}(?P<v>[^\s<>\"'`]{{2,256}}+)"
     + rf"|\"(?<=[0-9\p{{L}}][ \t]{{1,2}}+\")(?<={_BEHIND['space']})(?P<v>[^\"\n]{{1,256}}+)\""
     + rf"|{_REVERSED}",
     labels.secret_value,
-    first='[:=>,("]',
-    prefix=rf"(?:{_SEP}|[:=>]\s{{0,3}}|,[ \t]{{0,3}}|\([ \t]{{0,2}})"
-    r"(?:@?[\"'`](?P<v>[^\"'`\n])|(?P<v>[^\s\"'`<]))",
+    first='[,("]',
+    prefix=_PREFIX,
     context=True,
 )
 # One more character than each lookbehind's reach: a label's own `(?<![…])` reads the character before it.
@@ -258,4 +271,5 @@ DETECTORS = (
     DISCORD_BOT_TOKEN,
     BEARER_TOKEN,
     LABELED_SECRET,
+    LABELED_IN_CODE,
 )

@@ -8,10 +8,10 @@ from collections.abc import Iterable
 from . import issue27, network, pii, secrets
 from .detector import Detector
 
-BUILTIN: tuple[Detector, ...] = tuple(
-    issue27.adopt(d) for d in secrets.DETECTORS[:-1] + pii.DETECTORS + network.DETECTORS + secrets.DETECTORS[-1:]
+BUILTIN: tuple[Detector, ...] = issue27.adopt(
+    secrets.DETECTORS[:-1] + pii.DETECTORS + network.DETECTORS + secrets.DETECTORS[-1:]
 )
-ENTITIES: tuple[str, ...] = tuple(d.entity for d in BUILTIN)
+ENTITIES: tuple[str, ...] = tuple(dict.fromkeys(d.entity for d in BUILTIN))
 
 
 def select(entities: Iterable[str] | None) -> tuple[Detector, ...]:
