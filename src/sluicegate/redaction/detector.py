@@ -22,7 +22,7 @@ import regex
 from .alphabet import stop_pattern
 from .reach import reach as pattern_reach
 
-LOOKBEHIND = 32
+LOOKBEHIND = 80
 Validator = Callable[[str], bool]
 Locator = Callable[[str], Sequence[tuple[int, int]]]
 

@@ -3,7 +3,9 @@ the `LABELED_SECRET` pattern and the compiled prefilter's triggers, and the chec
 
 Why data files: the words for "password" differ per language and are edited by people who do not read regex.
 `secret_labels.txt` holds the technical names (`api_key`, `access_token`, …); `password_words/<lang>.txt`
-the word for "password" in each of the project's ten languages.
+the word for "password" in each of the project's ten languages; `personal_labels/<lang>.txt` labels of personal
+data that has no format of its own (`CVV`, `Passport`, `Date of Birth`, `2FA code`), whose value is replaced the
+same way.
 """
 
 from __future__ import annotations
@@ -23,10 +25,11 @@ def words() -> tuple[tuple[str, bool], ...]:
     """(word, a suffix may follow) for every label, longest first (so `api_key` wins over `key`-like words)."""
     found: dict[str, bool] = {}
     lines = list(data_lines("secret_labels.txt"))
-    root = resources.files("sluicegate").joinpath("data").joinpath("redact").joinpath("password_words")
-    for lang in _LANGS:
-        text = root.joinpath(f"{lang}.txt").read_text(encoding="utf-8")
-        lines += [line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#")]
+    data = resources.files("sluicegate").joinpath("data").joinpath("redact")
+    for folder in ("password_words", "personal_labels"):
+        for lang in _LANGS:
+            text = data.joinpath(folder).joinpath(f"{lang}.txt").read_text(encoding="utf-8")
+            lines += [line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#")]
     for line in lines:
         word, suffix = (line[:-1], True) if line.endswith("*") else (line, False)
         found[word.casefold()] = found.get(word.casefold(), False) or suffix
@@ -36,23 +39,26 @@ def words() -> tuple[tuple[str, bool], ...]:
 def word_pattern(word: str) -> str:
     """`api_key` also matches `api-key`, `API Key` and `apikey`; so does a space in `mot de passe`."""
     parts = regex.split(r"[_ \-]", word)
-    return r"[_\- ]?".join(regex.escape(p) for p in parts)
+    # Possessive (`?+`): inside a lookbehind a greedy optional that backtracks makes the `regex` package report a
+    # partial match where none can be (tests/redact/test_regex_partial.py), which held text to `max_hold`.
+    return r"[_\- ]?+".join(regex.escape(p) for p in parts)
 
 
-def alternation() -> str:
-    """The labels as one case-insensitive alternation; words allowing a suffix take `_prod`, `-v2`, …"""
+def alternation(*, suffixes: bool = True) -> str:
+    """The labels as one case-insensitive alternation; words allowing a suffix take `_prod`, `-v2`, … (unless
+    `suffixes` is false: the caller then lets every word take one, `SUFFIX`)."""
     out = []
     for word, suffix in words():
         body = word_pattern(word)
-        out.append(body + (_SUFFIX if suffix else ""))
+        out.append(body + (SUFFIX if suffix and suffixes else ""))
     return "|".join(out)
 
 
-# A suffix after a key name: up to two parts of up to 8 characters (`_prod`, `-v2`), so that a label, its
+# A suffix after a key name: up to two parts of up to 10 characters (`_prod`, `-v2`), so that a label, its
 # quote and two spaces fit the 32 characters of context the filter keeps (the label is a lookbehind). Not
 # possessive: a lookbehind is matched backwards, where a possessive suffix would swallow `_key` of `api_key`.
-_SUFFIX = r"(?:[_\-][0-9A-Za-z]{1,8}){0,2}"
-_SUFFIX_MAX = 18
+SUFFIX = r"(?:[_\-][0-9A-Za-z]{1,10}+){0,2}"
+_SUFFIX_MAX = 22
 
 
 def longest_label() -> int:

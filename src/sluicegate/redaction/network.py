@@ -17,11 +17,13 @@ _V6 = (
 # any ':'; an IPv6 address may not start right after a group of its own run and its colon, or after '::', or
 # after a hex group with a digit glued to a word (`text2001:db8::1` is one token; `mac:…`, `IPv6:…` are labels).
 _STANDALONE = r"(?<![0-9A-Za-z.])"
+# An address may carry its network's prefix length (`192.168.1.0/24`, `2001:db8::/32`) and an IPv6 zone
+# (`fe80::1%eth0`): both are part of the value, as Presidio reads them, so none of it is shown beside the tag.
 IP_ADDRESS = Detector(
     "IP_ADDRESS",
-    rf"(?:{_STANDALONE}{_V4}(?![0-9A-Za-z]|\.[0-9])"
+    rf"(?:{_STANDALONE}{_V4}(?:/[0-9]{{1,2}})?(?![0-9A-Za-z]|\.[0-9])"
     rf"|{_STANDALONE}(?<!(?:{_STANDALONE}[0-9A-Fa-f]{{1,4}}|:):)(?<![0-9A-Za-z](?:[0-9A-Fa-f]{{1,3}}[0-9]|[0-9][0-9A-Fa-f]{{1,3}}):){_V6}"
-    rf"(?![0-9A-Za-z:]))",
+    rf"(?:%[0-9A-Za-z_\-]{{1,16}}+)?(?:/[0-9]{{1,3}})?(?![0-9A-Za-z:]))",
     validators.ip_address,
     first="[0-9A-Fa-f:]",
 )

@@ -59,21 +59,26 @@ IBAN_CODE = Detector(
     locate=windows.iban_window,
 )
 
-# International (+CC ...) or national: (415) 555-2671 / 415-555-2671 / 415.555.2671, a trunk-0 number in
-# groups separated by spaces or dashes (020 7946 0958, 01 23 45 67 89, 090-1234-5678), a compact trunk-0 number
-# (09123456789) or a compact Chinese mobile (13812345678); then up to two more groups of the same run
-# ("415-555-2671 2 times", a card after the number). libphonenumber picks the window (`phone_window`) and the
-# regions (validators.phone_number). Not right after a digit group and its separator (`BE71 0961 …` is an IBAN).
+# International (+CC ...) or national: (415) 555-2671 / 415-555-2671 / 415.555.2671, the same after a country code
+# without its '+' (1-800-555-0199, 91-415-555-0132: read as +CC), a trunk-0 number in groups separated by spaces
+# or dashes (020 7946 0958, 01 23 45 67 89, 090-1234-5678, 0 532 123 45 67, 0 (532) 1234567), a trunk-0 area
+# code and a 7-digit number (09-7625400), a compact trunk-0 number (09123456789) or a compact Chinese mobile
+# (13812345678); then up to two more groups of the same run ("415-555-2671 2 times", a card after the number).
+# libphonenumber picks the window (`phone_window`) and the regions (validators.phone_number). Not right after a
+# digit group and its separator (`BE71 0961 …` is an IBAN). A dashed US number may be glued to a lowercase word
+# (`is415-555-0132`): its shape is distinctive, where a glued digit run is part of an identifier.
 PHONE_NUMBER = Detector(
     "PHONE_NUMBER",
-    r"(?<![0-9A-Za-z+])(?<![0-9][ .\-])(?:"
+    r"(?:(?<![0-9A-Za-z+])(?<![0-9][ .\-])(?:"
     r"\+[0-9](?:(?:[ .\-]|[ ]?\(|\)[ ]?)?[0-9]){6,14}"
-    r"|(?:\([0-9]{3}\)[ ]?|[0-9]{3}[ .\-])[0-9]{3}[ .\-][0-9]{4}"
+    r"|(?:[0-9]{1,3}[ .\-])?(?:\([0-9]{3}\)[ ]?|[0-9]{3}[ .\-])[0-9]{3}[ .\-][0-9]{4}"
     r"|0[0-9]{1,4}(?: [0-9]{2,4}){2,4}"
     r"|0[0-9]{1,4}(?:-[0-9]{2,4}){2,3}"
+    r"|0[ \-](?:\([0-9]{3}\)[ ]?|[0-9]{3}[ \-])[0-9]{3}(?:[ \-]?[0-9]{2}){2}"
+    r"|0[0-9]{1,2}-[0-9]{7}"
     r"|0[0-9]{9,11}"
     r"|1[3-9][0-9]{9}"
-    r")(?:[ .\-][0-9]{1,19}){0,2}(?![0-9A-Za-z]|[ .\-]?[0-9])",
+    r")|(?<=[a-z])[0-9]{3}-[0-9]{3}-[0-9]{4})(?:[ .\-][0-9]{1,19}){0,2}(?![0-9A-Za-z]|[ .\-]?[0-9])",
     locate=windows.phone_window,
     first="[+(0-9]",
 )

@@ -58,8 +58,8 @@ def _triggers() -> dict[str, tuple[Trigger, ...]]:
         "GITLAB_TOKEN": (
             (r"gl(?:pat|dt|rt|ptt|ft|ffct|soat|cbt|imt|oas|agent|wt|isa)-|GR1348941|_gitlab_session=", 0, 5, 16),
         ),
-        "SLACK_WEBHOOK": ((r"https://hooks\.slack\.com/", 0, 24, 24),),
-        "SLACK_TOKEN": ((r"xox[aboprse]-|xapp-", 0, 5, 5),),
+        "SLACK_WEBHOOK": ((r"hooks\.slack\.com/", 8, 16, 16),),
+        "SLACK_TOKEN": ((r"xox[aboprse]-|xapp-", 5, 5, 5),),  # 5: after `xoxe.`
         "STRIPE_KEY": ((r"[rs]k_(?:live|test|prod)_", 0, 8, 8),),
         "ANTHROPIC_KEY": ((r"sk-ant-", 0, 7, 7),),
         "OPENAI_KEY": ((r"sk-", 0, 3, 3),),
@@ -72,7 +72,9 @@ def _triggers() -> dict[str, tuple[Trigger, ...]]:
         "DISCORD_BOT_TOKEN": ((r"[0-9A-Za-z_\-]{24}\.", 2, 25, 25),),
         "JWT": ((r"eyJ", 0, 3, 3),),
         "BEARER_TOKEN": ((r"(?i:bearer|basic)", 0, 5, 6),),
-        "LABELED_SECRET": ((r"[:=]", 0, 1, 1),),  # the match starts at its separator; the label is a lookbehind
+        # The match starts at its separator or an operator's last character, at the comma, parenthesis or `>`
+        # after a label, or at a quote; the label is a lookbehind.
+        "LABELED_SECRET": ((r"[:=,(>\"]", 0, 1, 1),),
         "EMAIL_ADDRESS": ((r"@", 16 + EMAIL_LOCAL_MAX, 1, 1),),
         "CREDIT_CARD": ((r"[0-9](?:[ \t.\-]?[0-9]){12}", 1, 13, 25),),
         "IBAN_CODE": ((r"[A-Za-z]{2}[0-9]{2}", 0, 4, 4),),
@@ -80,9 +82,10 @@ def _triggers() -> dict[str, tuple[Trigger, ...]]:
         # every start the shortest alternative would allow (digit groups are dense in a planted text).
         "PHONE_NUMBER": (
             (r"\+[0-9]", 0, 2, 2),
-            (r"\([0-9]{3}\)", 0, 5, 5),
-            (r"[0-9]{3}[ .\-][0-9]{3}", 0, 7, 7),
+            (r"\([0-9]{3}\)", 4, 5, 5),
+            (r"[0-9]{3}[ .\-][0-9]{3}", 4, 7, 7),
             (r"0[0-9]{1,4}[ \-][0-9]{2}", 0, 5, 8),
+            (r"0[ \-]\(?[0-9]{3}", 0, 5, 6),
             (r"0[0-9]{9}", 0, 10, 10),
             (r"1[3-9][0-9]{9}", 0, 11, 11),
         ),

@@ -8,8 +8,9 @@ from collections.abc import Iterable
 from . import network, pii, secrets
 from .detector import Detector
 
-BUILTIN: tuple[Detector, ...] = secrets.DETECTORS[:-1] + pii.DETECTORS + network.DETECTORS + secrets.DETECTORS[-1:]
-ENTITIES: tuple[str, ...] = tuple(d.entity for d in BUILTIN)
+# The labelled-value detectors (two of one entity, secrets.py) come last.
+BUILTIN: tuple[Detector, ...] = secrets.DETECTORS[:-2] + pii.DETECTORS + network.DETECTORS + secrets.DETECTORS[-2:]
+ENTITIES: tuple[str, ...] = tuple(dict.fromkeys(d.entity for d in BUILTIN))
 
 
 def select(entities: Iterable[str] | None) -> tuple[Detector, ...]:

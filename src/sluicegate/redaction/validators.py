@@ -51,12 +51,16 @@ def iban(value: str) -> bool:
 
 
 def ip_address(value: str) -> bool:
-    """Parses as IPv4 or IPv6; an IPv6 candidate also needs a decimal digit ('a::b' is C++/Rust, not an address)."""
+    """Parses as IPv4 or IPv6 (with a zone, `%eth0`); an IPv6 candidate also needs a decimal digit before any zone
+    or prefix ('a::b' is C++/Rust, not an address); a prefix length fits the family (/0-/32, /0-/128)."""
+    value, slash, prefix = value.partition("/")
     try:
-        ipaddress.ip_address(value)
+        address = ipaddress.ip_address(value)
     except ValueError:
         return False
-    return ":" not in value or any("0" <= ch <= "9" for ch in value)
+    if slash and int(prefix) > address.max_prefixlen:
+        return False
+    return ":" not in value or any("0" <= ch <= "9" for ch in value.partition("%")[0])
 
 
 def _regions() -> tuple[str, ...]:

@@ -108,16 +108,25 @@ def phone_window(run: str) -> list[tuple[int, int]]:
     """The longest prefix ending at a group boundary that libphonenumber accepts: in '415-555-2671 2 times'
     the stray number is not part of it. Windows start at the match only: trying later starts too made
     sub-windows of other numbers valid somewhere ('0044 0532 0130 00' holds an Italian-looking number).
-    What follows the number must be a short stray or a card, not the rest of a longer number."""
+    What follows the number must be a short stray or a card, not the rest of a longer number. A run that
+    starts with a group of 1-3 digits and a separator before a US-shaped number (`1-800-555-0199`,
+    `91-415-555-0132`) is read as an international number whose '+' was left out."""
     ends = [len(run)] + [i for i in range(len(run) - 1, 0, -1) if run[i] in " .-" and run[i - 1] in "0123456789)"]
+    code = _COUNTRY_CODE.match(run)
     for end in ends:
-        if validators.phone_number(run[:end]):
+        window = run[:end]
+        if validators.phone_number(window) or (code is not None and validators.phone_number("+" + window)):
             rest = run[end:]
             # A stray counter, or a card written after the number; not the rest of a longer number.
             if sum(ch.isdigit() for ch in rest) <= _STRAY_DIGITS or validators.credit_card(rest):
                 return [(0, end)]
             return []
     return []
+
+
+# A country code written without its '+' before a US-shaped number (the run's first group, then `(415) ` or
+# `415-`): `1-800-555-0199`.
+_COUNTRY_CODE = regex.compile(r"[1-9][0-9]{0,2}[ .\-](?:\([0-9]{3}\)|[0-9]{3}[ .\-])[0-9]{3}[ .\-][0-9]{4}")
 
 
 _IBAN_LENGTHS = {c: int(n) for c, n in (line.split() for line in data_lines("iban_lengths.txt"))}

@@ -19,7 +19,7 @@ from importlib import resources
 
 import regex
 
-LOOKBEHIND = 32
+LOOKBEHIND = 80  # issue 27 (oracle/recall_detectors.py): the code labels' lookbehinds
 Validator = Callable[[str], bool]
 Locator = Callable[[str], Sequence[tuple[int, int]]]
 

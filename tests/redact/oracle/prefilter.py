@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
+from . import recall_detectors
 from .detector import Detector
 
 _hs: Any  # the hyperscan module, or None without the optional extra
@@ -50,7 +51,7 @@ Trigger = tuple[str, int, int, int]  # (pattern, K, minlen, maxlen)
 def _triggers() -> dict[str, tuple[Trigger, ...]]:
     from .pii import EMAIL_LOCAL_MAX
 
-    return {
+    return recall_detectors.triggers({
         "PRIVATE_KEY": ((r"-----BEGIN |---- BEGIN SSH2|PuTTY-User-Key-File-", 0, 11, 20),),
         "AWS_ACCESS_KEY": ((r"AKIA|ASIA|ABIA|ACCA|A3T", 0, 3, 4),),
         "AWS_SECRET_KEY": ((r"(?i:aws)", 0, 3, 3),),
@@ -89,7 +90,7 @@ def _triggers() -> dict[str, tuple[Trigger, ...]]:
         "MAC_ADDRESS": ((r"[0-9A-Fa-f]{2}[:\-]|[0-9A-Fa-f]{4}\.", 0, 3, 5),),
         "CRYPTO": ((r"[13][1-9A-HJ-NP-Za-km-z]{25}|bc1", 0, 3, 26),),
         "URL_CREDENTIALS": ((r"://", 21, 3, 3),),
-    }
+    })
 
 
 def available() -> bool:

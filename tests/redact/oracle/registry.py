@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from . import network, pii, secrets
+from . import network, pii, recall_detectors, secrets
 from .detector import Detector
 
-BUILTIN: tuple[Detector, ...] = secrets.DETECTORS[:-1] + pii.DETECTORS + network.DETECTORS + secrets.DETECTORS[-1:]
-ENTITIES: tuple[str, ...] = tuple(d.entity for d in BUILTIN)
+BUILTIN: tuple[Detector, ...] = recall_detectors.adopt(
+    secrets.DETECTORS[:-1] + pii.DETECTORS + network.DETECTORS + secrets.DETECTORS[-1:]
+)
+ENTITIES: tuple[str, ...] = tuple(dict.fromkeys(d.entity for d in BUILTIN))
 
 
 def select(entities: Iterable[str] | None) -> tuple[Detector, ...]:
