@@ -28,6 +28,7 @@ from nemoguardrails.types import LLMResponseChunk
 from sluicegate import StreamFilter, Usage
 from sluicegate.budget import CallBudget, Reservation
 from sluicegate.budget.bound import prompt_tokens_bound
+from sluicegate.closing import aclose_now
 from sluicegate.notices import notice
 
 from .llm import GatedLLM
@@ -171,9 +172,8 @@ class CappedStream:
         finally:
             if self.inner is not None:
                 await self.inner.aclose()
-            aclose = getattr(self._app_generator, "aclose", None)
-            if callable(aclose):
-                await aclose()
+            if self._app_generator is not None:
+                await aclose_now(self._app_generator)  # an SDK stream too (its awaitable close())
             await self._settle()
 
     async def aclose(self) -> None:

@@ -10,6 +10,9 @@ Closing is what cancels the provider request (and the bill), and closing the wro
 - Anthropic's `messages.stream(...)` returns a stream *manager*: a context manager, not an iterable; entering
   it sends the request, exiting it closes the response;
 - litellm's `CustomStreamWrapper` is its own iterator; its `close()`/`aclose()` close its `completion_stream`.
+  Its async OpenAI path sends through litellm's aiohttp transport, where closing the httpx response only
+  *releases* the aiohttp response: aiohttp keeps the connection and goes on reading the provider's stream into
+  its buffer (measured: the provider generated the whole answer). The aiohttp response itself is closed too.
 
 So an upstream is opened as an `Upstream`/`AsyncUpstream` that keeps the object itself, the iterator read from
 it, and the entered manager, and closes all three (each once, the iterator first). On top, the responses that
@@ -54,6 +57,28 @@ async def aclose_now(obj: Any) -> None:
         result = close()
         if inspect.isawaitable(result):
             await result
+
+
+def _responses_of(parts: list[Any]) -> list[Any]:
+    """The HTTP responses under `parts` (an SDK stream's `.response`; litellm's wrapper's `completion_stream`),
+    read before closing, since litellm's close drops its `completion_stream`."""
+    found: list[Any] = []
+    for part in parts:
+        for obj in (part, getattr(part, "completion_stream", None)):
+            response = getattr(obj, "response", None) if obj is not None else None
+            if response is not None and hasattr(response, "stream"):
+                found.append(response)
+    return found
+
+
+def close_transport(response: Any) -> None:
+    """Close the aiohttp response under an httpx response from litellm's aiohttp transport (see above): httpx's
+    own close releases it, which leaves the connection reading. A no-op for any other response."""
+    inner = getattr(getattr(response, "stream", None), "_stream", None)
+    aio = getattr(inner, "_aiohttp_response", None)
+    close = getattr(aio, "close", None)
+    if callable(close):
+        close()
 
 
 def _distinct(*objs: Any) -> list[Any]:
@@ -151,6 +176,7 @@ class AsyncUpstream:
             return
         self.closed = True
         error: BaseException | None = None
+        responses = _responses_of(self._parts)
         for part in self._parts:
             try:
                 await aclose_now(part)
@@ -167,6 +193,8 @@ class AsyncUpstream:
                 error = error or exc
         try:
             await self.responses.aclose()
+            for response in responses:
+                close_transport(response)
         except Exception as exc:
             error = error or exc
         if error is not None:

@@ -68,6 +68,9 @@ class OpenResponses:
             aclose = getattr(response, "aclose", None)
             if callable(aclose) and _is_async_response(response):
                 await aclose()
+                from .closing import close_transport
+
+                close_transport(response)  # litellm's aiohttp transport only released it
             elif callable(getattr(response, "close", None)):
                 response.close()
 
