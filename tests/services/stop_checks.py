@@ -35,6 +35,8 @@ LENGTH = 200  # tokens after the interesting part: over 1 s at 6 ms a token, so 
 MAX_AFTER = 3  # tokens the provider may generate after the stop or the reader leaving (one in flight, and slack)
 HELD_TOKENS = 12  # tokens of the long sentence the gate holds before the reader leaves
 
+RECORD: list[dict[str, float]] | None = None  # the benchmark collects every check's figures here
+
 FIRST = "Fine text. "
 SCRIPTS: dict[str, list[str]] = {
     "stop": ["Fine", " text", ". ", "It was", " 2019", ". "] + ["more "] * LENGTH,
@@ -141,7 +143,10 @@ def check(
         assert usage.output_tokens >= len(gen.sent), (
             f"{mode}: usage {usage.output_tokens} below the {len(gen.sent)} tokens the provider generated"
         )
-    return {"ms": (gen.disconnected - since) * 1000, "after": after}
+    figures = {"ms": (gen.disconnected - since) * 1000, "after": after}
+    if RECORD is not None:
+        RECORD.append(figures)
+    return figures
 
 
 async def acheck(gen: Generation, mode: str, **kwargs: Any) -> dict[str, float]:
