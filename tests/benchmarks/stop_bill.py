@@ -39,10 +39,10 @@ def _fixture(fn: Any) -> Callable[..., Any]:
 
 def scenarios(served: tuple[Any, str]) -> list[tuple[str, str, str, Callable[[], Any]]]:
     """(adapter, client, mode, run) for every case; `run()` performs one and its `check` records the figures."""
-    from tests.core import test_stop_closes_provider as core
+    from tests.core import test_core_stop_closes_provider as core
     from tests.guardrails import test_stop_closes_provider as gai
-    from tests.langchain import test_stop_closes_provider as lc
-    from tests.llamaindex import test_stop_closes_provider as li
+    from tests.langchain import test_lc_stop_closes_provider as lc
+    from tests.llamaindex import test_li_stop_closes_provider as li
     from tests.nemo import test_stop_closes_provider as nemo
 
     out: list[tuple[str, str, str, Callable[[], Any]]] = []
