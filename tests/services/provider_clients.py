@@ -100,8 +100,6 @@ def warm_up(url: str, provider: Any) -> None:
     """One complete call through each client first: litellm's first call spends ~100 ms setting itself up
     while the provider streams on, so its first stream starts many tokens behind (measured: 18 at 6 ms a token),
     which no real provider's time to first token would show."""
-    if getattr(provider, "_warm", False):
-        return
     provider.script(["warm "] * 3)
     for opener in SYNC_OPENERS.values():
         stream = opener(url)
@@ -110,4 +108,3 @@ def warm_up(url: str, provider: Any) -> None:
                 list(s)
         else:
             list(stream)
-    provider._warm = True

@@ -72,7 +72,7 @@ def make_filter(*_: Any) -> TimedStop:
     return filt
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")  # not session: an idle server thread would run beside other suites
 def llm_provider() -> Iterator[tuple[ScriptedProvider, str]]:
     from .provider_clients import warm_up
 
