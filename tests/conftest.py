@@ -18,4 +18,9 @@ settings.register_profile(
 )
 settings.register_profile("dev", max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
-pytest_plugins = ["tests.services.redis_server", "tests.services.nginx", "tests.services.browser"]
+pytest_plugins = [
+    "tests.services.redis_server",
+    "tests.services.nginx",
+    "tests.services.browser",
+    "tests.services.stop_checks",
+]

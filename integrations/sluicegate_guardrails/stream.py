@@ -9,6 +9,7 @@ from typing import Any
 
 from sluicegate import Outcome, adrive, drive, notice_chunk
 from sluicegate.prompts import render_prompt
+from sluicegate.provider_chunks import sdk_text
 from sluicegate.sources import source_texts
 
 from .state import EOS, STATE_KEY, StreamState
@@ -38,6 +39,9 @@ def _validator(guard: Any) -> SluicegateValidator:
 def _text(item: Any) -> str:
     if isinstance(item, str):
         return item
+    text = sdk_text(item)  # OpenAI / Anthropic / litellm stream items
+    if text is not None:
+        return text
     choices = getattr(item, "choices", None)
     if choices:
         delta = getattr(choices[0], "delta", None)
@@ -83,10 +87,11 @@ class GuardedStream:
             if notice:
                 yield notice
         finally:
-            # The consumer stopped (or the stream ended). Flag first: closing Guardrails' generator makes its
-            # telemetry read our model callable to the end, and the flag makes that callable return at once.
+            # The consumer stopped (or the stream ended). Our model callable first, so the driver closes the
+            # model stream now; closing Guardrails' generator makes its telemetry read that callable to the
+            # end, which then ends at once (closed, and the flag is set for any read still to come).
             self.state.cancelled = True
-            for it in (self._outcomes, self.state.source):
+            for it in (self.state.source, self._outcomes):
                 close = getattr(it, "close", None)
                 if callable(close):
                     close()
@@ -104,12 +109,21 @@ class GuardedStream:
                 yield notice
         finally:
             self.state.cancelled = True
-            # Closing Guardrails' generator does not close the model stream it was reading: close that too.
-            for it in (self._outcomes, self.state.source):
+            # Our model callable first (the driver closes the model stream), then Guardrails' generator, which
+            # does not close the model stream it was reading.
+            for it in (self.state.source, self._outcomes):
                 aclose = getattr(it, "aclose", None)
                 if callable(aclose):
                     with suppress(RuntimeError):  # being read right now in another task: it sees the flag and returns
                         await aclose()
+
+
+def _stream_of(result: Any, attr: str) -> Any:
+    """The model's stream: the object the callable returned when it is iterable (an SDK stream, litellm's
+    `CustomStreamWrapper`: the driver closes that object), else its `completion_stream` (guardrails' own shape)."""
+    if hasattr(result, attr):
+        return result
+    return getattr(result, "completion_stream", result)
 
 
 def _prepare(guard: Any, metadata: Mapping[str, Any] | None) -> tuple[StreamState, dict]:
@@ -153,7 +167,10 @@ def stream(
         return state.source
 
     def released(*args: Any, messages: Any = None, **kw: Any) -> Iterator[str]:
-        steps = drive(llm_api(*args, messages=messages, **kw), state.filter, text_of=_text, outcome=state.outcome)
+        upstream = _stream_of(llm_api(*args, messages=messages, **kw), "__iter__")
+        steps = drive(
+            upstream, state.filter, text_of=_text, outcome=state.outcome, is_cancelled=lambda: state.cancelled
+        )
         try:
             for step in steps:
                 if state.cancelled:
@@ -183,21 +200,18 @@ async def astream(
     kwargs = with_default_messages(guard, metadata, kwargs)
     state, meta = _prepare(guard, metadata)
 
-    async def upstream(*args: Any, **kw: Any) -> AsyncIterator[Any]:
+    async def cancelled() -> bool:
+        return state.cancelled
+
+    async def pieces(*args: Any, **kw: Any) -> AsyncIterator[str]:
         result = llm_api(*args, **kw)
         if inspect.isawaitable(result):
             result = await result
-        result = getattr(result, "completion_stream", result)
-        try:
-            async for item in result:
-                yield item
-        finally:  # `async for` alone would leave the model's stream open when we are closed
-            aclose = getattr(result, "aclose", None)
-            if callable(aclose):
-                await aclose()
-
-    async def pieces(*args: Any, **kw: Any) -> AsyncIterator[str]:
-        steps = adrive(upstream(*args, **kw), state.filter, text_of=_text, outcome=state.outcome)
+        # The stream object itself goes to the driver, which closes it (an SDK stream's awaitable close(),
+        # litellm's aclose()) on a stop, a failure, or the consumer leaving, within one piece (`is_cancelled`).
+        steps = adrive(
+            _stream_of(result, "__aiter__"), state.filter, text_of=_text, outcome=state.outcome, is_cancelled=cancelled
+        )
         try:
             async for step in steps:
                 if state.cancelled:

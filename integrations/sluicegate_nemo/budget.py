@@ -35,6 +35,7 @@ from sluicegate import (
 from sluicegate import UnreservedCall as UnreservedCall  # the core's: one class for every adapter
 from sluicegate.budget import CallBudget, Reservation
 from sluicegate.call import NO_USAGE
+from sluicegate.closing import aclose_now
 from sluicegate.notices import notice
 
 from .llm import GatedLLM
@@ -181,9 +182,8 @@ class CappedStream:
         finally:
             if self.inner is not None:
                 await self.inner.aclose()
-            aclose = getattr(self._app_generator, "aclose", None)
-            if callable(aclose):
-                await aclose()
+            if self._app_generator is not None:
+                await aclose_now(self._app_generator)  # an SDK stream too (its awaitable close())
             await self._settle()
 
     async def aclose(self) -> None:

@@ -14,6 +14,7 @@ from typing import Any
 from nemoguardrails.types import LLMModel, LLMResponse, LLMResponseChunk
 
 from sluicegate import UsageMeter, adrive
+from sluicegate.provider_chunks import sdk_text, sdk_usage
 
 from .session import SessionMissing, current_session
 
@@ -31,7 +32,10 @@ def _delta(chunk: LLMResponseChunk) -> str:
 
 
 def chunk_usage(chunk: Any, meter: UsageMeter) -> None:
-    """Provider usage on a NeMo `LLMResponseChunk` (cumulative), for the driver's `usage_of`."""
+    """Provider usage on a NeMo `LLMResponseChunk` (cumulative), or on an SDK stream item, for `usage_of`."""
+    if not isinstance(chunk, (str, LLMResponseChunk)) and sdk_text(chunk) is not None:
+        sdk_usage(chunk, meter)  # an OpenAI / Anthropic / litellm stream item (the app passed its SDK stream)
+        return
     usage = getattr(chunk, "usage", None)
     if usage is not None:
         meter.report(output_tokens=usage.output_tokens, input_tokens=usage.input_tokens, cumulative=True)
@@ -81,9 +85,19 @@ class GatedLLM:
         if session is None:
             raise SessionMissing("GatedLLM streamed with no sluicegate session: use sluicegate_nemo.guarded_stream")
         session.gated = True
+
+        async def cancelled() -> bool:  # asked at every model piece, also while the filter holds a sentence
+            return session.cancelled
+
         upstream = self.inner.stream_async(self.sent_prompt(prompt, session), stop=stop, **kwargs)
         steps = adrive(
-            upstream, session.filter, text_of=_delta, usage_of=chunk_usage, meter=session.meter, outcome=session.outcome
+            upstream,
+            session.filter,
+            text_of=_delta,
+            usage_of=chunk_usage,
+            meter=session.meter,
+            outcome=session.outcome,
+            is_cancelled=cancelled,
         )
         try:
             async for step in steps:

@@ -18,6 +18,7 @@ from nemoguardrails import LLMRails
 
 from sluicegate import Outcome, StreamFilter, adrive
 from sluicegate.prompts import settings_of, sources_block, system_prompt
+from sluicegate.provider_chunks import sdk_text
 from sluicegate.sources import source_text
 
 from .llm import GatedLLM, UngatedStream, chunk_usage
@@ -26,13 +27,26 @@ from .session import CONTEXT_KEY, StreamSession, set_current
 
 
 async def gated(upstream: AsyncIterable[Any], session: StreamSession) -> AsyncIterator[str]:
-    """Released pieces of `upstream` (str, or chunks with `.content`/`.text`), then `""` if the filter stopped.
+    """Released pieces of `upstream`, then `""` if the filter stopped. Pass it as `rails.stream_async(generator=...)`.
 
-    Pass it as `rails.stream_async(generator=...)`. The upstream is closed as soon as the filter stops.
+    `upstream` may be the provider SDK's stream object itself (`await client.chat.completions.create(...,
+    stream=True)`, Anthropic's `messages.stream(...)`), str pieces, or chunks with `.delta_content`/`.content`/
+    `.text`. The upstream object is closed as soon as the filter stops, and within one upstream piece of the
+    consumer leaving (the session's `cancelled` flag is checked at every piece, also while a sentence is held).
     """
     session.gated = True
+
+    async def cancelled() -> bool:
+        return session.cancelled
+
     steps = adrive(
-        upstream, session.filter, text_of=_text_of, usage_of=chunk_usage, meter=session.meter, outcome=session.outcome
+        upstream,
+        session.filter,
+        text_of=_text_of,
+        usage_of=chunk_usage,
+        meter=session.meter,
+        outcome=session.outcome,
+        is_cancelled=cancelled,
     )
     try:
         async for step in steps:
@@ -49,6 +63,9 @@ async def gated(upstream: AsyncIterable[Any], session: StreamSession) -> AsyncIt
 def _text_of(item: Any) -> str:
     if isinstance(item, str):
         return item
+    text = sdk_text(item)  # an OpenAI / Anthropic / litellm SDK stream item
+    if text is not None:
+        return text
     for name in ("delta_content", "content", "text"):
         value = getattr(item, name, None)
         if isinstance(value, str):

@@ -20,6 +20,7 @@ from sse_starlette.sse import EventSourceResponse
 from starlette.types import Receive, Scope, Send
 
 from sluicegate import Outcome, StreamFilter, UsageMeter
+from sluicegate.closing import aclose_now
 from sluicegate.driver import UsageOf
 from sluicegate.sse import DEFAULT_PING_INTERVAL, SSE_HEADERS, gated_events
 
@@ -80,19 +81,13 @@ class GatedSSEResponse(EventSourceResponse):
                 # The body never ran (the client left before it started, or a HEAD request): an async
                 # generator that never started ignores aclose(), so close the provider and settle here.
                 with anyio.CancelScope(shield=True):
-                    await _aclose(self._upstream)
+                    await aclose_now(self._upstream)  # an SDK stream too: its awaitable close()
                     self.outcome.reason = "cancelled"
                     self.outcome.usage = (self._meter or UsageMeter()).usage
                     if self._on_done is not None:
                         result = self._on_done(self.outcome)
                         if inspect.isawaitable(result):
                             await result
-
-
-async def _aclose(iterator: Any) -> None:
-    aclose = getattr(iterator, "aclose", None)
-    if aclose is not None:
-        await aclose()
 
 
 class _Body:

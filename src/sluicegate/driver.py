@@ -7,6 +7,10 @@ A failing upstream is a truncation, not a violation: validated text is released,
 reported, and the error is re-raised so the caller still sees it. An error raised by the filter itself (a bug,
 or a bad piece) ends the stream fail-closed: nothing more is released and the error propagates.
 
+What "close the upstream" means for each kind of object (an SDK stream, a stream manager, litellm's wrapper, a
+generator) is in `sluicegate.closing`; the HTTP responses a framework opened while we read it, and never
+closes itself, are closed too (`sluicegate.responses`).
+
 `drive`/`adrive` yield `Step`s; `drive_text`/`adrive_text` yield what a reader sees: released text and, on a
 stop, the guard's fixed notice as the last chunk.
 """
@@ -19,16 +23,16 @@ import inspect
 from collections.abc import (
     AsyncGenerator,
     AsyncIterable,
-    AsyncIterator,
     Awaitable,
     Callable,
     Generator,
     Iterable,
-    Iterator,
 )
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from .closing import AsyncUpstream, Upstream
+from .provider_chunks import sdk_text, sdk_usage
 from .stream import Done, Event, Guard, Step, StreamFilter, check_piece
 from .usage import Usage, UsageMeter
 
@@ -68,10 +72,14 @@ class Outcome:
 
 
 def _text(item: Any) -> str:
-    """A str piece, or an object's `.text` str (a provider chunk). Anything else is a clear TypeError:
-    turning bytes or None into their repr would put text the model never wrote in front of the reader."""
+    """A str piece, an item of an official SDK's stream (`sluicegate.provider_chunks`), or an object's `.text`
+    str. Anything else is a clear TypeError: turning bytes or None into their repr would put text the model
+    never wrote in front of the reader."""
     if isinstance(item, str):
         return item
+    text = sdk_text(item)
+    if text is not None:
+        return text
     text = getattr(item, "text", None)
     return text if isinstance(text, str) else check_piece(item)
 
@@ -94,7 +102,7 @@ class _Run:
         self.filter = filt
         self.meter = meter if meter is not None else UsageMeter()
         self.text_of = text_of
-        self.usage_of = usage_of
+        self.usage_of = usage_of if usage_of is not None else sdk_usage
         self.outcome = outcome if outcome is not None else Outcome()
         self._parts: list[str] = []
 
@@ -103,8 +111,7 @@ class _Run:
         text = self.text_of(item)
         if isinstance(text, str):
             self.meter.observe(text)
-        if self.usage_of is not None:
-            self.usage_of(item, self.meter)
+        self.usage_of(item, self.meter)
         return text
 
     def take(self, item: Any) -> Step:
@@ -240,20 +247,6 @@ class _AClosing(AsyncGenerator[T, None]):
 _PENDING_CLOSES: set[asyncio.Task[None]] = set()  # closes started by `_AClosing.__del__`, kept alive until done
 
 
-def _close(iterator: Any) -> None:
-    close = getattr(iterator, "close", None)
-    if callable(close):
-        close()
-
-
-async def _aclose(iterator: Any) -> None:
-    aclose = getattr(iterator, "aclose", None)
-    if callable(aclose):
-        result = aclose()
-        if inspect.isawaitable(result):
-            await result
-
-
 def drive(
     upstream: Iterable[Any],
     filt: StreamFilter,
@@ -262,38 +255,51 @@ def drive(
     usage_of: UsageOf | None = None,
     meter: UsageMeter | None = None,
     outcome: Outcome | None = None,
+    is_cancelled: Callable[[], bool] | None = None,
 ) -> _Closing[Step]:
     """Yield the filter's non-empty steps for `upstream`; fill `outcome` (pass your own to read it after).
 
-    `text_of(item)` extracts the text of one upstream item (default: the item if it is a `str`, else its
-    `.text`); `usage_of(item, meter)` lets an adapter report provider usage carried by an item.
+    `upstream` may be the provider SDK's stream object itself (OpenAI's `Stream`, Anthropic's `Stream`,
+    `MessageStream` or `MessageStreamManager`, litellm's `CustomStreamWrapper`): the object is closed, not only
+    the iterator read from it (`sluicegate.closing`), and so are the HTTP responses opened while it was read
+    (`sluicegate.responses`). `text_of(item)` extracts the text of one upstream item (default: a `str`, an SDK
+    item's text delta, else the item's `.text`); `usage_of(item, meter)` reports provider usage carried by an
+    item (default: the SDKs' usage fields, `sluicegate.provider_chunks`). `is_cancelled()` is asked at every
+    upstream item; True closes the upstream at once and ends the run `cancelled` (the item is billed, not shown).
     """
     run = _Run(filt, meter, text_of, usage_of, outcome)
-    iterator = iter(upstream)
+    source = Upstream(upstream)
 
     def cancelled() -> None:
-        _close(iterator)
-        run.finish("cancelled")
+        try:
+            source.close()
+        finally:
+            run.finish("cancelled")
 
-    return _Closing(_drive(run, iterator), cancelled)
+    return _Closing(_drive(run, source, is_cancelled), cancelled)
 
 
-def _drive(run: _Run, iterator: Iterator[Any]) -> Generator[Step, None, None]:
+def _drive(run: _Run, source: Upstream, is_cancelled: Callable[[], bool] | None) -> Generator[Step, None, None]:
     try:
         while True:
             try:
-                item = next(iterator)
+                item = source.next()
             except StopIteration:
                 break
             except Exception as exc:  # the provider died mid-stream: release what was validated, re-raise
-                _close(iterator)
+                source.close()
                 step = run.failed(exc)
                 if _nonempty(step):
                     yield step
                 raise
+            if is_cancelled is not None and is_cancelled():
+                run.account(item)
+                source.close()
+                run.finish("cancelled")
+                return
             step = run.take(item)
             if step.stopped:
-                _close(iterator)  # cancel the generation before anyone is shown the stop
+                source.close()  # cancel the generation before anyone is shown the stop
                 run.finish()
                 if _nonempty(step):
                     yield step
@@ -310,7 +316,7 @@ def _drive(run: _Run, iterator: Iterator[Any]) -> Generator[Step, None, None]:
         run.finish("cancelled", exc)
         raise
     finally:
-        _close(iterator)
+        source.close()
 
 
 def adrive(
@@ -323,7 +329,9 @@ def adrive(
     outcome: Outcome | None = None,
     is_cancelled: IsCancelled | None = None,
 ) -> _AClosing[Step]:
-    """The async twin of `drive`: closes the upstream with `aclose()` when the filter stops or we are closed.
+    """The async twin of `drive`: closes the upstream object (`aclose()`, or an awaitable `close()` as the
+    OpenAI and Anthropic async streams have; an async stream manager is entered and exited) when the filter
+    stops, when the upstream fails, or when we are closed.
 
     `is_cancelled()` (an async callable, such as Starlette's `request.is_disconnected`) is awaited as each
     upstream item arrives; when it says True the item is billed but not shown, the upstream is closed at once
@@ -331,40 +339,38 @@ def adrive(
     when the reader has gone.
     """
     run = _Run(filt, meter, text_of, usage_of, outcome)
-    iterator = upstream.__aiter__()
+    source = AsyncUpstream(upstream)
 
     async def cancelled() -> None:
         try:
-            await _aclose(iterator)
+            await source.aclose()
         finally:
             run.finish("cancelled")
 
-    return _AClosing(_adrive(run, iterator, is_cancelled), cancelled)
+    return _AClosing(_adrive(run, source, is_cancelled), cancelled)
 
 
-async def _adrive(
-    run: _Run, iterator: AsyncIterator[Any], is_cancelled: IsCancelled | None
-) -> AsyncGenerator[Step, None]:
+async def _adrive(run: _Run, source: AsyncUpstream, is_cancelled: IsCancelled | None) -> AsyncGenerator[Step, None]:
     try:
         while True:
             try:
-                item = await iterator.__anext__()
+                item = await source.next()
             except StopAsyncIteration:
                 break
             except Exception as exc:  # the provider died mid-stream: release what was validated, re-raise
-                await _aclose(iterator)
+                await source.aclose()
                 step = run.failed(exc)
                 if _nonempty(step):
                     yield step
                 raise
             if is_cancelled is not None and await is_cancelled():
                 run.account(item)
-                await _aclose(iterator)
+                await source.aclose()
                 run.finish("cancelled")
                 return
             step = run.take(item)
             if step.stopped:
-                await _aclose(iterator)
+                await source.aclose()
                 run.finish()
                 if _nonempty(step):
                     yield step
@@ -381,7 +387,7 @@ async def _adrive(
         run.finish("cancelled", exc)
         raise
     finally:
-        await _aclose(iterator)
+        await source.aclose()
 
 
 NOTICE_SEPARATOR = "\n\n"  # the notice is set off from released text as a paragraph of its own

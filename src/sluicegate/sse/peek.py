@@ -13,7 +13,7 @@ import asyncio
 from collections.abc import AsyncIterable, AsyncIterator
 from typing import Any
 
-from ..driver import _aclose
+from ..closing import AsyncUpstream
 
 
 class UpstreamFailedEarly(Exception):
@@ -24,23 +24,24 @@ async def peek_first(upstream: AsyncIterable[Any], *, timeout: float) -> AsyncIt
     """Return an iterator equal to `upstream` whose first piece is already awaited (for up to `timeout` s).
 
     Raises `UpstreamFailedEarly` (the upstream closed) if the first piece failed within the wait. Closing the
-    returned iterator closes the upstream, whether or not the first piece has arrived.
+    returned iterator closes the upstream (the SDK stream object itself, `sluicegate.closing`), whether or not
+    the first piece has arrived.
     """
-    iterator = upstream.__aiter__()
-    first = asyncio.ensure_future(iterator.__anext__())
+    source = AsyncUpstream(upstream)
+    first = asyncio.ensure_future(source.next())
     try:
         await asyncio.wait({first}, timeout=timeout)
     except BaseException:
         first.cancel()
         await asyncio.wait({first})
-        await _aclose(iterator)
+        await source.aclose()
         raise
     if first.done() and not first.cancelled():
         error = first.exception()
         if error is not None and not isinstance(error, StopAsyncIteration):
-            await _aclose(iterator)
+            await source.aclose()
             raise UpstreamFailedEarly(f"the provider failed before its first piece: {type(error).__name__}") from error
-    return _Replay(first, iterator)
+    return _Replay(first, source)
 
 
 class _Replay:
@@ -48,9 +49,9 @@ class _Replay:
     generator that was never started ignores `aclose()`, and a response that never starts its body (the
     client left first) must still close the provider."""
 
-    def __init__(self, first: asyncio.Future[Any], iterator: AsyncIterator[Any]) -> None:
+    def __init__(self, first: asyncio.Future[Any], source: AsyncUpstream) -> None:
         self._first = first
-        self._iterator = iterator
+        self._source = source
         self._started = False
         self._closed = False
 
@@ -63,7 +64,7 @@ class _Replay:
         if not self._started:
             self._started = True
             return await self._first
-        return await self._iterator.__anext__()
+        return await self._source.next()
 
     async def aclose(self) -> None:
         if self._closed:
@@ -72,4 +73,4 @@ class _Replay:
         if not self._first.done():
             self._first.cancel()
             await asyncio.wait({self._first})
-        await _aclose(self._iterator)
+        await self._source.aclose()
