@@ -219,3 +219,18 @@ def test_a_stop_inside_the_lookahead_still_happens_there(size: int) -> None:
     for cut in range(len(text) + 1):
         got, _ = _run_ahead(text, [cut], [size], max_hold=24)
         _same(got, want)
+
+
+@pytest.mark.parametrize("size", [8, 9, 20])
+def test_a_cut_short_token_whose_key_name_the_lookahead_would_settle_is_replaced_from_its_start(size: int) -> None:
+    """`aws_secret_access_key = <40 chars>`: the lookahead makes the value 41 characters (no AWS key any more)
+    but the stream is cut short before it. A truncated flush replaces the open AWS token from its value start,
+    found by a search that starts at its key name; the lookahead released the key name first, so the flush no
+    longer found that token and reported a LABELED_SECRET instead: the text differed from the oracle's."""
+    text = "1 aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY8123456789:Fc"
+    end = 59
+    want = _whole(text[:end], truncated=True)
+    assert "<AWS_SECRET_KEY>" in want.text
+    for cut in range(end + 1):
+        got, _ = _run_ahead(text, [cut], [size], end=end, truncated=True)
+        _same(got, want)

@@ -257,9 +257,10 @@ class Redactor:
         block = engine.open_block(view, base, among)
         if block is not None:
             point = min(point, block)
-        cut = engine.open_prefix(view, base, among)
+        # (from where its match begins: the flush finds it by a search from the released point)
+        cut = engine.open_prefix_start(view, base, among)
         if cut is not None:
-            point = min(point, cut.start)
+            point = min(point, cut)
         if point <= base:
             return ""
         # The detectors that may have a complete match before `point` in the view also bound those in `longer`

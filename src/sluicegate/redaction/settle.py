@@ -131,6 +131,19 @@ class Engine:
                 best = Finding(start, len(view), d)
         return best
 
+    def open_prefix_start(self, view: str, pos: int, among: Sequence[Detector] | None = None) -> int | None:
+        """Where the leftmost match that `open_prefix` would look at begins (its key name, `aws_secret…`, not
+        its value), or None. A release past it would hide that token from a later truncated flush, which
+        searches from the released point."""
+        best: int | None = None
+        for d in self._prefixed if among is None else [d for d in among if d.prefix_rx is not None]:
+            m = d.probe.search(view, pos, partial=True)
+            if m is None or d.prefix_rx is None or d.prefix_rx.match(view, m.start()) is None:
+                continue
+            if best is None or m.start() < best:
+                best = m.start()
+        return best
+
     def _first_complete(self, view: str, pos: int, detectors: Sequence[Detector]) -> int | None:
         best: int | None = None
         for d in detectors:
