@@ -215,3 +215,17 @@ def test_overlapping_ordinal_matches_are_cut_out_as_one() -> None:
     """'number 3' and '3rd' style matches may overlap; the words left are read from the question as written."""
     found = read_follow_up("Tell me about item 3, the 3rd one", LISTED, language="en")
     assert found.reason == "item" and found.item == "Cygnus Archive" and found.only_item
+
+
+BRANCHES = "Last year the library opened three branches:\n- North Branch\n- South Branch\n- East Branch"
+
+
+@pytest.mark.parametrize("question", ["Was the library open last year?", "Which branches opened first?"])
+def test_words_of_the_answer_that_are_not_its_items_make_the_ordinal_doubtful(question: str) -> None:
+    """ "last" / "first" said by chance: the other words come from the answer's opening, not from its items."""
+    found = read_follow_up(question, BRANCHES, language="en")
+    assert found.reason == "doubtful_position" and found.item is None
+
+
+def test_the_kind_of_item_after_the_ordinal_is_no_doubt() -> None:
+    assert read_follow_up("And the second branch?", BRANCHES, language="en").item == "South Branch"

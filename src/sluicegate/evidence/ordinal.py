@@ -200,7 +200,7 @@ def read_follow_up(
         return FollowUp(None, None, _first(lists), start, "doubtful_position")
     position = ordinals[0].position
     leftover = _leftover(_rest(question, ordinals), language)
-    if any(not _in_answer(w, _answer_units(previous_answer, language)) for w in leftover):
+    if _by_chance(question, ordinals, leftover, previous_answer, lists, language):
         return FollowUp(position, None, _first(lists), start, "doubtful_position")
     if not lists:
         return FollowUp(position, None, (), start, "no_list")
@@ -214,6 +214,39 @@ def read_follow_up(
         return FollowUp(position, None, lists[0], start, "ambiguous")
     item = chosen[0]  # names first: the site's own name for it; else what the answer quotes; else its line
     return FollowUp(position, item, lists[0], item, "item", only_item=not leftover)
+
+
+def _by_chance(
+    question: str,
+    ordinals: list[Ordinal],
+    leftover: list[str],
+    answer: str,
+    lists: list[tuple[str, ...]],
+    language: str,
+) -> bool:
+    """Whether the question's other words say the ordinal by chance rather than about the list.
+
+    Each must occur in the previous answer; and beside the words of the list's items, at most one may come from
+    elsewhere in the answer, the word right after the ordinal (the kind of item: "the second project" after
+    "Her main projects are these"). So "Was the library open last year?" after "Last year the library opened
+    three branches: ..." is doubtful (library, open, year are the answer's words, not its items').
+    """
+    units = _answer_units(answer, language)
+    if any(not _in_answer(w, units) for w in leftover):
+        return True
+    listed = _answer_units(" ".join(item for items in lists for item in items), language)
+    outside = [w for w in leftover if not _in_answer(w, listed)]
+    if not outside:
+        return False
+    after = _word_after(question, ordinals[-1], language)
+    return len(outside) > 1 or outside[0] != after
+
+
+def _word_after(question: str, ordinal: Ordinal, language: str) -> str | None:
+    """The first content word after the ordinal in the normalized question (None at its end)."""
+    tail = normalize_question(question)[ordinal.span[1] :]
+    found = [(tail.find(w), w) for w in content_words(tail, language)]
+    return min((f for f in found if f[0] >= 0), default=(0, None))[1]
 
 
 def _first(lists: list[tuple[str, ...]]) -> tuple[str, ...]:
