@@ -8,7 +8,6 @@ OpenAI SDK's response stayed open until a GC pass (the stream refers to itself),
 
 from __future__ import annotations
 
-import asyncio
 import time
 from typing import Any
 
@@ -17,7 +16,15 @@ import pytest
 from sluicegate import Outcome, adrive_text, drive_text
 from sluicegate.responses import OpenResponses
 from tests.services.provider_clients import ASYNC_OPENERS, SYNC_OPENERS, openai_adeltas, openai_deltas
-from tests.services.stop_checks import FIRST, HELD_TOKENS, MODES, SCRIPTS, acheck, await_tokens, check, make_filter
+from tests.services.stop_checks import (
+    FIRST,
+    MODES,
+    SCRIPTS,
+    acheck,
+    cancel_while_held,
+    check,
+    make_filter,
+)
 from tests.support import SHOWN_NOTICE
 
 pytestmark = pytest.mark.usefixtures("no_gc")
@@ -63,19 +70,7 @@ async def _read_async(provider: Any, url: str, client: str, mode: str) -> dict[s
         await chunks.aclose()
         returned = time.monotonic()
     else:  # the reader's task waits for text while the gate holds the long sentence; then it is cancelled
-        first = asyncio.Event()
-
-        async def read() -> None:
-            async for _ in chunks:
-                first.set()
-
-        task = asyncio.ensure_future(read())
-        await first.wait()
-        await await_tokens(provider, 3 + HELD_TOKENS, number)
-        left = time.monotonic()
-        task.cancel()
-        await asyncio.gather(task, return_exceptions=True)
-        returned = time.monotonic()
+        left, returned = await cancel_while_held(chunks, provider, number)
     assert outcome.reason == "cancelled"
     return await acheck(provider.generations[number - 1], mode, left=left, returned=returned, usage=outcome.usage)
 

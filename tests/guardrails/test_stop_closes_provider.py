@@ -8,7 +8,6 @@ under litellm's `completion_stream` was closed only through an `aclose()` it doe
 
 from __future__ import annotations
 
-import asyncio
 import time
 from typing import Any
 
@@ -17,7 +16,15 @@ from guardrails import AsyncGuard, Guard
 
 import sluicegate_guardrails as sg
 from tests.services.provider_clients import MESSAGES, openai_aclient, openai_client
-from tests.services.stop_checks import FIRST, HELD_TOKENS, MODES, SCRIPTS, acheck, await_tokens, check, make_filter
+from tests.services.stop_checks import (
+    FIRST,
+    MODES,
+    SCRIPTS,
+    acheck,
+    cancel_while_held,
+    check,
+    make_filter,
+)
 
 pytestmark = pytest.mark.usefixtures("no_gc")
 
@@ -96,17 +103,5 @@ async def test_async(llm_provider: Any, kind: str, mode: str) -> None:
         await it.aclose()
         returned = time.monotonic()
     else:
-        first = asyncio.Event()
-
-        async def read() -> None:
-            async for _ in it:
-                first.set()
-
-        task = asyncio.ensure_future(read())
-        await first.wait()
-        await await_tokens(provider, 3 + HELD_TOKENS, number)
-        left = time.monotonic()
-        task.cancel()
-        await asyncio.gather(task, return_exceptions=True)
-        returned = time.monotonic()
+        left, returned = await cancel_while_held(it, provider, number)
     await acheck(provider.generations[number - 1], mode, left=left, returned=returned, usage=s.outcome.usage)

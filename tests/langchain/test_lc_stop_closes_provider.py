@@ -20,7 +20,15 @@ from langchain_openai import ChatOpenAI
 
 from sluicegate import Outcome
 from sluicegate_langchain import GateStep, SourceGate, assign
-from tests.services.stop_checks import FIRST, HELD_TOKENS, MODES, SCRIPTS, acheck, await_tokens, check, make_filter
+from tests.services.stop_checks import (
+    FIRST,
+    MODES,
+    SCRIPTS,
+    acheck,
+    cancel_while_held,
+    check,
+    make_filter,
+)
 
 pytestmark = pytest.mark.usefixtures("no_gc")
 
@@ -109,20 +117,7 @@ async def test_async(llm_provider: Any, shape: str, kind: str, mode: str) -> Non
         await stream.aclose()
         returned = time.monotonic()
     else:
-        first = asyncio.Event()
-
-        async def read() -> None:
-            async for chunk in stream:
-                if _text(chunk):
-                    first.set()
-
-        task = asyncio.ensure_future(read())
-        await first.wait()
-        await await_tokens(provider, 3 + HELD_TOKENS, number)
-        left = time.monotonic()
-        task.cancel()
-        await asyncio.gather(task, return_exceptions=True)
-        returned = time.monotonic()
+        left, returned = await cancel_while_held(stream, provider, number, shown=lambda chunk: bool(_text(chunk)))
     await acheck(provider.generations[number - 1], mode, left=left, returned=returned)
     for _ in range(50):  # the outcome is reported once LangChain's run has closed (a few loop turns)
         if outcomes:

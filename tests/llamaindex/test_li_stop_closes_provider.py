@@ -8,7 +8,6 @@ The scripted provider on uvicorn, garbage collection off, sync and async, the th
 
 from __future__ import annotations
 
-import asyncio
 import time
 from typing import Any
 
@@ -18,7 +17,15 @@ from llama_index.core.schema import NodeWithScore, TextNode
 from llama_index.llms.openai import OpenAI
 
 from sluicegate_llamaindex import GATED_QA_TEMPLATE, GatedSynthesizer
-from tests.services.stop_checks import FIRST, HELD_TOKENS, MODES, SCRIPTS, acheck, await_tokens, check, make_filter
+from tests.services.stop_checks import (
+    FIRST,
+    MODES,
+    SCRIPTS,
+    acheck,
+    cancel_while_held,
+    check,
+    make_filter,
+)
 
 pytestmark = pytest.mark.usefixtures("no_gc")
 
@@ -70,17 +77,5 @@ async def test_async(llm_provider: Any, mode: str) -> None:
         await gen.aclose()
         returned = time.monotonic()
     else:
-        first = asyncio.Event()
-
-        async def read() -> None:
-            async for _ in gen:
-                first.set()
-
-        task = asyncio.ensure_future(read())
-        await first.wait()
-        await await_tokens(provider, 3 + HELD_TOKENS, number)
-        left = time.monotonic()
-        task.cancel()
-        await asyncio.gather(task, return_exceptions=True)
-        returned = time.monotonic()
+        left, returned = await cancel_while_held(gen, provider, number)
     await acheck(provider.generations[number - 1], mode, left=left, returned=returned, usage=response.guard.usage)

@@ -159,3 +159,26 @@ async def acheck(gen: Generation, mode: str, **kwargs: Any) -> dict[str, float]:
     while not gen.done.is_set() and time.monotonic() < deadline:
         await asyncio.sleep(0.002)
     return check(gen, mode, **kwargs)
+
+
+async def cancel_while_held(
+    chunks: Any, provider: ScriptedProvider, number: int, *, shown: Any = None
+) -> tuple[float, float]:
+    """The `held` leave, async: a reader task waits for text while the gate holds the long sentence, and is
+    cancelled once the provider has generated `HELD_TOKENS` of it. Returns (left, returned) instants.
+
+    `shown(chunk)` says whether a chunk is text the reader sees (the first one starts the wait; default: any)."""
+    first = asyncio.Event()
+
+    async def read() -> None:
+        async for chunk in chunks:
+            if shown is None or shown(chunk):
+                first.set()
+
+    task = asyncio.ensure_future(read())
+    await first.wait()
+    await await_tokens(provider, 3 + HELD_TOKENS, number)
+    left = time.monotonic()
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
+    return left, time.monotonic()
