@@ -17,6 +17,11 @@ settings.register_profile(
     "ci", max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True
 )
 settings.register_profile("dev", max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# The other Pythons of CI's matrix: the same tests, fewer (still derandomized) examples; the deep search runs once,
+# on the README's Python.
+settings.register_profile(
+    "ci-matrix", max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True
+)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 pytest_plugins = [
     "tests.services.redis_server",
