@@ -50,7 +50,7 @@ if TYPE_CHECKING:
 
 _B = TypeVar("_B", bound=Before)  # what `_told` hands back keeps its narrower type
 GenerationFactory = Callable[[StreamFilter], "Generation"]
-PromptFactory = Callable[[tuple[str, ...], str, StreamFilter], "Prompt | None"]
+PromptFactory = Callable[[tuple[str, ...], str, StreamFilter, "FollowUp | None"], "Prompt | None"]
 
 REFUSED = "refused"  # Outcome.reason of a call that ended before the model (the stream vocabulary's)
 
@@ -110,7 +110,8 @@ class GuardedCall:
         outcome: the `Outcome` to fill (an adapter's own, shared with its driver); default a new one.
         prompt: True (default) renders sluicegate's prompt for the sources and the question with the filter's
             own settings (`sluicegate.prompts.render_prompt`), handed out on `Reserve` and `CallModel`; a
-            callable `(sources, question, filter) -> Prompt` renders another; False renders none.
+            callable `(sources, question, filter, follow_up) -> Prompt` renders another (`follow_up`: what an
+            ordinal follow-up refers to, or None); False renders none.
 
     Raises `CallStateError` when a method is called out of order.
     """
@@ -243,18 +244,11 @@ class GuardedCall:
         if self.prompt_factory is not None and isinstance(self.question, str):
             self._built = self.filter_factory(list(sources))
             follow_up = self.decision.follow_up if self.decision is not None else None
-            if self.prompt_factory is _render and follow_up is not None and follow_up.item:
-                self.prompt = _render(sources, self._asked(), self._built, follow_up.item, follow_up.position)
-            else:
-                self.prompt = self.prompt_factory(sources, self._asked(), self._built)
+            self.prompt = self.prompt_factory(sources, self.question, self._built, follow_up)
         if self.budget is not None:
             self._state = CallState.RESERVING
             return Reserve(self.budget, sources, self.language, self.prompt)
         return self._ready()
-
-    def _asked(self) -> str:
-        assert isinstance(self.question, str)
-        return self.question
 
     def _ready(self) -> CallModel:
         self._state = CallState.READY
@@ -451,17 +445,13 @@ def _texts(sources: Sequence[Any]) -> tuple[str, ...]:
     return tuple(source_texts(sources))
 
 
-def _render(
-    sources: tuple[str, ...],
-    question: str,
-    filter: StreamFilter,
-    item: str | None = None,
-    position: int | None = None,
-) -> Prompt | None:
+def _render(sources: tuple[str, ...], question: str, filter: StreamFilter, follow_up: FollowUp | None) -> Prompt | None:
     """sluicegate's prompt for `sources`, in the filter's own language, refusal token and markers, naming the
     item an ordinal follow-up refers to. None for a filter with no `SentenceGate` in it (redaction only)."""
     from ..prompts import render_prompt
 
+    item = follow_up.item if follow_up is not None else None
+    position = follow_up.position if follow_up is not None and item else None
     try:
         return render_prompt(list(sources), question, gate=filter, item=item, position=position)
     except TypeError:  # no SentenceGate in the filter: the prompt would promise checks nothing runs
