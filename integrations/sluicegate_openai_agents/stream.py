@@ -106,6 +106,11 @@ class GuardedStream(AsyncIterator[str]):
         """Every model response of the run so far: provider figures where a response ended, else the estimate."""
         return self._meter.usage
 
+    @property
+    def usage_by_response(self) -> tuple[Usage, ...]:
+        """Each model response's usage, in order (one per turn of the run)."""
+        return self._meter.responses
+
 
 def guarded_stream(result: Any, filter: StreamFilter, *, notice: str | None = None) -> GuardedStream:  # noqa: A002
     """Gate the text of `result` (what `Runner.run_streamed(...)` returned) with `filter` (any `StreamFilter`,
