@@ -8,7 +8,11 @@
 See docs/openai_agents.md.
 """
 
-from .guardrail import NAME, Gated, gate_guardrail, gate_text, guarded_output
-from .stream import GuardedStream, guarded_stream
+from sluicegate.plugin import require_extra
+
+require_extra("agents", adapter="sluicegate_openai_agents", framework="the OpenAI Agents SDK", extra="openai-agents")
+
+from .guardrail import NAME, Gated, gate_guardrail, gate_text, guarded_output  # noqa: E402
+from .stream import GuardedStream, guarded_stream  # noqa: E402
 
 __all__ = ["NAME", "Gated", "GuardedStream", "gate_guardrail", "gate_text", "guarded_output", "guarded_stream"]

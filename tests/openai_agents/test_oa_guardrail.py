@@ -58,3 +58,9 @@ async def test_with_the_chat_completions_model_over_http(llm_provider: Any) -> N
     with pytest.raises(OutputGuardrailTripwireTriggered) as caught:
         await Runner.run(bot, "When?")
     assert caught.value.guardrail_result.output.output_info.shown.startswith("She published her notes in 1843.")
+
+
+def test_without_the_sdk_the_import_error_names_the_extra() -> None:
+    from tests.support import import_error_without
+
+    assert 'pip install "sluicegate[openai-agents]"' in import_error_without("agents", "sluicegate_openai_agents")
