@@ -16,6 +16,7 @@ one stopped before its end (the SDK's own `context_wrapper.usage` never counts t
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -55,7 +56,10 @@ class _RunEvents:
         self.closed = True
         if not self._result.is_complete:
             self._result.cancel()
-        await self._events.aclose()
+        # RuntimeError: the SDK's generator is being read right now by another task; the run is cancelled all
+        # the same, and that reader is woken by the SDK's end-of-queue marker
+        with contextlib.suppress(RuntimeError):
+            await self._events.aclose()
 
 
 class GuardedStream(AsyncIterator[str]):

@@ -36,6 +36,7 @@ async def test_chat_completions_model(llm_provider: Any, mode: str) -> None:
         text = "".join([chunk async for chunk in stream])
         assert text.startswith(FIRST) and "2019" not in text and stream.stopped
         assert result.is_complete and result.final_output is None
+        assert result.new_items == [] and result.raw_responses == []  # no message item was ever built
         figures = await acheck(provider.generations[number - 1], mode, usage=stream.usage)
         # the SDK's own record never saw this turn end; ours counts what arrived
         assert result.context_wrapper.usage.output_tokens == 0 < stream.usage.output_tokens
