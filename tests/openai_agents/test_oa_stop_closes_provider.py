@@ -1,7 +1,7 @@
-"""`guarded_stream` closes the provider's connection: a real `Agent` + `Runner.run_streamed` with the SDK's
-`OpenAIChatCompletionsModel` over a real `AsyncOpenAI(base_url=...)` client, against the scripted provider on
-uvicorn (it speaks Chat Completions; the SDK turns its chunks into the same Responses-API raw events a Responses
-model streams). Garbage collection off: the close must come from the run's cancellation, not a GC pass."""
+"""`guarded_stream` closes the provider's connection: a real `Agent` + `Runner.run_streamed` with each of the SDK's
+two OpenAI models (`OpenAIResponsesModel`, `OpenAIChatCompletionsModel`, which turns Chat Completions chunks into
+the same Responses-API raw events) over a real `AsyncOpenAI(base_url=...)` client, against the scripted provider
+on uvicorn (both wire formats). Garbage collection off: the close must come from the run's cancellation."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import time
 from typing import Any
 
 import pytest
-from agents import Agent, ModelSettings, OpenAIChatCompletionsModel, Runner
+from agents import Agent, ModelSettings, OpenAIChatCompletionsModel, OpenAIResponsesModel, Runner
 
 from sluicegate_openai_agents import guarded_stream
 from tests.services.provider_clients import openai_aclient
@@ -20,17 +20,23 @@ from . import oa_fakes  # noqa: F401  (tracing off before any run)
 pytestmark = pytest.mark.usefixtures("no_gc")
 
 
-def agent(url: str) -> Agent[Any]:
-    model = OpenAIChatCompletionsModel(model="m", openai_client=openai_aclient(url))
+KINDS = ("chat", "responses")
+API = {"chat": "openai", "responses": "responses"}
+
+
+def agent(url: str, kind: str = "chat") -> Agent[Any]:
+    model_class = OpenAIResponsesModel if kind == "responses" else OpenAIChatCompletionsModel
+    model = model_class(model="m", openai_client=openai_aclient(url))
     return Agent(name="answer", instructions="Answer.", model=model, model_settings=ModelSettings(include_usage=True))
 
 
 @pytest.mark.parametrize("mode", MODES)
-async def test_chat_completions_model(llm_provider: Any, mode: str) -> None:
+@pytest.mark.parametrize("kind", KINDS)
+async def test_openai_models(llm_provider: Any, kind: str, mode: str) -> None:
     provider, url = llm_provider
     provider.script(SCRIPTS[mode])
     number = len(provider.generations) + 1
-    result = Runner.run_streamed(agent(url), "When is the library open?")
+    result = Runner.run_streamed(agent(url, kind), "When is the library open?")
     stream = guarded_stream(result, make_filter())
     if mode == "stop":
         text = "".join([chunk async for chunk in stream])
@@ -41,6 +47,7 @@ async def test_chat_completions_model(llm_provider: Any, mode: str) -> None:
         # the SDK's own record never saw this turn end; ours counts what arrived
         assert result.context_wrapper.usage.output_tokens == 0 < stream.usage.output_tokens
         assert figures["after"] <= 3
+        assert provider.generations[number - 1].api == API[kind]  # the wire format that model speaks
         return
     if mode == "leave":
         assert await stream.__anext__() == FIRST
@@ -53,12 +60,13 @@ async def test_chat_completions_model(llm_provider: Any, mode: str) -> None:
     await acheck(provider.generations[number - 1], mode, left=left, returned=returned, usage=stream.usage)
 
 
-async def test_a_complete_run_reads_the_provider_usage(llm_provider: Any) -> None:
+@pytest.mark.parametrize("kind", KINDS)
+async def test_a_complete_run_reads_the_provider_usage(llm_provider: Any, kind: str) -> None:
     provider, url = llm_provider
     provider.script(["Fine", " text", ". ", "More", " fine", ". "])
-    result = Runner.run_streamed(agent(url), "When is the library open?")
+    result = Runner.run_streamed(agent(url, kind), "When is the library open?")
     stream = guarded_stream(result, make_filter())
     assert "".join([chunk async for chunk in stream]) == "Fine text. More fine. "
-    assert provider.last.completed
+    assert provider.last.completed and provider.last.api == API[kind]
     assert stream.usage.source == "provider" and stream.usage.output_tokens == 6
     assert result.context_wrapper.usage.output_tokens == 6
