@@ -24,6 +24,7 @@ GUIDES = {
     "llamaindex": "docs/llamaindex.md",
     "nemo": "docs/nemo.md",
     "guardrails": "docs/guardrails.md",
+    "openai_agents": "docs/openai_agents.md",
 }
 BLOCK = re.compile(r"```python\n(.*?)```\n\nIt prints:\n\n```text\n(.*?)```", re.S)
 

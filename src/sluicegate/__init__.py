@@ -36,7 +36,7 @@ from .gate import SentenceGate, SentenceSplitter, Violation
 from .gate.person import SUPPORTED_LANGUAGES
 from .redaction import Redactor, redact
 from .stream import Done, Event, Guard, Pipeline, Step, StreamFilter
-from .usage import Usage, UsageMeter
+from .usage import RunMeter, Usage, UsageMeter
 
 __all__ = [
     "SUPPORTED_LANGUAGES",
@@ -70,6 +70,7 @@ __all__ = [
     "Outcome",
     "Pipeline",
     "Redactor",
+    "RunMeter",
     "SentenceGate",
     "SentenceSplitter",
     "Step",

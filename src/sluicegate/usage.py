@@ -60,6 +60,51 @@ class UsageMeter:
 
     @property
     def usage(self) -> Usage:
+        return self._figure()
+
+    def _figure(self) -> Usage:
         if self._output is not None:
             return Usage(self._output, self._input, "provider", self._chars, self._bytes, self._pieces)
         return Usage(self._bytes, self._input, "estimate", self._chars, self._bytes, self._pieces)
+
+
+class RunMeter(UsageMeter):
+    """A meter over a run of several model responses (an agent's turns), each billed as `UsageMeter` bills one.
+
+    Why: an agent run makes one model call per turn, and the provider's figure for a turn arrives only at that
+    turn's end. One `UsageMeter` would let the first turn's reported figure hide the bytes of a later turn that
+    was stopped before its end. `next_response()` starts a new response; `usage` adds every response's figure
+    (the provider's where it reported one, else the byte estimate of that response's received text).
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._done: list[Usage] = []
+
+    def next_response(self) -> None:
+        """A new model response starts: close the books of the current one (if it received anything)."""
+        if self._received_any():
+            self._done.append(self._figure())
+        UsageMeter.__init__(self)
+
+    def _received_any(self) -> bool:
+        return bool(self._pieces) or self._output is not None or self._input is not None
+
+    @property
+    def responses(self) -> tuple[Usage, ...]:
+        """Each response's usage, in order (the current one last, if it received anything)."""
+        current = (self._figure(),) if self._received_any() or not self._done else ()
+        return (*self._done, *current)
+
+    @property
+    def usage(self) -> Usage:
+        parts = self.responses
+        inputs = [u.input_tokens for u in parts if u.input_tokens is not None]
+        return Usage(
+            sum(u.output_tokens for u in parts),
+            sum(inputs) if inputs else None,
+            "provider" if all(u.source == "provider" for u in parts) else "estimate",
+            sum(u.received_chars for u in parts),
+            sum(u.received_bytes for u in parts),
+            sum(u.pieces for u in parts),
+        )

@@ -1,8 +1,9 @@
 """A local model provider that streams a scripted answer a token every few ms and records when its client leaves.
 
-It speaks the two wire formats the official clients expect: OpenAI Chat Completions (`POST
-.../chat/completions`, SSE `chat.completion.chunk`s, `[DONE]`, a usage chunk when `stream_options.include_usage`)
-and Anthropic Messages (`POST .../messages`, `message_start` ... `message_stop`). It is a raw ASGI app on a real
+It speaks the wire formats the official clients expect: OpenAI Chat Completions (`POST .../chat/completions`, SSE
+`chat.completion.chunk`s, `[DONE]`, a usage chunk when `stream_options.include_usage`), OpenAI Responses (`POST
+.../responses`, `response.created` ... `response.output_text.delta` ... `response.completed` with usage) and
+Anthropic Messages (`POST .../messages`, `message_start` ... `message_stop`). It is a raw ASGI app on a real
 uvicorn (tests/services/uvicorn_server.py), so what it records is what a real provider would see: a waiter on
 `receive()` notices `http.disconnect` the moment the client's socket closes, and the token loop stops there.
 That is the measurement every "a stop stops the bill" test asserts on: when the connection was closed, and how
@@ -85,7 +86,7 @@ class ScriptedProvider:
                 break
         request = json.loads(body or b"{}")
         path = scope["path"]
-        api = "anthropic" if path.endswith("/messages") else "openai"
+        api = "anthropic" if path.endswith("/messages") else "responses" if path.endswith("/responses") else "openai"
         if not request.get("stream"):
             await self._whole(api, request, send)
             return
@@ -104,7 +105,7 @@ class ScriptedProvider:
         watcher = asyncio.ensure_future(watch())
         try:
             await send({"type": "http.response.start", "status": 200, "headers": _SSE_HEADERS})
-            frames = _anthropic_frames if api == "anthropic" else _openai_frames
+            frames = {"anthropic": _anthropic_frames, "responses": _responses_frames}.get(api, _openai_frames)
             for frame, is_token in frames(self.tokens, request):
                 if is_token:
                     with suppress(asyncio.TimeoutError):
@@ -179,6 +180,39 @@ def _openai_frames(tokens: Sequence[str], request: dict[str, Any]) -> Iterator[t
         usage = {"prompt_tokens": 10, "completion_tokens": len(tokens), "total_tokens": 10 + len(tokens)}
         yield _data({**chunk({}), "choices": [], "usage": usage}), False
     yield b"data: [DONE]\n\n", False
+
+
+def _responses_frames(tokens: Sequence[str], request: dict[str, Any]) -> Iterator[tuple[bytes, bool]]:
+    """The OpenAI Responses API's stream for one assistant message (the events its SDK types parse)."""
+    seq = iter(range(1_000_000))
+    base = {"id": "resp_1", "object": "response", "created_at": 0, "model": request.get("model", "m")}
+    base |= {"parallel_tool_calls": False, "tool_choice": "auto", "tools": []}
+    item = {"id": "msg_1", "type": "message", "role": "assistant", "status": "in_progress", "content": []}
+    part = {"type": "output_text", "text": "", "annotations": [], "logprobs": []}
+    where = {"item_id": "msg_1", "output_index": 0, "content_index": 0}
+
+    def event(kind: str, **fields: Any) -> bytes:
+        return _data({"type": kind, "sequence_number": next(seq), **fields}, kind)
+
+    yield event("response.created", response={**base, "status": "in_progress", "output": []}), False
+    yield event("response.output_item.added", output_index=0, item=item), False
+    yield event("response.content_part.added", part=part, **where), False
+    for token in tokens:
+        yield event("response.output_text.delta", delta=token, logprobs=[], **where), True
+    text = "".join(tokens)
+    yield event("response.output_text.done", text=text, logprobs=[], **where), False
+    yield event("response.content_part.done", part={**part, "text": text}, **where), False
+    done = {**item, "status": "completed", "content": [{**part, "text": text}]}
+    yield event("response.output_item.done", output_index=0, item=done), False
+    usage = {
+        "input_tokens": 10,
+        "output_tokens": len(tokens),
+        "total_tokens": 10 + len(tokens),
+        "input_tokens_details": {"cached_tokens": 0},
+        "output_tokens_details": {"reasoning_tokens": 0},
+    }
+    completed = {**base, "status": "completed", "output": [done], "usage": usage}
+    yield event("response.completed", response=completed), False
 
 
 def _anthropic_frames(tokens: Sequence[str], request: dict[str, Any]) -> Iterator[tuple[bytes, bool]]:
