@@ -15,13 +15,29 @@ import inspect
 from contextlib import suppress
 from typing import Any
 
+from litellm import CustomStreamWrapper
+
 from sluicegate.closing import AsyncUpstream, aclose_now
 
 _DEPTH = 8  # generator layers searched (the proxy stacks two or three)
 
 
+def _held(item: Any) -> list[Any]:
+    """What a wrapper object keeps in its own attributes (`__dict__` and `__slots__`), never through
+    `__getattr__` (the proxy's boundary object delegates unknown names to its source)."""
+    values = list(getattr(item, "__dict__", {}).values())
+    for cls in type(item).__mro__:
+        for name in getattr(cls, "__slots__", ()):
+            try:
+                values.append(object.__getattribute__(item, name))
+            except AttributeError:
+                pass
+    return [v for v in values if hasattr(type(v), "__aiter__") or hasattr(type(v), "__anext__")]
+
+
 def _layers(obj: Any) -> tuple[list[Any], list[Any]]:
-    """(async generators, stream wrappers) reachable from `obj` through generator frames."""
+    """(async generators, stream wrappers) reachable from `obj` through generator frames and the proxy's
+    iterator objects."""
     generators: list[Any] = []
     wrappers: list[Any] = []
     todo = [(obj, 0)]
@@ -36,8 +52,10 @@ def _layers(obj: Any) -> tuple[list[Any], list[Any]]:
             frame = item.ag_frame
             if frame is not None:
                 todo.extend((value, depth + 1) for value in frame.f_locals.values())
-        elif hasattr(item, "completion_stream") and hasattr(item, "__anext__"):
+        elif isinstance(item, CustomStreamWrapper):
             wrappers.append(item)
+        else:
+            todo.extend((value, depth + 1) for value in _held(item))
     return generators, wrappers
 
 
