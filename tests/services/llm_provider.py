@@ -57,6 +57,7 @@ class ScriptedProvider:
         self.interval = interval
         self.tokens: list[str] = []
         self.tool_calls: list[tuple[str, list[str]]] = []  # (name, argument pieces) streamed after the text
+        self.keyed: dict[str, list[str]] = {}  # scripts by the request's last message (concurrent requests)
         self.generations: list[Generation] = []
         self._new = threading.Condition()
 
@@ -65,6 +66,15 @@ class ScriptedProvider:
         name and argument pieces (one piece a frame), ending with `finish_reason: "tool_calls"`."""
         self.tokens = list(tokens)
         self.tool_calls = [(name, list(pieces)) for name, pieces in tool_calls]
+
+    def script_for(self, key: str, tokens: Sequence[str]) -> None:
+        """What a request whose last message's content is `key` streams (the others stream `script`'s)."""
+        self.keyed[key] = list(tokens)
+
+    def _tokens(self, request: dict[str, Any]) -> list[str]:
+        messages = request.get("messages") or [{}]
+        content = messages[-1].get("content") if isinstance(messages[-1], dict) else None
+        return self.keyed.get(content, self.tokens) if isinstance(content, str) else self.tokens
 
     @property
     def last(self) -> Generation:
@@ -108,7 +118,7 @@ class ScriptedProvider:
         try:
             await send({"type": "http.response.start", "status": 200, "headers": _SSE_HEADERS})
             frames = _anthropic_frames if api == "anthropic" else _openai_frames
-            for frame, is_token in frames(self.tokens, request, self.tool_calls):
+            for frame, is_token in frames(self._tokens(request), request, self.tool_calls):
                 if is_token:
                     with suppress(asyncio.TimeoutError):
                         await asyncio.wait_for(gone.wait(), self.interval)
@@ -129,7 +139,7 @@ class ScriptedProvider:
             gen.done.set()
 
     async def _whole(self, api: str, request: dict[str, Any], send: Any) -> None:
-        text = "".join(self.tokens)
+        text = "".join(self._tokens(request))
         if api == "anthropic":
             payload: dict[str, Any] = {
                 "id": "msg_1",
