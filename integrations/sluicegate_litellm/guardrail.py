@@ -42,9 +42,7 @@ class SluicegateGuardrail(CustomGuardrail):
     use_native_lifecycle_hooks: ClassVar[bool] = True
 
     def __init__(self, *, redact: bool = True, **kwargs: Any) -> None:
-        kwargs.setdefault(
-            "supported_event_hooks", [GuardrailEventHooks.post_call, GuardrailEventHooks.during_call]
-        )
+        kwargs.setdefault("supported_event_hooks", [GuardrailEventHooks.post_call, GuardrailEventHooks.during_call])
         super().__init__(**kwargs)
         self.redact = redact
 
@@ -82,7 +80,7 @@ class SluicegateGuardrail(CustomGuardrail):
                 if not chunk.choices:  # usage-only chunk: no text, passes as it is
                     yield chunk
                     continue
-                out = session.feed(chunk.model_dump())
+                out = session.feed(chunk.model_dump())  # type: ignore[no-untyped-call]
                 for text in out.texts:
                     yield text_chunk(template, text)
                 if out.notice is not None:

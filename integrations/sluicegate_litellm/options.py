@@ -41,9 +41,7 @@ def options_of(request_data: Mapping[str, object]) -> RequestOptions:
     if unknown:
         raise ValueError(f"metadata.{OPTIONS_KEY} has unknown keys: {sorted(unknown)}")
     sources = raw.get("sources")
-    if sources is not None and (
-        not isinstance(sources, (list, tuple)) or not all(isinstance(s, str) for s in sources)
-    ):
+    if sources is not None and (not isinstance(sources, (list, tuple)) or not all(isinstance(s, str) for s in sources)):
         raise ValueError(f"metadata.{OPTIONS_KEY}.sources must be a list of strings")
     language = raw.get("language")
     if language is not None and not isinstance(language, str):

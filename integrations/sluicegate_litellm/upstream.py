@@ -28,10 +28,8 @@ def _held(item: Any) -> list[Any]:
     values = list(getattr(item, "__dict__", {}).values())
     for cls in type(item).__mro__:
         for name in getattr(cls, "__slots__", ()):
-            try:
+            with suppress(AttributeError):  # an empty slot
                 values.append(object.__getattribute__(item, name))
-            except AttributeError:
-                pass
     return [v for v in values if hasattr(type(v), "__aiter__") or hasattr(type(v), "__anext__")]
 
 

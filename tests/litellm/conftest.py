@@ -14,6 +14,6 @@ from .proxy import LiteLLMProxy, serve_proxy
 
 @pytest.fixture(scope="module")
 def provider_and_proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ScriptedProvider, LiteLLMProxy]]:
-    with serve_provider(interval=0.01) as (provider, url):
-        with serve_proxy(Path(tmp_path_factory.mktemp("litellm")), url + "/v1") as proxy:
-            yield provider, proxy
+    workdir = Path(tmp_path_factory.mktemp("litellm"))
+    with serve_provider(interval=0.01) as (provider, url), serve_proxy(workdir, url + "/v1") as proxy:
+        yield provider, proxy

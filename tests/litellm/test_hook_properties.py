@@ -29,8 +29,20 @@ def stream_chunks(pieces: list[str], args: list[str] | None = None) -> list[Mode
 
     out = [chunk({"role": "assistant", "content": p}) for p in pieces]
     if args is not None:
-        out.append(chunk({"tool_calls": [{"index": 0, "id": "call_0", "type": "function",
-                                          "function": {"name": "get_weather", "arguments": ""}}]}))
+        out.append(
+            chunk(
+                {
+                    "tool_calls": [
+                        {
+                            "index": 0,
+                            "id": "call_0",
+                            "type": "function",
+                            "function": {"name": "get_weather", "arguments": ""},
+                        }
+                    ]
+                }
+            )
+        )
         out += [chunk({"tool_calls": [{"index": 0, "function": {"arguments": a}}]}) for a in args]
     out.append(chunk({}, "tool_calls" if args is not None else "stop"))
     return out
@@ -54,16 +66,20 @@ def shown(chunks: list[ModelResponseStream]) -> str:
 def whole(text: str, data: dict[str, Any], args: str | None = None) -> Any:
     message: dict[str, Any] = {"role": "assistant", "content": text}
     if args is not None:
-        message["tool_calls"] = [{"id": "call_0", "type": "function",
-                                  "function": {"name": "get_weather", "arguments": args}}]
-    response = ModelResponse(id="c1", model="m", choices=[{"index": 0, "message": message,
-                                                          "finish_reason": "tool_calls" if args else "stop"}])
+        message["tool_calls"] = [
+            {"id": "call_0", "type": "function", "function": {"name": "get_weather", "arguments": args}}
+        ]
+    response = ModelResponse(
+        id="c1",
+        model="m",
+        choices=[{"index": 0, "message": message, "finish_reason": "tool_calls" if args else "stop"}],
+    )
     return asyncio.run(GUARD.async_post_call_success_hook(data, None, response)).choices[0]
 
 
 def cut(text: str, cuts: list[int]) -> list[str]:
     points = sorted({c % (len(text) + 1) for c in cuts} | {0, len(text)})
-    return [text[a:b] for a, b in zip(points, points[1:]) if b > a]
+    return [text[a:b] for a, b in zip(points, points[1:], strict=False) if b > a]
 
 
 GATED = {"metadata": {"sluicegate": {"sources": SOURCES}}}
@@ -96,7 +112,8 @@ def test_a_tool_call_is_released_once_whole_after_the_terminal_chunk(cuts: list[
     call = chunk.choices[0].delta.tool_calls[0]
     assert json.loads(call.function.arguments) == {"city": "Bern"}
     expected = whole("Fine text. ", data, ARGS)
-    assert shown(out) == "Fine text. " and json.loads(expected.message.tool_calls[0].function.arguments) == {"city": "Bern"}
+    assert shown(out) == "Fine text. "
+    assert json.loads(expected.message.tool_calls[0].function.arguments) == {"city": "Bern"}
 
 
 def test_a_stream_cut_before_its_terminal_releases_no_tool_call() -> None:

@@ -17,7 +17,7 @@ import pytest
 from sluicegate.sse import SSEParser
 from sluicegate_litellm.session import TOOL_NOTICE
 from tests.adapter_contract import AdapterContract, Case, Ran
-from tests.call.helpers import SOURCES, STOPPING
+from tests.call.helpers import SOURCES
 from tests.services.llm_provider import ScriptedProvider
 from tests.services.stop_checks import MAX_AFTER
 
