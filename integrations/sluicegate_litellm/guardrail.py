@@ -44,6 +44,13 @@ class SluicegateGuardrail(CustomGuardrail):
     def __init__(self, *, redact: bool = True, **kwargs: Any) -> None:
         kwargs.setdefault("supported_event_hooks", [GuardrailEventHooks.post_call, GuardrailEventHooks.during_call])
         super().__init__(**kwargs)
+        hooks = self.event_hook if isinstance(self.event_hook, list) else [self.event_hook]
+        if not any(str(getattr(h, "value", h)) == GuardrailEventHooks.post_call.value for h in hooks):
+            # the proxy runs a guardrail's stream and success hooks only for post_call: any other mode alone
+            # (during_call runs beside the model call, on the request) would leave every answer unguarded
+            raise ValueError(
+                f"SluicegateGuardrail guards the answer: its mode must include post_call, got {self.event_hook!r}"
+            )
         self.redact = redact
 
     def session(self, request_data: Mapping[str, Any]) -> AnswerSession | None:

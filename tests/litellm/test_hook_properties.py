@@ -9,8 +9,10 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from litellm.types.guardrails import GuardrailEventHooks
 from litellm.types.utils import ModelResponse, ModelResponseStream
 
 from sluicegate_litellm import SluicegateGuardrail
@@ -124,3 +126,9 @@ def test_a_stream_cut_before_its_terminal_releases_no_tool_call() -> None:
 def test_malformed_options_hold_the_answer_back() -> None:
     out = run_stream(stream_chunks([PASSING]), {"metadata": {"sluicegate": {"sources": "not a list"}}})
     assert [c.choices[0].finish_reason for c in out] == ["content_filter"] and "1843" not in shown(out)
+
+
+def test_a_mode_without_post_call_is_refused_at_startup() -> None:
+    with pytest.raises(ValueError, match="post_call"):
+        SluicegateGuardrail(guardrail_name="sluicegate", event_hook="during_call")
+    SluicegateGuardrail(guardrail_name="sluicegate", event_hook=["during_call", "post_call"])  # accepted
