@@ -64,7 +64,7 @@ def show(title: str, out: list[ModelResponseStream]) -> None:
 async def main() -> None:
     text = [chunk({"content": p}) for p in pieces(GROUNDED, 5)] + [chunk({}, "stop")]
     show(
-        "grounded answer, 5-character chunks (the e-mail is in [S3]: redacted where used)",
+        "grounded answer, 5-character chunks (the e-mail, from source 3, redacted where used)",
         await client_sees(text, request),
     )
     text = [chunk({"content": p}) for p in pieces(PLANTED, 5)] + [chunk({}, "stop")]

@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from litellm.types.guardrails import GuardrailEventHooks
 from litellm.types.utils import ModelResponse, ModelResponseStream
 
 from sluicegate_litellm import SluicegateGuardrail
