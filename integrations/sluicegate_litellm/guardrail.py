@@ -15,8 +15,6 @@ from litellm.integrations.custom_guardrail import CustomGuardrail
 from litellm.types.guardrails import GuardrailEventHooks
 from litellm.types.utils import ChatCompletionMessageToolCall, ModelResponse, ModelResponseStream
 
-from sluicegate.closing import aclose_now
-
 from .chunks import finish_chunk, notice_chunk, text_chunk, tool_call_dicts, tool_calls_chunk
 from .options import options_of
 from .session import OPTIONS_NOTICE, AnswerSession
@@ -92,16 +90,16 @@ class SluicegateGuardrail(CustomGuardrail):
                     yield text_chunk(template, text)
                 if out.notice is not None:
                     await close_upstream(response)
-                    notice = session.notice_text(out.notice, released_before=session.released_text and bool(template))
+                    notice = session.notice_text(out.notice, released_before=session.released_text)
                     yield notice_chunk(template, notice)
                     return
                 if out.tool_calls:
                     yield tool_calls_chunk(template, out.tool_calls)
                 if out.finish_reason is not None:
                     yield finish_chunk(template, out.finish_reason)
-        except BaseException as exc:
+        except BaseException as exc:  # the client left, the provider failed, a bug: the provider stream closes
             error = exc
-            await aclose_now(iterator)
+            await close_upstream(response)
             raise
         finally:
             if session is not None:

@@ -4,7 +4,7 @@ Run: python tests/benchmarks/litellm_proxy.py [--requests N]   (starts the provi
 
 Prints the proxy's startup time, and per request (sequential, loopback, the official `openai` SDK): the
 whole-answer latency direct to the provider and through the proxy, and the streamed time to first text and to
-the end. The provider streams 40 tokens at 10 ms (0.4 s of generation); the difference is the proxy plus the
+the end. The provider streams 39 tokens at 10 ms (0.4 s of generation), all of them supported; the difference is the proxy plus the
 guardrail (the gate holds a sentence until it ends, so "first text" includes the first sentence).
 """
 
@@ -26,7 +26,7 @@ from tests.litellm.proxy import MASTER_KEY, serve_proxy  # noqa: E402
 from tests.services.llm_provider import serve_provider  # noqa: E402
 
 SOURCES = ["Ada Lovelace published her notes on the Analytical Engine in 1843."]
-TOKENS = ["She published", " her notes", " in 1843 [S1]. "] + [f" They{i} describe it." for i in range(37)]
+TOKENS = ["She published", " her notes", " in 1843 [S1]. "] + [" They describe", " the engine [S1]."] * 18
 META = {"metadata": {"sluicegate": {"sources": SOURCES}}}
 
 
