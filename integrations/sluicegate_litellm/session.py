@@ -91,6 +91,11 @@ class AnswerSession:
         elif generation is not None and generation.state.value == "validated":
             self.finished = True
             out.finish_reason = "tool_calls" if out.tool_calls else _finish_reason(payload)
+        elif generation is not None and generation.state.value == "incomplete":
+            # `length` (or another reason that proves nothing): the held text and any tool call stay held,
+            # and the client is told how the provider ended
+            self.finished = True
+            out.finish_reason = _finish_reason(payload)
         if out.texts:
             self.released_text = True
         return out

@@ -131,3 +131,11 @@ def test_a_mode_without_post_call_is_refused_at_startup() -> None:
     with pytest.raises(ValueError, match="post_call"):
         SluicegateGuardrail(guardrail_name="sluicegate", event_hook="during_call")
     SluicegateGuardrail(guardrail_name="sluicegate", event_hook=["during_call", "post_call"])  # accepted
+
+
+def test_a_length_cut_answer_releases_no_tool_call_and_says_length() -> None:
+    chunks = stream_chunks(["Fine text. "], [ARGS])
+    chunks[-1].choices[0].finish_reason = "length"
+    out = run_stream(chunks, {"tools": TOOLS, **REDACTED})
+    assert not any(c.choices and c.choices[0].delta.tool_calls for c in out)
+    assert out[-1].choices[0].finish_reason == "length"
