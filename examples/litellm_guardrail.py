@@ -68,7 +68,8 @@ async def main() -> None:
         await client_sees(text, request),
     )
     text = [chunk({"content": p}) for p in pieces(PLANTED, 5)] + [chunk({}, "stop")]
-    show("a planted unsupported figure: the stream stops, content_filter, the notice last", await client_sees(text, request))
+    stopped = await client_sees(text, request)
+    show("a planted unsupported figure: the stream stops, content_filter, the notice last", stopped)
     whole = ModelResponse(
         id="c1",
         model="m",

@@ -4,8 +4,8 @@ Run: python tests/benchmarks/litellm_proxy.py [--requests N]   (starts the provi
 
 Prints the proxy's startup time, and per request (sequential, loopback, the official `openai` SDK): the
 whole-answer latency direct to the provider and through the proxy, and the streamed time to first text and to
-the end. The provider streams 39 tokens at 10 ms (0.4 s of generation), all of them supported; the difference is the proxy plus the
-guardrail (the gate holds a sentence until it ends, so "first text" includes the first sentence).
+the end. The provider streams 39 tokens at 10 ms (0.4 s of generation), all of them supported; the difference is
+the proxy plus the guardrail (the gate holds a sentence until it ends, so "first text" includes the first one).
 """
 
 from __future__ import annotations
