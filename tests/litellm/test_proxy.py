@@ -226,3 +226,33 @@ def test_an_invalid_tool_call_never_reaches_the_client(
     assert whole.choices[0].message.tool_calls is None
     assert whole.choices[0].finish_reason == "content_filter"
     assert whole.choices[0].message.content == "Fine text. \n\n" + TOOL_NOTICE
+
+
+# -- the client leaves ------------------------------------------------------------------------------------------
+
+WORDS = [f" {a}{b}" for a in "bcdfghjklm" for b in ("ax", "ex", "ix", "ox", "ux")] * 3  # distinct neighbours
+
+
+def test_a_client_that_leaves_while_a_sentence_is_held_closes_the_provider(
+    provider_and_proxy: tuple[ScriptedProvider, LiteLLMProxy],
+) -> None:
+    """The reader closes the stream after the first sentence, while the gate holds a long unfinished one: the
+    provider stream is closed too (the proxy's disconnect handling and the hook's own close both aim at it;
+    the test asserts the outcome the reader and the bill care about)."""
+    provider, proxy = provider_and_proxy
+    provider.interval = 0.01
+    provider.script(["She published", " her notes in 1843 [S1]. ", "They", *WORDS])
+    before = len(provider.generations)
+    stream = client(proxy).chat.completions.create(model="m", messages=messages(), stream=True, extra_body=META)
+    first = next(c.choices[0].delta.content for c in stream if c.choices and c.choices[0].delta.content)
+    assert first == "She published her notes in 1843."
+    gen = provider.generations[before]
+    deadline = time.monotonic() + 10
+    while len(gen.sent) < 3 + 12 and time.monotonic() < deadline:
+        time.sleep(0.005)
+    left = time.monotonic()
+    stream.close()
+    gen.wait(timeout=30)
+    assert not gen.completed and gen.disconnected is not None, "nobody closed the provider stream"
+    # the proxy notices the closed socket at its next write attempt or disconnect poll: a few tokens, not 150
+    assert gen.sent_after(left) <= 25, gen.sent_after(left)
