@@ -57,12 +57,25 @@ class ScriptedProvider:
     def __init__(self, interval: float = DEFAULT_INTERVAL) -> None:
         self.interval = interval
         self.tokens: list[str] = []
+        self.tool_calls: list[tuple[str, list[str]]] = []  # (name, argument pieces) streamed after the text
+        self.keyed: dict[str, list[str]] = {}  # scripts by the request's last message (concurrent requests)
         self.generations: list[Generation] = []
         self._new = threading.Condition()
 
-    def script(self, tokens: Sequence[str]) -> None:
-        """What the next requests stream, one token per piece."""
+    def script(self, tokens: Sequence[str], tool_calls: Sequence[tuple[str, Sequence[str]]] = ()) -> None:
+        """What the next requests stream, one token per piece; OpenAI tool calls after the text, each as its
+        name and argument pieces (one piece a frame), ending with `finish_reason: "tool_calls"`."""
         self.tokens = list(tokens)
+        self.tool_calls = [(name, list(pieces)) for name, pieces in tool_calls]
+
+    def script_for(self, key: str, tokens: Sequence[str]) -> None:
+        """What a request whose last message's content is `key` streams (the others stream `script`'s)."""
+        self.keyed[key] = list(tokens)
+
+    def _tokens(self, request: dict[str, Any]) -> list[str]:
+        messages = request.get("messages") or [{}]
+        content = messages[-1].get("content") if isinstance(messages[-1], dict) else None
+        return self.keyed.get(content, self.tokens) if isinstance(content, str) else self.tokens
 
     @property
     def last(self) -> Generation:
@@ -106,7 +119,7 @@ class ScriptedProvider:
         try:
             await send({"type": "http.response.start", "status": 200, "headers": _SSE_HEADERS})
             frames = {"anthropic": _anthropic_frames, "responses": _responses_frames}.get(api, _openai_frames)
-            for frame, is_token in frames(self.tokens, request):
+            for frame, is_token in frames(self._tokens(request), request, self.tool_calls):
                 if is_token:
                     with suppress(asyncio.TimeoutError):
                         await asyncio.wait_for(gone.wait(), self.interval)
@@ -127,7 +140,7 @@ class ScriptedProvider:
             gen.done.set()
 
     async def _whole(self, api: str, request: dict[str, Any], send: Any) -> None:
-        text = "".join(self.tokens)
+        text = "".join(self._tokens(request))
         if api == "anthropic":
             payload: dict[str, Any] = {
                 "id": "msg_1",
@@ -140,12 +153,19 @@ class ScriptedProvider:
                 "usage": {"input_tokens": 10, "output_tokens": len(self.tokens)},
             }
         else:
+            message: dict[str, Any] = {"role": "assistant", "content": text}
+            if self.tool_calls:
+                message["tool_calls"] = [
+                    {"id": f"call_{i}", "type": "function", "function": {"name": name, "arguments": "".join(args)}}
+                    for i, (name, args) in enumerate(self.tool_calls)
+                ]
+            finish = "tool_calls" if self.tool_calls else "stop"
             payload = {
                 "id": "c1",
                 "object": "chat.completion",
                 "created": 0,
                 "model": request.get("model", "m"),
-                "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+                "choices": [{"index": 0, "message": message, "finish_reason": finish}],
                 "usage": {"prompt_tokens": 10, "completion_tokens": len(self.tokens), "total_tokens": 10},
             }
         await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"application/json")]})
@@ -160,7 +180,9 @@ def _data(payload: dict[str, Any], event: str | None = None) -> bytes:
     return f"{head}data: {json.dumps(payload)}\n\n".encode()
 
 
-def _openai_frames(tokens: Sequence[str], request: dict[str, Any]) -> Iterator[tuple[bytes, bool]]:
+def _openai_frames(
+    tokens: Sequence[str], request: dict[str, Any], tool_calls: Sequence[tuple[str, list[str]]] = ()
+) -> Iterator[tuple[bytes, bool]]:
     model = request.get("model", "m")
 
     def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
@@ -175,15 +197,22 @@ def _openai_frames(tokens: Sequence[str], request: dict[str, Any]) -> Iterator[t
     yield _data(chunk({"role": "assistant", "content": ""})), False
     for token in tokens:
         yield _data(chunk({"content": token})), True
-    yield _data(chunk({}, "stop")), False
+    for i, (name, pieces) in enumerate(tool_calls):
+        head = {"index": i, "id": f"call_{i}", "type": "function", "function": {"name": name, "arguments": ""}}
+        yield _data(chunk({"tool_calls": [head]})), True
+        for piece in pieces:
+            yield _data(chunk({"tool_calls": [{"index": i, "function": {"arguments": piece}}]})), True
+    yield _data(chunk({}, "tool_calls" if tool_calls else "stop")), False
     if (request.get("stream_options") or {}).get("include_usage"):
         usage = {"prompt_tokens": 10, "completion_tokens": len(tokens), "total_tokens": 10 + len(tokens)}
         yield _data({**chunk({}), "choices": [], "usage": usage}), False
     yield b"data: [DONE]\n\n", False
 
 
-def _responses_frames(tokens: Sequence[str], request: dict[str, Any]) -> Iterator[tuple[bytes, bool]]:
-    """The OpenAI Responses API's stream for one assistant message (the events its SDK types parse)."""
+def _responses_frames(
+    tokens: Sequence[str], request: dict[str, Any], tool_calls: Sequence[tuple[str, list[str]]] = ()
+) -> Iterator[tuple[bytes, bool]]:
+    """The OpenAI Responses API's stream for one assistant message (the events its SDK types parse; no tool calls)."""
     seq = iter(range(1_000_000))
     base = {"id": "resp_1", "object": "response", "created_at": 0, "model": request.get("model", "m")}
     base |= {"parallel_tool_calls": False, "tool_choice": "auto", "tools": []}
@@ -215,7 +244,9 @@ def _responses_frames(tokens: Sequence[str], request: dict[str, Any]) -> Iterato
     yield event("response.completed", response=completed), False
 
 
-def _anthropic_frames(tokens: Sequence[str], request: dict[str, Any]) -> Iterator[tuple[bytes, bool]]:
+def _anthropic_frames(
+    tokens: Sequence[str], request: dict[str, Any], tool_calls: Sequence[tuple[str, list[str]]] = ()
+) -> Iterator[tuple[bytes, bool]]:
     message = {
         "id": "msg_1",
         "type": "message",
