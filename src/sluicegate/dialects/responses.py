@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._base import Billed, Encoder, End, named, new_id
+from ._base import Billed, Encoder, End, named
 from .chat import error_body
 
 
@@ -96,7 +96,7 @@ class ResponsesEncoder(Encoder):
     def _tool_call(self, call_id: str, name: str, arguments: str) -> bytes:
         out = self._close_message("completed")
         index = len(self._items)
-        item_id = new_id("fc_sg")
+        item_id = f"fc_{self.id.removeprefix('resp_')}_{index}"
         item = {"id": item_id, "type": "function_call", "call_id": call_id, "name": name, "arguments": "",
                 "status": "in_progress"}
         out += self._event("response.output_item.added", output_index=index, item=item)
