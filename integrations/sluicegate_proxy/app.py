@@ -69,6 +69,16 @@ class DisconnectWatchingStream(StreamingResponse):
     spec 2.4 servers and notices only at the next write, which a filter holding a sentence may not make):
     the stream task is cancelled the moment `http.disconnect` arrives, and its `finally` closes the upstream."""
 
+    async def stream_response(self, send: Any) -> None:
+        try:
+            await super().stream_response(send)
+        finally:
+            # Cancelled while awaiting the client's send, the generator sits at a `yield`: only a collector
+            # pass would run its `finally` (which closes the upstream). Close it now.
+            aclose = getattr(self.body_iterator, "aclose", None)
+            if aclose is not None:
+                await aclose()
+
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         stream = asyncio.ensure_future(self.stream_response(send))
         watcher = asyncio.ensure_future(self.listen_for_disconnect(receive))
