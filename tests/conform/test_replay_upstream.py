@@ -66,6 +66,15 @@ def test_the_key_can_ride_in_a_header(replay_upstream: ReplayUpstream) -> None:
     assert replay_upstream.last.json["model"] == "ignored"
 
 
+def test_the_key_can_ride_in_the_prompt_through_a_gateway_that_renames_the_model(
+    replay_upstream: ReplayUpstream,
+) -> None:
+    replay_upstream.add("mark/1", Script(("a", "b")))
+    body = {"model": "gpt-x", "stream": False, "messages": [{"role": "user", "content": "go [replay:mark/1] now"}]}
+    r = httpx.post(replay_upstream.url + PATHS["chat"], json=body)
+    assert r.json()["choices"][0]["message"]["content"] == "ab" and replay_upstream.last.key == "mark/1"
+
+
 def test_paced_per_event_and_per_byte_chunk() -> None:
     data = RECORDINGS[LONG_CHAT].data
     events = len(split_events(data))

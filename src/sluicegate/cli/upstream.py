@@ -5,7 +5,8 @@
 nothing is imported at import time (uvicorn is the caller's), and a waiter on `receive()` sees `http.disconnect`
 the moment the client's socket closes, so what an `Exchange` records is what a real provider would have seen.
 
-Each request picks its entry by a key: the `x-replay` header if present, else the request body's `model`. An
+Each request picks its entry by a key: the `x-replay` header if present, else a `[replay:KEY]` mark in the body
+(a prompt carries it through gateways that rename the model and drop headers), else the body's `model`. An
 entry is a `Recording` (bytes of one real stream, replayed unchanged, in its own dialect), a `Script` (text
 deltas, encoded in whichever dialect was asked: Chat Completions, Responses or Anthropic Messages, each shaped
 like the real API's frames) or a `Reply` (a fixed status and body: upstream errors). `Pace` says how the bytes
@@ -27,6 +28,8 @@ from typing import Any
 
 APIS = ("chat", "responses", "anthropic")
 KEY_HEADER = "x-replay"
+# `[replay:KEY]` anywhere in the body (a prompt): survives gateways that rewrite `model` and drop headers.
+_KEY_MARK = re.compile(rb"\[replay:([A-Za-z0-9_./#:+-]{1,200})\]")
 _EVENT_END = re.compile(rb"\r\n\r\n|\n\n|\r\r")
 
 Scope = Mapping[str, Any]
@@ -211,6 +214,9 @@ class UpstreamApp:
         except ValueError:
             request = None
         key = headers.get(KEY_HEADER)
+        mark = _KEY_MARK.search(body) if key is None else None
+        if mark is not None:
+            key = mark.group(1).decode()
         if key is None and isinstance(request, dict) and isinstance(request.get("model"), str):
             key = request["model"]
         if key not in self.entries:
