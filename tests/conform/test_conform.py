@@ -124,6 +124,19 @@ def test_a_guarding_target_passes_at_every_offset(capsys: pytest.CaptureFixture[
     assert rows[("chat", "CONTROL")]["intact"] is True
 
 
+@pytest.mark.parametrize("dialect", ["chat", "responses", "anthropic"])
+def test_sluicegate_proxy_passes_at_every_offset(capsys: pytest.CaptureFixture[str], dialect: str) -> None:
+    from sluicegate_proxy import config_from, create_app
+
+    with _target(lambda upstream: create_app(config_from({}, upstream=upstream))) as (url, port):
+        code, report = _conform(capsys, url, port, "--dialect", dialect, "--strict")
+    assert code == 0, [r for r in report["rows"] if r["verdict"] != "ok"]
+    assert report["leaks"] == report["after_stop"] == report["errors"] == 0
+    rows = _rows(report)
+    assert rows[(dialect, "PRIVATE_KEY")]["stopped"] == 1  # the key block ends the stream with the dialect's stop
+    assert rows[(dialect, "CONTROL")]["intact"] is True
+
+
 def test_an_unreachable_target_is_not_a_pass(capsys: pytest.CaptureFixture[str]) -> None:
     code = main(["conform", f"http://127.0.0.1:{free_port()}", "--wait", "0.2"])
     assert code == 2

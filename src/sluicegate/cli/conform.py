@@ -366,7 +366,18 @@ def _print_table(report: dict[str, Any], rows: list[Row]) -> None:
             )
     else:
         table = Table(title=f"sluicegate conform {report['target']}")
-        for col in ("dialect", "value", "streams", "leaked", "longest run", "after stop", "stream = whole", "verdict"):
+        cols = (
+            "dialect",
+            "value",
+            "streams",
+            "leaked",
+            "longest run",
+            "stops",
+            "after stop",
+            "stream = whole",
+            "verdict",
+        )
+        for col in cols:
             table.add_column(col)
         for r in rows:
             same = "yes" if r.consistent and r.matches_whole else "no"
@@ -378,6 +389,7 @@ def _print_table(report: dict[str, Any], rows: list[Row]) -> None:
                 str(r.streams),
                 str(r.leaked_streams) + (" + whole" if r.leaked and r.whole_run >= r.min_prefix else ""),
                 "-" if r.kind == "control" else f"{r.longest_run}/{r.value_chars}",
+                str(r.stopped),
                 str(r.after_stop),
                 same,
                 r.verdict,
