@@ -17,6 +17,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "replay": ("replay", "replay recorded answers through the streaming pipeline at several chunkings"),
     "eval": ("golden", "score a golden set: refusals, evidence threshold, overview route, retrieval recall"),
     "calibrate": ("calibrate", "pick an evidence threshold from answerable and must-refuse questions"),
+    "conform": ("conform", "check a streaming endpoint for values leaked across frames (a wire-level test)"),
     "proxy": ("proxy", "serve an OpenAI/Anthropic-compatible proxy that guards an upstream endpoint"),
 }
 
