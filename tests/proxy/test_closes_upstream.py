@@ -74,7 +74,9 @@ def test_stop_closes_the_upstream_for_a_non_streaming_request(
 
 @pytest.mark.parametrize("dialect", ["chat", "anthropic"])
 @pytest.mark.parametrize("held", [False, True], ids=["released", "held"])
-def test_client_disconnect_closes_the_upstream(provider: tuple[ScriptedProvider, str], dialect: str, held: bool) -> None:
+def test_client_disconnect_closes_the_upstream(
+    provider: tuple[ScriptedProvider, str], dialect: str, held: bool
+) -> None:
     """`held`: the gate holds an unfinished sentence, so nothing is written: the proxy must notice the client
     leaving without a write failing (it watches for `http.disconnect`)."""
     scripted, url = provider

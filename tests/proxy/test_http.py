@@ -47,8 +47,12 @@ def test_sdk_sees_400_as_bad_request(proxy_url: str) -> None:
         client.chat.completions.create(model="m", messages=[], extra_body={"sluicegate": {"bogus": 1}})
     ac = anthropic.Anthropic(api_key="k", base_url=proxy_url, max_retries=0)
     with pytest.raises(anthropic.BadRequestError):
-        ac.messages.create(model="m", max_tokens=5, messages=[{"role": "user", "content": "x"}],
-                           extra_body={"sluicegate": {"language": "xx"}})
+        ac.messages.create(
+            model="m",
+            max_tokens=5,
+            messages=[{"role": "user", "content": "x"}],
+            extra_body={"sluicegate": {"language": "xx"}},
+        )
 
 
 @pytest.mark.parametrize("dialect", list(PATHS))
@@ -89,7 +93,8 @@ def test_other_paths_are_forwarded_unchanged(proxy_url: str, upstream: Upstream)
 def test_passthrough_auth_sends_the_client_header_unchanged(proxy_url: str, upstream: Upstream) -> None:
     upstream.play(events_of(streams.anthropic(["Hi. "])))
     anthropic.Anthropic(api_key="client-anthropic-key", base_url=proxy_url, max_retries=0).messages.create(
-        model="m", max_tokens=5, messages=[{"role": "user", "content": "x"}])
+        model="m", max_tokens=5, messages=[{"role": "user", "content": "x"}]
+    )
     assert upstream.last.headers["x-api-key"] == "client-anthropic-key"
 
 
@@ -107,10 +112,16 @@ def test_upstream_key_requires_client_keys(make_proxy: MakeProxy, upstream: Upst
         assert r.status_code == 200
         assert upstream.last.headers["authorization"] == "Bearer sk-upstream-secret"
         upstream.play(events_of(streams.anthropic(["Hi. "])))
-        r = httpx.post(url + PATHS["anthropic"], json=streams.request_body("anthropic"),
-                       headers={"x-api-key": "team-a-key-123"}, timeout=5)
+        r = httpx.post(
+            url + PATHS["anthropic"],
+            json=streams.request_body("anthropic"),
+            headers={"x-api-key": "team-a-key-123"},
+            timeout=5,
+        )
         assert r.status_code == 200
-        assert upstream.last.headers["x-api-key"] == "sk-upstream-secret" and "authorization" not in upstream.last.headers
+        assert (
+            upstream.last.headers["x-api-key"] == "sk-upstream-secret" and "authorization" not in upstream.last.headers
+        )
 
 
 def test_config_refuses_an_open_relay() -> None:

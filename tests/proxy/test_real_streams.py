@@ -82,8 +82,12 @@ def test_real_stream_through_the_proxy(served: tuple[ReplayUpstream, str], key: 
         assert seen.end != sdk.COMPLETE[dialect] or recorded.stop in ("stop", "end_turn"), key
 
 
-CUT_STREAMS = ["chat/openai_python_parse_nothing.sse", "anthropic/anthropic_sdk_basic_response.sse",
-               "anthropic/anthropic_sdk_tool_use_response.sse", "chat/openai_python_parse_pydantic_tool.sse"]
+CUT_STREAMS = [
+    "chat/openai_python_parse_nothing.sse",
+    "anthropic/anthropic_sdk_basic_response.sse",
+    "anthropic/anthropic_sdk_tool_use_response.sse",
+    "chat/openai_python_parse_pydantic_tool.sse",
+]
 
 
 @pytest.mark.parametrize("key", CUT_STREAMS)
