@@ -70,7 +70,7 @@ def test_the_command_serves(upstream_server: tuple[Upstream, str], tmp_path: Pat
         stderr=subprocess.PIPE,
     )
     try:
-        wait_listening(port, timeout=20)
+        wait_listening(port, timeout=90)
         base = f"http://127.0.0.1:{port}"
         assert httpx.get(base + "/healthz", timeout=5).status_code == 200
         upstream.play(events_of(streams.chat(streams.pieces(streams.WITH_SECRET))))
