@@ -28,4 +28,5 @@ pytest_plugins = [
     "tests.services.nginx",
     "tests.services.browser",
     "tests.services.stop_checks",
+    "tests.services.replay_upstream",
 ]

@@ -1,4 +1,4 @@
-"""The `sluicegate` command: one entry point, one module per subcommand (replay, eval, calibrate).
+"""The `sluicegate` command: one entry point, one module per subcommand (replay, eval, calibrate, proxy).
 
 Each subcommand module defines `add_arguments(parser)` and `run(args) -> int` (the exit code), and keeps its
 heavy or optional imports (rich, matplotlib, a retriever) inside `run`: building the parser imports every
@@ -17,6 +17,8 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "replay": ("replay", "replay recorded answers through the streaming pipeline at several chunkings"),
     "eval": ("golden", "score a golden set: refusals, evidence threshold, overview route, retrieval recall"),
     "calibrate": ("calibrate", "pick an evidence threshold from answerable and must-refuse questions"),
+    "conform": ("conform", "check a streaming endpoint for values leaked across frames (a wire-level test)"),
+    "proxy": ("proxy", "serve an OpenAI/Anthropic-compatible proxy that guards an upstream endpoint"),
 }
 
 

@@ -1,0 +1,140 @@
+"""The proxy's configuration: a TOML file (stdlib `tomllib`), checked whole at start-up.
+
+```toml
+[upstream]
+url = "https://api.openai.com"     # --upstream overrides it
+api_key = "sk-..."                 # set: the proxy sends its own key and requires client keys
+timeout_seconds = 600
+
+[auth]
+client_keys = ["team-a-key"]       # required when [upstream] api_key is set (never an open relay)
+
+[limits]
+max_body_bytes = 1048576           # larger bodies get 413
+
+[pipeline]
+redact = true                      # the redactor after the gate (with sources) or alone (without)
+preflight = false                  # refusal rules + evidence threshold on the last user message (with sources)
+
+[budget]                           # absent: no spend cap
+monthly_limit = "50"               # dollars
+store = "sqlite:///var/lib/sluicegate/spend.sqlite3"   # or "redis://host:6379/0"
+max_output_tokens = 1024           # the output cap every upstream call is made with (and reserved for)
+scope = "default"
+[budget.prices]                    # dollars per million tokens: [input, output]
+"gpt-4o-mini" = [0.15, 0.60]
+```
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+DEFAULT_MAX_BODY_BYTES = 1 << 20
+DEFAULT_TIMEOUT_SECONDS = 600.0
+
+
+class ConfigError(ValueError):
+    """The configuration cannot be served safely (the proxy refuses to start)."""
+
+
+@dataclass(frozen=True)
+class BudgetConfig:
+    monthly_limit: str
+    store: str
+    prices: Mapping[str, tuple[float, float]]
+    max_output_tokens: int = 1024
+    scope: str = "default"
+
+
+@dataclass(frozen=True)
+class ProxyConfig:
+    upstream_url: str
+    upstream_api_key: str | None = field(default=None, repr=False)
+    client_keys: tuple[str, ...] = field(default=(), repr=False)
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS
+    redact: bool = True
+    preflight: bool = False
+    budget: BudgetConfig | None = None
+
+    def __post_init__(self) -> None:
+        if not self.upstream_url.startswith(("http://", "https://")):
+            raise ConfigError("the upstream URL must start with http:// or https://")
+        if self.upstream_api_key and not self.client_keys:
+            raise ConfigError("[upstream] api_key is set: [auth] client_keys must list the keys clients use")
+        if self.client_keys and not self.upstream_api_key:
+            raise ConfigError(
+                "[auth] client_keys without [upstream] api_key: the client's header is passed to the upstream as is"
+            )
+        if any(not isinstance(k, str) or len(k) < 8 for k in self.client_keys):
+            raise ConfigError("every client key must be a string of at least 8 characters")
+        if not isinstance(self.max_body_bytes, int) or self.max_body_bytes <= 0:
+            raise ConfigError("[limits] max_body_bytes must be a positive integer")
+
+
+def load_config(path: str | Path | None, *, upstream: str | None = None) -> ProxyConfig:
+    """Read `path` (None: defaults) and apply the command line's `--upstream`."""
+    data: dict[str, Any] = {}
+    if path is not None:
+        try:
+            with open(path, "rb") as f:
+                data = tomllib.load(f)
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{path}: not valid TOML ({exc})") from None
+    return config_from(data, upstream=upstream)
+
+
+def config_from(data: Mapping[str, Any], *, upstream: str | None = None) -> ProxyConfig:
+    known = {"upstream", "auth", "limits", "pipeline", "budget"}
+    unknown = set(data) - known
+    if unknown:
+        raise ConfigError(f"unknown section(s): {', '.join(sorted(unknown))}")
+    up = _table(data, "upstream")
+    auth = _table(data, "auth")
+    limits = _table(data, "limits")
+    pipeline = _table(data, "pipeline")
+    url = upstream or up.get("url")
+    if not isinstance(url, str) or not url:
+        raise ConfigError("no upstream: pass --upstream URL or set [upstream] url")
+    keys = auth.get("client_keys", [])
+    if not isinstance(keys, list):
+        raise ConfigError("[auth] client_keys must be a list of strings")
+    return ProxyConfig(
+        upstream_url=url.rstrip("/"),
+        upstream_api_key=up.get("api_key") or None,
+        client_keys=tuple(keys),
+        max_body_bytes=limits.get("max_body_bytes", DEFAULT_MAX_BODY_BYTES),
+        timeout_seconds=float(up.get("timeout_seconds", DEFAULT_TIMEOUT_SECONDS)),
+        redact=bool(pipeline.get("redact", True)),
+        preflight=bool(pipeline.get("preflight", False)),
+        budget=_budget(data.get("budget")),
+    )
+
+
+def _table(data: Mapping[str, Any], name: str) -> Mapping[str, Any]:
+    table = data.get(name, {})
+    if not isinstance(table, Mapping):
+        raise ConfigError(f"[{name}] must be a table")
+    return table
+
+
+def _budget(table: Any) -> BudgetConfig | None:
+    if table is None:
+        return None
+    if not isinstance(table, Mapping):
+        raise ConfigError("[budget] must be a table")
+    prices = table.get("prices") or {}
+    if not prices or not all(isinstance(v, list) and len(v) == 2 for v in prices.values()):
+        raise ConfigError("[budget.prices] must map each model to [input, output] dollars per million tokens")
+    return BudgetConfig(
+        monthly_limit=str(table.get("monthly_limit", "0")),
+        store=str(table.get("store", "sqlite:///sluicegate-spend.sqlite3")),
+        prices={str(k): (float(v[0]), float(v[1])) for k, v in prices.items()},
+        max_output_tokens=int(table.get("max_output_tokens", 1024)),
+        scope=str(table.get("scope", "default")),
+    )

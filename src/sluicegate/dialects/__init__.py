@@ -1,0 +1,41 @@
+"""Sans-I/O codecs of the three wire formats a client speaks: OpenAI Chat Completions, OpenAI Responses,
+Anthropic Messages.
+
+`parse_request` reads a client body (stream flag, model, tools' schemas, last user message, the `"sluicegate"`
+options, removed from the body that goes upstream). `Relay` runs upstream SSE bytes through a `GuardedCall`
+(`build_call`) and writes, with the dialect's `Encoder`, the frames the client's official SDK parses: released
+text, whole validated tool calls, the stop shape, the normal end with usage, in-stream errors; `body()` is the
+non-streaming response. Nothing here does I/O: `integrations/sluicegate_proxy` is the HTTP shell. See
+docs/proxy.md.
+
+Needs the `[lifecycle]` dependencies (jsonschema) for tool-call validation; `import sluicegate` does not
+import this package.
+"""
+
+from ._base import Answer, Billed, Encoder, End
+from .anthropic import AnthropicEncoder
+from .chat import ChatEncoder
+from .relay import Relay, build_call, encoder_for, error_body, text_filter
+from .request import DIALECTS, OPTIONS_KEY, ClientRequest, RequestError, parse_request
+from .responses import ResponsesEncoder, output_text
+
+__all__ = [
+    "DIALECTS",
+    "OPTIONS_KEY",
+    "AnthropicEncoder",
+    "Answer",
+    "Billed",
+    "ChatEncoder",
+    "ClientRequest",
+    "Encoder",
+    "End",
+    "Relay",
+    "RequestError",
+    "ResponsesEncoder",
+    "build_call",
+    "encoder_for",
+    "error_body",
+    "output_text",
+    "parse_request",
+    "text_filter",
+]

@@ -1,0 +1,106 @@
+"""Anthropic Messages: `message_start` ... `message_stop` named events, and the `message` body.
+
+Text goes in one text block (index 0, opened at the first text); each validated tool call is a whole
+`tool_use` block after it: `content_block_start` (input `{}`), one `input_json_delta` with the complete
+arguments, `content_block_stop` (what the SDK's `MessageStream` accumulates into `input`). A stop is the notice
+as the last `text_delta`, then `message_delta` with `stop_reason: "refusal"`, then `message_stop`; an upstream
+failure is `event: error` (the SDK raises on it).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ._base import Billed, Encoder, End, named
+
+_STOP = {End.COMPLETE: "end_turn", End.TOOL_CALLS: "tool_use", End.LENGTH: "max_tokens", End.CONTENT_FILTER: "refusal"}
+
+
+class AnthropicEncoder(Encoder):
+    """Frames for one Messages answer. `input_tokens` is shown in `message_start` (the upstream's figure)."""
+
+    dialect = "anthropic"
+
+    def __init__(self, model: str, *, input_tokens: int = 0, **kwargs: Any) -> None:
+        super().__init__(model, **kwargs)
+        self.input_tokens = input_tokens
+        self._index = -1  # the open block, -1 for none
+        self._blocks = 0
+
+    def _prefix(self) -> str:
+        return "msg_sg"
+
+    def _start(self) -> bytes:
+        message: dict[str, Any] = {
+            "id": self.id,
+            "type": "message",
+            "role": "assistant",
+            "model": self.model,
+            "content": [],
+            "stop_reason": None,
+            "stop_sequence": None,
+            "usage": {"input_tokens": self.input_tokens, "output_tokens": 0},
+        }
+        return named("message_start", {"type": "message_start", "message": message})
+
+    def _close_block(self) -> bytes:
+        if self._index < 0:
+            return b""
+        index, self._index = self._index, -1
+        return named("content_block_stop", {"type": "content_block_stop", "index": index})
+
+    def _open(self, block: dict[str, Any]) -> bytes:
+        self._index = self._blocks
+        self._blocks += 1
+        return named(
+            "content_block_start", {"type": "content_block_start", "index": self._index, "content_block": block}
+        )
+
+    def _text(self, delta: str) -> bytes:
+        out = b""
+        if self._index < 0 or self._text_index != self._index:
+            out += self._close_block() + self._open({"type": "text", "text": ""})
+            self._text_index = self._index
+        payload = {"type": "content_block_delta", "index": self._index, "delta": {"type": "text_delta", "text": delta}}
+        return out + named("content_block_delta", payload)
+
+    _text_index = -2
+
+    def _tool_call(self, call_id: str, name: str, arguments: str) -> bytes:
+        out = self._close_block() + self._open({"type": "tool_use", "id": call_id, "name": name, "input": {}})
+        delta = {"type": "input_json_delta", "partial_json": arguments}
+        out += named("content_block_delta", {"type": "content_block_delta", "index": self._index, "delta": delta})
+        return out + self._close_block()
+
+    def _finish(self, end: End, usage: Billed) -> bytes:
+        delta = {
+            "type": "message_delta",
+            "delta": {"stop_reason": _STOP[end], "stop_sequence": None},
+            "usage": {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens},
+        }
+        return self._close_block() + named("message_delta", delta) + named("message_stop", {"type": "message_stop"})
+
+    def _error(self, code: str, message: str) -> bytes:
+        return named("error", error_body(code, message, "api_error"))
+
+    def body(self) -> dict[str, Any]:
+        a = self.answer
+        content: list[dict[str, Any]] = [{"type": "text", "text": a.text}] if a.text else []
+        content += [{"type": "tool_use", "id": c, "name": n, "input": json.loads(args)} for c, n, args in a.calls]
+        usage = a.usage or Billed(0, 0)
+        return {
+            "id": self.id,
+            "type": "message",
+            "role": "assistant",
+            "model": self.model,
+            "content": content,
+            "stop_reason": _STOP[a.end or End.COMPLETE],
+            "stop_sequence": None,
+            "usage": {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens},
+        }
+
+
+def error_body(code: str, message: str, kind: str = "invalid_request_error") -> dict[str, Any]:
+    """Anthropic's error shape; `code` is not a field there, so it leads the message."""
+    return {"type": "error", "error": {"type": kind, "message": f"{code}: {message}"}}

@@ -1,0 +1,286 @@
+"""The relay: upstream SSE bytes in, the client's frames out, through a `GuardedCall` (sans-I/O).
+
+One relay per request. `feed(data)` takes the upstream's bytes cut anywhere (its own `SSEParser`), hands each
+event to the call's tool-call `Generation` (whose text filter is the gate and/or the redactor), and returns
+the frames to write: released text, whole validated tool calls after the terminal event, and, on a stop, the
+notice and the dialect's stop shape (then `stopped` is True: close the upstream now). `close(error=)` is the
+upstream's end (or its failure): it writes the normal end with the usage the upstream billed, or the
+dialect's in-stream error. For a non-streaming request the same relay runs and `body()` is the response.
+
+Released text, the stop and the end depend only on the upstream's events, so they are the same for every
+way the upstream bytes are cut (tests/dialects/test_relay.py proves it at every byte position).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from ..call import GuardedCall, Show, Stop, ToolCallValidated
+from ..driver import FALLBACK_NOTICE, NOTICE_SEPARATOR
+from ..sse import SSEParser
+from ..stream import StreamFilter
+from ._base import Billed, Encoder, End
+from .anthropic import AnthropicEncoder
+from .chat import ChatEncoder
+from .request import ClientRequest
+from .responses import ResponsesEncoder
+
+if TYPE_CHECKING:
+    from ..budget import CallBudget
+    from ..evidence import Preflight
+    from ..usage import UsageMeter
+
+_LENGTH = frozenset({"length", "max_tokens", "max_output_tokens", "model_context_window_exceeded"})
+_LIVE = ("received", "provisional")
+
+
+def encoder_for(request: ClientRequest, **kwargs: Any) -> Encoder:
+    """The encoder of the request's dialect (`answer_id`, `created` fix the ids, for tests)."""
+    if request.dialect == "chat":
+        return ChatEncoder(request.model, include_usage=request.include_usage, **kwargs)
+    if request.dialect == "anthropic":
+        return AnthropicEncoder(request.model, **kwargs)
+    return ResponsesEncoder(request.model, **kwargs)
+
+
+def text_filter(
+    request: ClientRequest, *, redact: bool = True, gate_options: Mapping[str, Any] | None = None
+) -> Callable[[Any], StreamFilter]:
+    """The pipeline: with `sources`, the sentence gate then the redactor; without, the redactor alone."""
+    from ..redaction import Redactor
+    from ..sources import gate_factory
+
+    if request.sources is not None:
+        options = dict(gate_options or {})
+        if request.language:
+            options["language"] = request.language
+        return gate_factory(redact=redact, **options)
+    return lambda _sources: Redactor()
+
+
+def build_call(
+    request: ClientRequest,
+    *,
+    budget: CallBudget | None = None,
+    preflight: Preflight | None = None,
+    redact: bool = True,
+) -> GuardedCall:
+    """The guarded call for one proxied request: tool calls validated against the request's own schemas.
+
+    `preflight` (refusal rules, evidence threshold) applies to the last user message when sources are given.
+    The client's messages go upstream unchanged (no prompt is rendered: the client wrote it).
+    """
+    from ..lifecycle import AnthropicReader, Generation, OpenAIChatReader, OpenAIResponsesReader
+
+    readers = {"chat": OpenAIChatReader, "responses": OpenAIResponsesReader, "anthropic": AnthropicReader}
+    reader = readers[request.dialect]
+    tools = dict(request.tools)
+
+    def generation(filt: StreamFilter) -> Generation:
+        return Generation(tools, reader=reader(), text_filter=filt)
+
+    Generation(tools, reader=reader())  # a schema the strict validator cannot close: refused now, not mid-stream
+    screened = preflight is not None and request.sources is not None and isinstance(request.question, str)
+    return GuardedCall(
+        request.question if screened else None,
+        language=request.language,
+        sources=None if screened else list(request.sources or ()),
+        preflight=preflight if screened else None,
+        budget=budget,
+        filter_factory=text_filter(request, redact=redact),
+        generation=generation,
+        prompt=False,
+    )
+
+
+class Relay:
+    """Upstream bytes -> client frames for one request (see the module docstring)."""
+
+    def __init__(self, call: GuardedCall, encoder: Encoder, dialect: str) -> None:
+        self.call = call
+        self.encoder = encoder
+        self.dialect = dialect
+        self.parser = SSEParser()
+        self.stopped = False  # a stop was written: close the upstream now
+        self.reason: str | None = None  # the end, as a code: complete, tool_calls, length, stopped, or an error
+        self.events = 0
+        self.bytes_in = 0
+
+    @property
+    def meter(self) -> UsageMeter:
+        return self.call.meter
+
+    @property
+    def ended(self) -> bool:
+        return self.encoder.ended
+
+    @property
+    def billed(self) -> Billed:
+        usage = self.meter.usage
+        return Billed(usage.input_tokens or 0, usage.output_tokens)
+
+    def feed(self, data: bytes) -> bytes:
+        """Upstream bytes (any cut); the frames to write now."""
+        if self.ended:
+            return b""
+        self.bytes_in += len(data)
+        try:
+            events = self.parser.feed(data)
+        except ValueError as exc:  # invalid UTF-8 is replaced, so: an event over the parser's size bound
+            events = list(getattr(exc, "events", []))
+            return self._events(events) + self._fail("upstream_malformed", "the upstream sent an unreadable event")
+        return self._events(events)
+
+    def _events(self, events: list[Any]) -> bytes:
+        out = b""
+        for event in events:
+            if self.ended:
+                break
+            self.events += 1
+            _meter(self.dialect, event.data, self.meter)
+            out += self._actions(self.call.event(event))
+            gen = self.call.generation
+            stopped = gen is not None and any(r.code == "text_gate_stopped" for r in gen.rejections)
+            if not self.ended and stopped:
+                out += self._stop(FALLBACK_NOTICE)  # a filter stop without a notice of its own
+        return out
+
+    def _actions(self, actions: tuple[Show | Stop | ToolCallValidated, ...]) -> bytes:
+        out = b""
+        for action in actions:
+            if isinstance(action, Show):
+                out += self.encoder.text(action.text)
+            elif isinstance(action, Stop):
+                out += self._stop(action.notice)
+                break
+            elif isinstance(action, ToolCallValidated):
+                c = action.call
+                out += self.encoder.tool_call(c.call_id, c.name, c.canonical)
+        return out
+
+    def _stop(self, notice: str) -> bytes:
+        self.stopped = True
+        self.reason = "stopped"
+        text = (NOTICE_SEPARATOR if self.encoder.answer.text else "") + notice
+        return self.encoder.text(text) + self.encoder.finish(End.CONTENT_FILTER, self.billed)
+
+    def _fail(self, code: str, message: str) -> bytes:
+        self.reason = code
+        return self.encoder.error(code, message)
+
+    def close(self, *, error: str | None = None) -> bytes:
+        """The upstream ended (`error`: it failed, e.g. "upstream_disconnected"); the last frames."""
+        if self.ended:
+            return b""
+        tail = b""
+        with contextlib.suppress(ValueError):  # a character cut off at the very end: dropped, as the rules say
+            tail = self._events(self.parser.close())
+        return tail + (b"" if self.ended else self._end(error))
+
+    def _end(self, error: str | None) -> bytes:
+        gen = self.call.generation
+        if gen is None:
+            return self._fail(error or "upstream_empty", "the upstream ended before any event")
+        if gen.state.value in _LIVE:
+            gen.close()
+        state = gen.state.value
+        terminal = gen.telemetry.terminal_reason
+        if state == "validated":
+            end = End.TOOL_CALLS if gen.tool_calls else End.COMPLETE
+            self.reason = end.value
+            return self.encoder.finish(end, self.billed)
+        if state == "incomplete" and terminal in _LENGTH:
+            self.reason = "length"
+            return self.encoder.finish(End.LENGTH, self.billed)
+        codes = [r.code for r in gen.rejections]
+        if state == "failed" and any(r.code == "provider_failed" and r.detail == "refusal" for r in gen.rejections):
+            return self._stop(FALLBACK_NOTICE)  # the upstream refused: the same shape as our own stop
+        if error is not None:
+            return self._fail(error, "the upstream connection failed mid-stream")
+        provider = next((r.provider_code or r.detail for r in gen.rejections if r.code == "provider_failed"), None)
+        if provider is not None:
+            return self._fail("upstream_error", f"the upstream reported an error ({provider})")
+        if state == "incomplete":
+            return self._fail(
+                "upstream_incomplete", f"the upstream stream ended without its terminal event ({terminal})"
+            )
+        tools = [r for r in gen.rejections if r.tool or r.item != "*"]
+        if tools:
+            return self._fail("tool_call_rejected", "a tool call failed validation: " + ", ".join(sorted(set(codes))))
+        return self._fail("upstream_rejected", "the upstream stream broke its format: " + ", ".join(sorted(set(codes))))
+
+    def refuse(self, text: str) -> bytes:
+        """A refusal before the model (rules, evidence, cap): its fixed text, then the stop shape."""
+        self.reason = "refused"
+        return self.encoder.text(text) + self.encoder.finish(End.CONTENT_FILTER, Billed(0, 0))
+
+    def body(self) -> tuple[int, dict[str, Any]]:
+        """The non-streaming response: (status, body). An error end is a 502 in the dialect's error shape."""
+        error = self.encoder.answer.error
+        if error is not None:
+            return 502, error_body(self.dialect, error[0], error[1], "upstream_error")
+        return 200, self.encoder.body()
+
+
+def error_body(dialect: str, code: str, message: str, kind: str = "invalid_request_error") -> dict[str, Any]:
+    """The dialect's error body for an HTTP error answer (400, 401, 413, 502...)."""
+    from . import anthropic, chat
+
+    if dialect == "anthropic":
+        return anthropic.error_body(code, message, kind)
+    return chat.error_body(code, message, kind)
+
+
+def _meter(dialect: str, data: str, meter: UsageMeter) -> None:
+    """Count the raw generated text (the byte estimate) and record the usage the upstream reports."""
+    try:
+        p = json.loads(data)
+    except (ValueError, RecursionError):
+        return
+    if not isinstance(p, dict):
+        return
+    try:
+        if dialect == "chat":
+            for choice in p.get("choices") or []:
+                delta = choice.get("delta") or {}
+                for key in ("content", "refusal", "reasoning_content", "reasoning"):
+                    if isinstance(delta.get(key), str) and delta[key]:
+                        meter.observe(delta[key])
+                for call in delta.get("tool_calls") or []:
+                    args = (call.get("function") or {}).get("arguments")
+                    if isinstance(args, str) and args:
+                        meter.observe(args)
+            _report(meter, p.get("usage"), "completion_tokens", "prompt_tokens")
+        elif dialect == "anthropic":
+            kind = p.get("type")
+            if kind == "content_block_delta":
+                delta = p.get("delta") or {}
+                for key in ("text", "partial_json", "thinking"):
+                    if isinstance(delta.get(key), str) and delta[key]:
+                        meter.observe(delta[key])
+            elif kind == "message_start":  # its output figure is a placeholder: only the input counts
+                _report(meter, (p.get("message") or {}).get("usage"), None, "input_tokens")
+            elif kind == "message_delta":
+                _report(meter, p.get("usage"), "output_tokens", "input_tokens")
+        else:
+            kind = str(p.get("type"))
+            if kind.endswith(".delta") and isinstance(p.get("delta"), str) and p["delta"]:
+                meter.observe(p["delta"])
+            elif kind in ("response.completed", "response.incomplete", "response.failed"):
+                _report(meter, (p.get("response") or {}).get("usage"), "output_tokens", "input_tokens")
+    except (AttributeError, TypeError, ValueError):
+        return  # a malformed payload: the generation fails on it; the meter keeps what it had
+
+
+def _report(meter: UsageMeter, usage: Any, output: str | None, input_key: str) -> None:
+    if not isinstance(usage, Mapping):
+        return
+    out = usage.get(output) if output else None
+    inp = usage.get(input_key)
+    out = out if isinstance(out, int) and not isinstance(out, bool) and out >= 0 else None
+    inp = inp if isinstance(inp, int) and not isinstance(inp, bool) and inp >= 0 else None
+    if out is not None or inp is not None:
+        meter.report(output_tokens=out, input_tokens=inp, cumulative=True)

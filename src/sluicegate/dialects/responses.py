@@ -1,0 +1,182 @@
+"""OpenAI Responses: `response.*` named events with a `sequence_number` that rises by one, and the body.
+
+Text goes in one `message` output item (one `output_text` part); each validated tool call is a whole
+`function_call` item after it (`output_item.added`, one `function_call_arguments.delta` with the complete
+arguments, `.done`, `output_item.done`). A stop is the notice as the last `output_text.delta`, the items closed,
+then `response.incomplete` with `incomplete_details.reason: "content_filter"` (never `response.completed`). An
+upstream failure is an `error` event (nested `error` object too, as real streams send it: the SDK raises).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._base import Billed, Encoder, End, named
+from .chat import error_body
+
+
+class ResponsesEncoder(Encoder):
+    """Frames for one Responses answer."""
+
+    dialect = "responses"
+
+    def __init__(self, model: str, **kwargs: Any) -> None:
+        super().__init__(model, **kwargs)
+        self._seq = -1
+        self._message_id = "msg_" + self.id.removeprefix("resp_")
+        self._message_open = False
+        self._items: list[dict[str, Any]] = []  # finished output items, in order
+
+    def _prefix(self) -> str:
+        return "resp_sg"
+
+    def _event(self, kind: str, **fields: Any) -> bytes:
+        self._seq += 1
+        return named(kind, {"type": kind, **fields, "sequence_number": self._seq})
+
+    def _response(self, status: str, usage: Billed | None = None, reason: str | None = None) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "object": "response",
+            "created_at": self.created,
+            "status": status,
+            "model": self.model,
+            "output": list(self._items),
+            "incomplete_details": {"reason": reason} if reason else None,
+            "error": None,
+            "parallel_tool_calls": True,
+            "tool_choice": "auto",
+            "tools": [],
+            "usage": None if usage is None else _usage(usage),
+        }
+
+    def _start(self) -> bytes:
+        response = self._response("in_progress")
+        return self._event("response.created", response=response) + self._event(
+            "response.in_progress", response=response
+        )
+
+    def _text(self, delta: str) -> bytes:
+        out = b""
+        if not self._message_open:
+            self._message_open = True
+            item = {
+                "id": self._message_id,
+                "type": "message",
+                "role": "assistant",
+                "status": "in_progress",
+                "content": [],
+            }
+            out += self._event("response.output_item.added", output_index=len(self._items), item=item)
+            part = {"type": "output_text", "text": "", "annotations": []}
+            out += self._event(
+                "response.content_part.added",
+                item_id=self._message_id,
+                output_index=len(self._items),
+                content_index=0,
+                part=part,
+            )
+        return out + self._event(
+            "response.output_text.delta",
+            item_id=self._message_id,
+            output_index=len(self._items),
+            content_index=0,
+            delta=delta,
+            logprobs=[],
+        )
+
+    def _close_message(self, status: str) -> bytes:
+        if not self._message_open:
+            return b""
+        self._message_open = False
+        text = self._text_so_far
+        index = len(self._items)
+        part = {"type": "output_text", "text": text, "annotations": []}
+        item = {"id": self._message_id, "type": "message", "role": "assistant", "status": status, "content": [part]}
+        out = self._event(
+            "response.output_text.done",
+            item_id=self._message_id,
+            output_index=index,
+            content_index=0,
+            text=text,
+            logprobs=[],
+        )
+        out += self._event(
+            "response.content_part.done", item_id=self._message_id, output_index=index, content_index=0, part=part
+        )
+        out += self._event("response.output_item.done", output_index=index, item=item)
+        self._items.append(item)
+        return out
+
+    @property
+    def _text_so_far(self) -> str:
+        return self.answer.text
+
+    def _tool_call(self, call_id: str, name: str, arguments: str) -> bytes:
+        out = self._close_message("completed")
+        index = len(self._items)
+        item_id = f"fc_{self.id.removeprefix('resp_')}_{index}"
+        item = {
+            "id": item_id,
+            "type": "function_call",
+            "call_id": call_id,
+            "name": name,
+            "arguments": "",
+            "status": "in_progress",
+        }
+        out += self._event("response.output_item.added", output_index=index, item=item)
+        out += self._event(
+            "response.function_call_arguments.delta", item_id=item_id, output_index=index, delta=arguments
+        )
+        out += self._event(
+            "response.function_call_arguments.done", item_id=item_id, output_index=index, name=name, arguments=arguments
+        )
+        done = {**item, "arguments": arguments, "status": "completed"}
+        out += self._event("response.output_item.done", output_index=index, item=done)
+        self._items.append(done)
+        return out
+
+    def _finish(self, end: End, usage: Billed) -> bytes:
+        if end in (End.COMPLETE, End.TOOL_CALLS):
+            out = self._close_message("completed")
+            return out + self._event("response.completed", response=self._response("completed", usage))
+        reason = "content_filter" if end is End.CONTENT_FILTER else "max_output_tokens"
+        out = self._close_message("incomplete")
+        return out + self._event("response.incomplete", response=self._response("incomplete", usage, reason))
+
+    def _error(self, code: str, message: str) -> bytes:
+        nested = error_body(code, message, "upstream_error")["error"]
+        return self._event("error", code=code, message=message, param=None, error=nested)
+
+    def body(self) -> dict[str, Any]:
+        a = self.answer
+        end = a.end or End.COMPLETE
+        if self._message_open or (a.text and not any(i["type"] == "message" for i in self._items)):
+            self._close_message("completed" if end in (End.COMPLETE, End.TOOL_CALLS) else "incomplete")
+        usage = a.usage or Billed(0, 0)
+        if end in (End.COMPLETE, End.TOOL_CALLS):
+            return self._response("completed", usage)
+        return self._response(
+            "incomplete", usage, "content_filter" if end is End.CONTENT_FILTER else "max_output_tokens"
+        )
+
+
+def _usage(usage: Billed) -> dict[str, Any]:
+    return {
+        "input_tokens": usage.input_tokens,
+        "input_tokens_details": {"cached_tokens": 0},
+        "output_tokens": usage.output_tokens,
+        "output_tokens_details": {"reasoning_tokens": 0},
+        "total_tokens": usage.input_tokens + usage.output_tokens,
+    }
+
+
+def output_text(body: dict[str, Any]) -> str:
+    """The text of a Responses body (what the SDK's `output_text` property joins)."""
+    return "".join(
+        part.get("text", "")
+        for item in body.get("output", [])
+        if item.get("type") == "message"
+        for part in item.get("content", [])
+        if part.get("type") == "output_text"
+    )
