@@ -92,7 +92,7 @@ def _label(value: object) -> str:
     return str(value).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
 
 
-def _counter(lines: list[str], name: str, help_: str, labels: tuple[str, ...], counter: Counter) -> None:  # type: ignore[type-arg]
+def _counter(lines: list[str], name: str, help_: str, labels: tuple[str, ...], counter: Counter) -> None:
     lines += [f"# HELP {name} {help_}", f"# TYPE {name} counter"]
     for key, value in sorted(counter.items(), key=lambda kv: str(kv[0])):
         values = key if isinstance(key, tuple) else (key,)

@@ -7,8 +7,8 @@ from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
 import pytest
-from sluicegate_proxy import config_from, create_app
 
+from sluicegate_proxy import config_from, create_app
 from tests.proxy.upstream import Upstream, serve_upstream
 from tests.services.uvicorn_server import UvicornServer
 

@@ -12,8 +12,8 @@ from typing import Any
 
 import httpx
 import pytest
-from sluicegate_proxy import config_from, create_app
 
+from sluicegate_proxy import config_from, create_app
 from tests.dialects import sdk, streams
 from tests.proxy.upstream import Upstream, events_of
 from tests.services.uvicorn_server import UvicornServer

@@ -28,6 +28,7 @@ def parse_listen(value: str) -> tuple[str, int]:
 def run(args: argparse.Namespace) -> int:
     try:
         import uvicorn
+
         from sluicegate_proxy import ConfigError, create_app, load_config
     except ImportError as exc:
         print(f'sluicegate proxy needs the [proxy] extra: pip install "sluicegate[proxy]" ({exc})', file=sys.stderr)
