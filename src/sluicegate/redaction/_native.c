@@ -24,6 +24,7 @@ and test_invariance.py run the same tests with and without it.
 */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <stdint.h>
 #include <string.h>
 
 /* The state fields this file reads and writes by name (exported as STATE, checked against the classes by
@@ -177,12 +178,19 @@ static PyObject *new_tables(PyObject *Py_UNUSED(module), PyObject *Py_UNUSED(arg
      always, context       the Starters' masks of untrusted and of context detectors
      tables      new_tables(): the C mirror of the starters tables (shared by the streams of one Starters)
      max_hold    the Redactor's max_hold
+     near        per detector: None, or (characters, k) from `Detector.near` and `near_k`
+     near_bits, near_window   labels.near_tables() and LOOKBEHIND: `label_near` below
    The Redactor's state (STATE["Redactor"]) is read and written on the redactor passed to `quick`. */
 typedef struct {
     PyObject_HEAD
     PyObject *tracker, *open_from, *search, *full, *match, *reach, *steady, *cache, *pairs, *quads, *compute,
-        *pair, *quad, *tables_capsule;
+        *pair, *quad, *tables_capsule, *near_bits_obj;
     Tables *tables;
+    const unsigned char *near_bits;
+    Py_ssize_t near_window;
+    Py_ssize_t near_k[MAXDET];              /* -1: no `near` claim */
+    unsigned long long near_chars[MAXDET][2]; /* the ASCII characters of the claim, as a 128-bit set */
+    PyObject *near_cache[MAXDET];           /* view[v:n] -> open (True) or not (False), without a label near */
     int prefilter, ran, many;
     unsigned long long always, context;
     Py_ssize_t max_hold;
@@ -405,6 +413,41 @@ static Py_ssize_t probe_start(PyObject *search_fn, PyObject *const *args, Py_ssi
 
 typedef struct { Py_ssize_t at; long i; } Bound;
 
+#define NEAR_CACHE_MAX 4096
+/* Remember the engine's answer at a label start with no label tail before it, by the text from there. */
+static int near_remember(Feed *f, long i, PyObject *key, PyObject *value) {
+    if (PyDict_GET_SIZE(f->near_cache[i]) >= NEAR_CACHE_MAX) return 0;
+    return PyDict_SetItem(f->near_cache[i], key, value);
+}
+
+/* `labels.label_near(view, v, window)`, with a collision of `labels.gram_hash` taken as a tail: 1 if some label
+   word's tail (a lowercased ASCII gram of up to NEAR_TAIL characters) may occur in view[v - window : v] or a
+   character there is not ASCII, else 0. */
+#define NEAR_TAIL 4
+#define NEAR_BITS (1 << 20)
+static int label_near(Feed *f, PyObject *view, Py_ssize_t v) {
+    Py_ssize_t lo = v - f->near_window;
+    if (lo < 0) lo = 0;
+    int kind = PyUnicode_KIND(view);
+    const void *data = PyUnicode_DATA(view);
+    const unsigned char *bits = f->near_bits;
+    unsigned last[NEAR_TAIL] = {0}; /* last[0]: the character at j, last[1] the one before, ... */
+    for (Py_ssize_t j = lo; j < v; j++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, j);
+        if (c >= 128) return 1;
+        if (c >= 'A' && c <= 'Z') c += 32;
+        for (int t = NEAR_TAIL - 1; t > 0; t--) last[t] = last[t - 1];
+        last[0] = c;
+        for (int len = 1; len <= NEAR_TAIL && len <= j - lo + 1; len++) {
+            uint32_t h = (uint32_t)len;
+            for (int t = len - 1; t >= 0; t--) h = h * 131u + last[t];
+            h &= NEAR_BITS - 1;
+            if (bits[h >> 3] >> (h & 7) & 1) return 1;
+        }
+    }
+    return 0;
+}
+
 /* `OpenTracker.open_from(view, base)`; -2 with an exception set on error. */
 static Py_ssize_t open_from(Feed *f, PyObject *tdict, PyObject *view, Py_ssize_t base) {
     Py_ssize_t o, seen_abs, n = PyUnicode_GET_LENGTH(view);
@@ -464,6 +507,8 @@ static Py_ssize_t open_from(Feed *f, PyObject *tdict, PyObject *view, Py_ssize_t
         order[m].i = i;
     }
     Py_ssize_t end = n + o, best = end;
+    int kind_v = PyUnicode_KIND(view);
+    const void *data_v = PyUnicode_DATA(view);
     for (Py_ssize_t t = 0; t < k; t++) {
         Py_ssize_t at = order[t].at;
         long i = order[t].i;
@@ -484,6 +529,25 @@ static Py_ssize_t open_from(Feed *f, PyObject *tdict, PyObject *view, Py_ssize_t
                     unsigned long long qv;
                     if (quad_mask(f, view, v, &qv) < 0) return -2;
                     if (!(qv & bit)) continue;
+                }
+                /* A label start with no label tail before it: no match there, or (within `near_k` characters of the
+                   end) one still open before its lookbehind, which depends on view[v:n] alone: remembered. */
+                PyObject *near_key = NULL;
+                int near_known = -1;
+                if (f->near_k[i] >= 0) {
+                    Py_UCS4 c0 = PyUnicode_READ(kind_v, data_v, v);
+                    if (c0 < 128 && (f->near_chars[i][c0 >> 6] >> (c0 & 63) & 1) && !label_near(f, view, v)) {
+                        if (n - v > f->near_k[i]) continue;
+                        near_key = PyUnicode_Substring(view, v, n);
+                        if (near_key == NULL) return -2;
+                        PyObject *got = PyDict_GetItemWithError(f->near_cache[i], near_key);
+                        if (got == NULL && PyErr_Occurred()) { Py_DECREF(near_key); return -2; }
+                        if (got != NULL) {
+                            near_known = got == Py_True;
+                            Py_CLEAR(near_key);
+                        }
+                        if (near_known == 0) continue;
+                    }
                 }
                 Py_ssize_t q = -1;
                 PyObject *steady_t = steady == NULL ? Py_None : PyTuple_GET_ITEM(steady, i);
@@ -508,20 +572,37 @@ static Py_ssize_t open_from(Feed *f, PyObject *tdict, PyObject *view, Py_ssize_t
                         cs->steady_to[i] = n + o;
                     }
                 }
-                if (cp < best && q < 0) {
+                if (cp < best && q < 0 && near_known == 1) {
+                    cs->steady_to[i] = -1;
+                    q = cp; /* open here before its lookbehind, as the engine said for the same view[v:n] */
+                } else if (cp < best && q < 0) {
                     cs->steady_to[i] = -1;
                     PyObject *sv = PyLong_FromSsize_t(v);
-                    if (sv == NULL) return -2;
+                    if (sv == NULL) { Py_XDECREF(near_key); return -2; }
                     PyObject *args[5] = {view, sv, Py_None, Py_None, Py_True};
                     PyObject *mt = PyObject_Vectorcall(PyTuple_GET_ITEM(match, i), args, 5, NULL);
-                    if (mt == NULL) { Py_DECREF(sv); return -2; }
-                    if (mt == Py_None) { Py_DECREF(mt); Py_DECREF(sv); continue; }
+                    if (mt == NULL) { Py_XDECREF(near_key); Py_DECREF(sv); return -2; }
+                    if (mt == Py_None) {
+                        Py_DECREF(mt);
+                        Py_DECREF(sv);
+                        if (near_key != NULL) {
+                            int r3 = near_remember(f, i, near_key, Py_False);
+                            Py_DECREF(near_key);
+                            if (r3 < 0) return -2;
+                        }
+                        continue;
+                    }
                     PyObject *partial = PyObject_GetAttr(mt, k_partial);
                     Py_DECREF(mt);
-                    if (partial == NULL) { Py_DECREF(sv); return -2; }
+                    if (partial == NULL) { Py_XDECREF(near_key); Py_DECREF(sv); return -2; }
                     int is_partial = PyObject_IsTrue(partial);
                     Py_DECREF(partial);
-                    if (is_partial < 0) { Py_DECREF(sv); return -2; }
+                    if (is_partial < 0) { Py_XDECREF(near_key); Py_DECREF(sv); return -2; }
+                    if (near_key != NULL) {
+                        int r3 = is_partial ? near_remember(f, i, near_key, Py_True) : 0;
+                        Py_CLEAR(near_key);
+                        if (r3 < 0) { Py_DECREF(sv); return -2; }
+                    }
                     if (is_partial) {
                         q = cp; /* open here, and nothing of i starts before it */
                         if (steady_t != Py_None && record_steady(cs, i, steady_t, view, sv, cp, n + o, o, 1) < 0) {
@@ -539,6 +620,7 @@ static Py_ssize_t open_from(Feed *f, PyObject *tdict, PyObject *view, Py_ssize_t
                     }
                     Py_DECREF(sv);
                 }
+                Py_XDECREF(near_key);
                 PyObject *ki = PyLong_FromLong(i);
                 if (ki == NULL || set_ssize(lb, ki, cp) < 0) { Py_XDECREF(ki); return -2; }
                 Py_DECREF(ki);
@@ -738,7 +820,8 @@ static void feed_dealloc(Feed *f) {
     Py_XDECREF(f->tracker); Py_XDECREF(f->open_from); Py_XDECREF(f->search); Py_XDECREF(f->full);
     Py_XDECREF(f->match); Py_XDECREF(f->reach); Py_XDECREF(f->steady); Py_XDECREF(f->cache);
     Py_XDECREF(f->pairs); Py_XDECREF(f->quads); Py_XDECREF(f->compute); Py_XDECREF(f->pair);
-    Py_XDECREF(f->quad); Py_XDECREF(f->tables_capsule);
+    Py_XDECREF(f->quad); Py_XDECREF(f->tables_capsule); Py_XDECREF(f->near_bits_obj);
+    for (int i = 0; i < MAXDET; i++) Py_XDECREF(f->near_cache[i]);
     PyMem_Free(f->cs.pos);
     PyMem_Free(f->cs.mask);
     Py_TYPE(f)->tp_free((PyObject *)f);
@@ -747,25 +830,30 @@ static void feed_dealloc(Feed *f) {
 static PyObject *feed_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
     static char *kw[] = {"tracker", "open_from", "search", "full", "match", "reach", "steady", "prefilter",
                          "cache", "pairs", "quads", "compute", "pair", "quad", "always", "context", "tables",
-                         "max_hold", NULL};
+                         "max_hold", "near", "near_bits", "near_window", NULL};
     PyObject *tracker, *open_from, *search, *full, *match, *reach, *steady, *cache, *pairs, *quads, *compute,
-        *pair, *quad, *always, *context, *tables;
+        *pair, *quad, *always, *context, *tables, *near, *near_bits;
     int prefilter;
-    Py_ssize_t max_hold;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "$OOO!O!O!O!O!pO!O!O!OOOOOOn:Feed", kw, &tracker, &open_from,
+    Py_ssize_t max_hold, near_window;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "$OOO!O!O!O!O!pO!O!O!OOOOOOnO!O!n:Feed", kw, &tracker, &open_from,
                                      &PyTuple_Type, &search, &PyTuple_Type, &full, &PyTuple_Type, &match,
                                      &PyTuple_Type, &reach, &PyTuple_Type, &steady, &prefilter, &PyDict_Type,
                                      &cache, &PyDict_Type, &pairs, &PyDict_Type, &quads, &compute, &pair, &quad,
-                                     &always, &context, &tables, &max_hold))
+                                     &always, &context, &tables, &max_hold, &PyTuple_Type, &near, &PyBytes_Type,
+                                     &near_bits, &near_window))
         return NULL;
     Py_ssize_t count = PyTuple_GET_SIZE(full);
     if (PyTuple_GET_SIZE(search) != count || PyTuple_GET_SIZE(match) != count ||
-        PyTuple_GET_SIZE(reach) != count || PyTuple_GET_SIZE(steady) != count) {
+        PyTuple_GET_SIZE(reach) != count || PyTuple_GET_SIZE(steady) != count || PyTuple_GET_SIZE(near) != count) {
         PyErr_SetString(PyExc_ValueError, "Feed: the per-detector tuples differ in length");
         return NULL;
     }
     Tables *t = (Tables *)PyCapsule_GetPointer(tables, "sluicegate.tables");
     if (t == NULL) return NULL;
+    if (PyBytes_GET_SIZE(near_bits) != NEAR_BITS / 8 || near_window < 0) {
+        PyErr_SetString(PyExc_ValueError, "Feed: near_bits must be labels.near_tables()");
+        return NULL;
+    }
     if (!PyDict_CheckExact(cache) || !PyDict_CheckExact(pairs) || !PyDict_CheckExact(quads)) {
         PyErr_SetString(PyExc_TypeError, "Feed: cache, pairs and quads must be dicts");
         return NULL;
@@ -785,6 +873,28 @@ static PyObject *feed_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
     f->quads = Py_NewRef(quads); f->compute = Py_NewRef(compute); f->pair = Py_NewRef(pair);
     f->quad = Py_NewRef(quad); f->tables_capsule = Py_NewRef(tables);
     f->tables = t;
+    f->near_bits_obj = Py_NewRef(near_bits);
+    f->near_bits = (const unsigned char *)PyBytes_AS_STRING(near_bits);
+    f->near_window = near_window;
+    for (Py_ssize_t i = 0; i < MAXDET; i++) {
+        f->near_k[i] = -1;
+        f->near_chars[i][0] = f->near_chars[i][1] = 0;
+        PyObject *claim = i < count ? PyTuple_GET_ITEM(near, i) : Py_None;
+        if (claim == Py_None) continue;
+        PyObject *chars = PyTuple_Check(claim) && PyTuple_GET_SIZE(claim) == 2 ? PyTuple_GET_ITEM(claim, 0) : NULL;
+        Py_ssize_t kk = chars ? PyLong_AsSsize_t(PyTuple_GET_ITEM(claim, 1)) : -1;
+        if (chars == NULL || !PyUnicode_Check(chars) || !PyUnicode_IS_ASCII(chars) || kk < 0) {
+            Py_DECREF(f);
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "Feed: near holds None or (ASCII str, k >= 0)");
+            return NULL;
+        }
+        for (Py_ssize_t j = 0; j < PyUnicode_GET_LENGTH(chars); j++) {
+            Py_UCS4 c = PyUnicode_READ_CHAR(chars, j);
+            f->near_chars[i][c >> 6] |= 1ULL << (c & 63);
+        }
+        f->near_k[i] = kk;
+        if ((f->near_cache[i] = PyDict_New()) == NULL) { Py_DECREF(f); return NULL; }
+    }
     f->prefilter = prefilter;
     f->max_hold = max_hold;
     f->cs.size = 64;
@@ -798,9 +908,25 @@ static PyObject *feed_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
 
 static PyObject *feed_ran(Feed *f, void *Py_UNUSED(closure)) { return PyBool_FromLong(f->ran); }
 
+static PyObject *feed_label_near(Feed *f, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2 || !PyUnicode_CheckExact(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "label_near(view, v)");
+        return NULL;
+    }
+    Py_ssize_t v = PyLong_AsSsize_t(args[1]);
+    if (v == -1 && PyErr_Occurred()) return NULL;
+    if (v < 0 || v > PyUnicode_GET_LENGTH(args[0])) {
+        PyErr_SetString(PyExc_IndexError, "label_near: v out of range");
+        return NULL;
+    }
+    return PyBool_FromLong(label_near(f, args[0], v));
+}
+
 static PyMethodDef feed_methods[] = {
     {"quick", (PyCFunction)(void (*)(void))feed_quick, METH_FASTCALL,
      "quick(redactor, piece) -> Step | int | None: the common case of Redactor.feed (see the file's head)."},
+    {"label_near", (PyCFunction)(void (*)(void))feed_label_near, METH_FASTCALL,
+     "label_near(view, v) -> bool: the check labels.label_near(view, v, near_window) as this feed makes it."},
     {NULL, NULL, 0, NULL}};
 
 static PyGetSetDef feed_getset[] = {

@@ -16,7 +16,10 @@ from __future__ import annotations
 import importlib
 import os
 from collections.abc import Callable
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
+
+from .detector import LOOKBEHIND
 
 if TYPE_CHECKING:
     from .starters import Starters
@@ -52,7 +55,14 @@ def _tables(starters: Starters) -> object:
     return got
 
 
-def compiled_feed(tracker: OpenTracker, max_hold: int) -> Callable[[Any, str], Any]:
+@lru_cache(maxsize=1)
+def _near_bits() -> bytes:
+    from .labels import near_tables
+
+    return near_tables()
+
+
+def compiled_feed(tracker: OpenTracker, max_hold: int, *, near_off: bool = False) -> Callable[[Any, str], Any]:
     """`quick(redactor, piece)` of a new `_native.Feed` over `tracker` (only with `native` not None): a Step
     (handled), an int (the point to settle: the caller settles and releases it) or None (not handled, nothing
     changed: the caller takes the Python path)."""
@@ -76,6 +86,10 @@ def compiled_feed(tracker: OpenTracker, max_hold: int) -> Callable[[Any, str], A
         context=s._context,
         tables=_tables(s),
         max_hold=max_hold,
+        # `near_off`: no label pre-check (tests/benchmarks/redactor_near_ab.py measures it against this)
+        near=tuple(None if near_off or d.near is None else (d.near, d.near_k) for d in tracker._detectors),
+        near_bits=_near_bits(),
+        near_window=LOOKBEHIND,
     )
     quick: Callable[[Any, str], Any] = feed.quick
     return quick
