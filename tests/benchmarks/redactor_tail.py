@@ -4,6 +4,7 @@ Not collected by pytest.
 
     python tests/benchmarks/redactor_tail.py --kb 64 --repeats 3     # rows per corpus
     python tests/benchmarks/redactor_tail.py --kb 64 --profile       # where the p99 feeds go (default build)
+    python tests/benchmarks/redactor_tail.py --kb 32 --calls         # the compiled feed's regex calls, counted
 
 Rows per corpus, medians of `--repeats` (subjects interleaved in each repeat): mean µs per 4-character feed and
 its ratio to the splitter's mean (target <= 3x); p50 / p99 and the p99 against the splitter's p50 (target
@@ -15,6 +16,11 @@ did: whether the compiled feed answered alone or handed over to Python (the `Red
 counted), whether the feed released a replacement (findings settled), how much was held, and whether the piece
 needed the normalized view's position map; then cProfile of those feeds only (re-run with the profiler switched
 on around the same feed indexes; the state is deterministic).
+
+`--calls` counts, over all feeds of the default build, the regex calls the compiled feed and the tracker make
+(each detector's anchored match, pattern search and probe search, wrapped before the `_native.Feed` is built),
+by outcome (a first ask at a position, or again after an open or complete answer there) and, for first asks
+that fail, by detector: counts, not times, so they hold on a loaded machine.
 """
 
 from __future__ import annotations
@@ -162,11 +168,62 @@ def profile(texts: dict[str, str]) -> None:
         print("```\n" + "\n".join(out.getvalue().splitlines()[:34]) + "\n```")
 
 
+def calls(texts: dict[str, str]) -> None:
+    from sluicegate.redaction import tracker as tracker_module
+
+    outcome: Counter[tuple[str, str, str]] = Counter()
+    failed: Counter[str] = Counter()
+    answers: dict[tuple[str, int, int], str] = {}
+    original = tracker_module.OpenTracker.__init__
+
+    def counted(self: tracker_module.OpenTracker, engine: object) -> None:
+        original(self, engine)  # type: ignore[arg-type]
+
+        def wrap(kind: str, i: int, fn: Callable[..., object]) -> Callable[..., object]:
+            entity = self._detectors[i].entity
+
+            def call(view: str, pos: int, *a: object, **k: object) -> object:
+                m = fn(view, pos, *a, **k)
+                got = "none" if m is None else ("open" if m.partial else "complete")  # type: ignore[attr-defined]
+                key = (kind, i, pos + self._origin)
+                before = answers.get(key)
+                outcome[(kind, "first" if before is None else f"again after {before}", got)] += 1
+                if before is None and got == "none":
+                    failed[entity] += 1
+                answers[key] = got
+                return m
+
+            return call
+
+        for attr, kind in (("_match", "match"), ("_full", "search"), ("_search", "probe")):
+            setattr(self, attr, tuple(wrap(kind, i, f) for i, f in enumerate(getattr(self, attr))))
+
+    tracker_module.OpenTracker.__init__ = counted  # type: ignore[method-assign]
+    try:
+        for label, text in texts.items():
+            outcome.clear()
+            failed.clear()
+            answers.clear()
+            r = Redactor()
+            feeds = 0
+            for i in range(0, len(text), 4):
+                r.feed(text[i : i + 4])
+                feeds += 1
+            total = sum(outcome.values())
+            print(f"\n### {label}: {total} regex calls, {total / feeds:.2f} per feed")
+            for (kind, when, got), n in outcome.most_common(8):
+                print(f"- {kind}, {when}: {got} — {n} ({n / total:.0%})")
+            print("- failing first matches by detector: " + ", ".join(f"{e} {n}" for e, n in failed.most_common(8)))
+    finally:
+        tracker_module.OpenTracker.__init__ = original  # type: ignore[method-assign]
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--kb", type=int, default=128)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--calls", action="store_true")
     ap.add_argument("--only", default=",".join(CORPORA))
     args = ap.parse_args()
     texts = {k: CORPORA[k](args.kb * 1024) for k in args.only.split(",")}
@@ -177,6 +234,8 @@ def main() -> int:
     )
     if args.profile:
         profile(texts)
+    elif args.calls:
+        calls(texts)
     else:
         table(texts, args.repeats)
     return 0

@@ -1,8 +1,9 @@
 """The contract: any chunking gives the whole-string text, stop flag and events (sluicegate.testing at every
 two-part split, fixed sizes, random chunkings, and Hypothesis-generated chunkings).
 
-Every test here runs twice: on the pure-`regex` path, and with the compiled prefilter (the `[fast]` extra)
-asked on every check, whatever the length of the range (skipped when hyperscan is not installed)."""
+Every test here runs three times: on the pure-`regex` path with the compiled feed and with the pure-Python feed
+(the oracle; feed_paths.py), and with the compiled prefilter (the `[fast]` extra) asked on every check, whatever the
+length of the range (skipped when hyperscan is not installed)."""
 
 from __future__ import annotations
 
@@ -20,18 +21,20 @@ from sluicegate.redaction import Hash, Redactor, prefilter, redact
 from sluicegate.testing import assert_chunk_invariant, run_filter
 
 from .corpus import CHINESE, CLEAN, JAPANESE, JWT_2K, LABELED, PEM, PERSIAN, POSITIVES, URL_WITH_CREDENTIALS
+from .feed_paths import feed_path
 
 
-@pytest.fixture(autouse=True, scope="module", params=["regex", "hyperscan"])
+@pytest.fixture(autouse=True, scope="module", params=["regex", "regex-python-feed", "hyperscan"])
 def detection_path(request: pytest.FixtureRequest) -> Iterator[str]:
-    """Module-scoped (Hypothesis tests must not depend on function-scoped fixtures); restores on exit."""
-    if request.param == "regex":
+    """Module-scoped (Hypothesis tests must not depend on function-scoped fixtures); restores on exit. The
+    regex path runs on both feed paths (feed_paths.py): the compiled feed and the pure-Python oracle."""
+    if request.param.startswith("regex"):
         patch = mock.patch.object(Redactor, "_COMPILED", False)
     else:
         if not prefilter.available():
             pytest.skip("the optional [fast] extra (hyperscan) is not installed")
         patch = mock.patch.object(prefilter, "MIN_RANGE", 0)
-    with patch:
+    with patch, feed_path("python" if request.param == "regex-python-feed" else "compiled"):
         assert (Redactor()._engine.prefilter is not None) == (request.param == "hyperscan")
         yield request.param
 

@@ -65,8 +65,9 @@ def _chunks(text: str, size: int) -> list[str]:
 
 
 def _compiled_ran(r: Redactor) -> bool:
-    # The compiled open point keeps its candidate list in the tracker's dict: present once it ran there.
-    return r._tracker is not None and "_native_cands" in r._tracker.__dict__
+    # The compiled feed (a `_native.Feed`, fastpath.py) says whether its open point ran, not handed to Python.
+    quick = r._quick_native
+    return quick is not None and bool(quick.__self__.ran)
 
 
 def _customs(n: int) -> list[tuple[str, str]]:

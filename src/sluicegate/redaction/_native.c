@@ -1,24 +1,36 @@
-/* Optional compiled fast path of `Redactor.feed` (redactor.py `_quick`, which is the reference and the pure path).
+/* Optional compiled fast path of `Redactor.feed` (redactor.py's usual-piece branch of `feed`, with
+`OpenTracker.open_from`, `Starters.bounds` and the no-findings branch of `Redactor._release`: the pure-Python path
+is the reference and the oracle).
 
 Why: on a 4-character piece the Redactor asks the `regex` engine about twice, and the Python around those calls
 (appending, the starters table, ordering the tracker's bounds, releasing settled text) cost more than the calls.
-This file does exactly what `Redactor._quick`, `OpenTracker.open_from`, `Starters.bounds` and the no-findings
-branch of `Redactor._release` do, on the same Python objects (their instance dicts), so the Python code keeps
-working on the state this leaves. Anything uncommon (a cache miss in the starters table, the compiled prefilter,
-a long new text, findings to settle) is handed to the Python methods, never re-implemented here.
-tests/redact/test_native.py runs the redactor tests and the frozen-oracle differential test with and without it.
 
-quick(redactor, piece) -> Step (fully handled: the released text, or EMPTY_STEP), int (the settlement point:
-the caller settles and releases it), or None (not handled, nothing changed: take the Python path).
+The boundary (fastpath.py is the one place that chooses the path and builds the objects below):
+- `Feed(**objects)`: one per Redactor, handed explicitly everything it needs that does not move (the tracker's
+  per-detector callables and reaches, the starters' dicts, masks and the methods that fill them, the C tables,
+  `max_hold`; the field list is at `typedef ... Feed`). It owns the candidate list.
+- `Feed.quick(redactor, piece) -> Step | int | None`: a Step (fully handled: the released text, or EMPTY_STEP),
+  an int (the settlement point: the caller settles and releases it), or None (not handled, nothing changed:
+  take the Python path).
+- The moving state it reads and writes by name is listed in `STATE` (module attribute, built from the KEY table
+  at the end): the Redactor's `_raw _view _positions _next_check _base` and the OpenTracker's
+  `_origin _lb _seen _unsure`. tests/redact/test_native_boundary.py checks that list against the classes and
+  against this file's KEY table, so a rename on the Python side fails a test instead of silently taking the
+  slow path (or, for a field written here, leaving state the Python path never reads).
+- `configure(...)`: the module constants it mirrors; `new_tables()`: the C mirror of one Starters' tables.
+Anything uncommon (a cache miss in the starters table, the compiled prefilter, a long new text, findings to
+settle) is handed to the Python methods, never re-implemented here. tests/redact/test_native*.py, test_oracle.py
+and test_invariance.py run the same tests with and without it.
 */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <stdint.h>
 #include <string.h>
 
-static PyObject *k_raw, *k_view, *k_positions, *k_max_hold, *k_next_check, *k_base, *k_tracker, *k_origin,
-    *k_lb, *k_seen, *k_unsure, *k_prefilter, *k_reach, *k_full, *k_search, *k_starters, *k_cache, *k_pairs,
-    *k_always, *k_compute, *k_pair, *k_bits, *k_bounds, *k_open_from, *k_partial, *k_start, *k_min_range,
-    *k_cands, *k_quads, *k_quad, *k_context, *k_match, *k_steady, *k_end, *k_tables;
+/* The state fields this file reads and writes by name (exported as STATE, checked against the classes by
+   tests/redact/test_native_boundary.py), and the public names it uses (regex's Match, prefilter.MIN_RANGE). */
+static PyObject *k_raw, *k_view, *k_positions, *k_next_check, *k_base, *k_origin, *k_lb, *k_seen, *k_unsure;
+static PyObject *k_partial, *k_start, *k_end, *k_min_range;
 static PyObject *pf_module = NULL; /* sluicegate.redaction.prefilter, for MIN_RANGE (tests change it) */
 static PyObject *special = NULL;   /* normalize._SPECIAL.search: a non-ASCII piece that needs no view map */
 static PyObject *step_type = NULL, *empty_step = NULL; /* stream.Step and stream.EMPTY_STEP */
@@ -29,7 +41,7 @@ static int configured = 0;
 #define MAXDET 64
 #define LONG_NEW 8192 /* new text longer than this goes to the Python path */
 
-/* Candidate starts, kept by this file only (in the tracker's dict as a capsule): every position of the new text
+/* Candidate starts, kept by this file only (in the `Feed`): every position of the new text
    where some trusted detector may start after the character before it (the pair table), with those detectors'
    bits, for the text [from, to). A detector whose bound is in that range is searched from its next candidate,
    or not at all if it has none before the current answer: on prose a word's detectors are asked where the
@@ -49,39 +61,11 @@ typedef struct {
     int steady_phase[MAXDET];       /* 1: the match there was partial; 2: complete, and the block still open */
 } Cands;
 
-static void cands_free(PyObject *capsule) {
-    Cands *cs = (Cands *)PyCapsule_GetPointer(capsule, "sluicegate.cands");
-    if (cs == NULL) return;
-    PyMem_Free(cs->pos);
-    PyMem_Free(cs->mask);
-    PyMem_Free(cs);
-}
 
 static void cands_reset(Cands *cs, Py_ssize_t from) {
     cs->count = 0;
     cs->from = from;
     for (int i = 0; i < MAXDET; i++) cs->steady_to[i] = -1;
-}
-
-static Cands *get_cands(PyObject *tdict) {
-    PyObject *c = PyDict_GetItemWithError(tdict, k_cands);
-    if (c != NULL) return (Cands *)PyCapsule_GetPointer(c, "sluicegate.cands");
-    if (PyErr_Occurred()) return NULL;
-    Cands *cs = (Cands *)PyMem_Calloc(1, sizeof(Cands));
-    if (cs == NULL) { PyErr_NoMemory(); return NULL; }
-    cs->size = 64;
-    cs->pos = (Py_ssize_t *)PyMem_Calloc((size_t)cs->size, sizeof(Py_ssize_t));
-    cs->mask = (unsigned long long *)PyMem_Calloc((size_t)cs->size, sizeof(unsigned long long));
-    if (cs->pos == NULL || cs->mask == NULL) {
-        PyMem_Free(cs->pos); PyMem_Free(cs->mask); PyMem_Free(cs); PyErr_NoMemory(); return NULL;
-    }
-    cs->to = -1;
-    cands_reset(cs, -1);
-    PyObject *capsule = PyCapsule_New(cs, "sluicegate.cands", cands_free);
-    if (capsule == NULL) { PyMem_Free(cs->pos); PyMem_Free(cs->mask); PyMem_Free(cs); return NULL; }
-    int r = PyDict_SetItem(tdict, k_cands, capsule);
-    Py_DECREF(capsule);
-    return r < 0 ? NULL : cs;
 }
 
 /* Append a candidate; 0, or -1 with MemoryError set. */
@@ -174,18 +158,44 @@ static void tables_free(PyObject *capsule) {
     PyMem_Free(t);
 }
 
-static Tables *get_tables(PyObject *sdict) {
-    PyObject *c = PyDict_GetItemWithError(sdict, k_tables);
-    if (c != NULL) return (Tables *)PyCapsule_GetPointer(c, "sluicegate.tables");
-    if (PyErr_Occurred()) return NULL;
+static PyObject *new_tables(PyObject *Py_UNUSED(module), PyObject *Py_UNUSED(args)) {
     Tables *t = (Tables *)PyMem_Calloc(1, sizeof(Tables));
-    if (t == NULL) { PyErr_NoMemory(); return NULL; }
+    if (t == NULL) return PyErr_NoMemory();
     PyObject *capsule = PyCapsule_New(t, "sluicegate.tables", tables_free);
-    if (capsule == NULL) { PyMem_Free(t); return NULL; }
-    int r = PyDict_SetItem(sdict, k_tables, capsule);
-    Py_DECREF(capsule);
-    return r < 0 ? NULL : t;
+    if (capsule == NULL) PyMem_Free(t);
+    return capsule;
 }
+
+/* A `Feed`: what the compiled feed of one Redactor needs besides the state fields, handed over explicitly once
+   (fastpath.py builds it; every argument is required, so a name changed on the Python side fails there, loudly):
+     tracker     the OpenTracker (its state fields, STATE["OpenTracker"], are read and written by name)
+     open_from   tracker.open_from, the Python path of the open point
+     search, full, match, reach, steady   the tracker's per-detector tuples (probe search, pattern search,
+                 anchored pattern match, reach or None, steady kinds or None)
+     prefilter   whether the tracker has the compiled prefilter (then long new text goes to Python)
+     cache, pairs, quads   the Starters' dicts (char -> mask, pair -> mask, quad -> mask)
+     compute, pair, quad   the Starters' methods that fill them
+     always, context       the Starters' masks of untrusted and of context detectors
+     tables      new_tables(): the C mirror of the starters tables (shared by the streams of one Starters)
+     max_hold    the Redactor's max_hold
+     near        per detector: None, or (characters, k) from `Detector.near` and `near_k`
+     near_bits, near_window   labels.near_tables() and LOOKBEHIND: `label_near` below
+   The Redactor's state (STATE["Redactor"]) is read and written on the redactor passed to `quick`. */
+typedef struct {
+    PyObject_HEAD
+    PyObject *tracker, *open_from, *search, *full, *match, *reach, *steady, *cache, *pairs, *quads, *compute,
+        *pair, *quad, *tables_capsule, *near_bits_obj;
+    Tables *tables;
+    const unsigned char *near_bits;
+    Py_ssize_t near_window;
+    Py_ssize_t near_k[MAXDET];              /* -1: no `near` claim */
+    unsigned long long near_chars[MAXDET][2]; /* the ASCII characters of the claim, as a 128-bit set */
+    PyObject *near_cache[MAXDET];           /* view[v:n] -> open (True) or not (False), without a label near */
+    int prefilter, ran, many;
+    unsigned long long always, context;
+    Py_ssize_t max_hold;
+    Cands cs;
+} Feed;
 
 /* Remember `value` at `page[hi][lo]` (allocating the page); a failed allocation only means not remembering. */
 static void remember(Page **pages, unsigned hi, unsigned lo, unsigned long long value) {
@@ -196,18 +206,19 @@ static void remember(Page **pages, unsigned hi, unsigned lo, unsigned long long 
 }
 
 /* The one-character mask of `ch` (`Starters._cache`, or `_compute`). 0, or -1 with an exception set. */
-static int char_mask(Tables *t, PyObject *starters, PyObject *cache, Py_UCS4 ch, unsigned long long *out) {
+static int char_mask(Feed *f, Py_UCS4 ch, unsigned long long *out) {
+    Tables *t = f->tables;
     if (ch < 0x10000 && t->page[ch >> 8] != NULL && t->page[ch >> 8]->known[ch & 0xFF]) {
         *out = t->page[ch >> 8]->mask[ch & 0xFF];
         return 0;
     }
     PyObject *c = PyUnicode_FromOrdinal(ch);
     if (c == NULL) return -1;
-    PyObject *got = PyDict_GetItemWithError(cache, c);
+    PyObject *got = PyDict_GetItemWithError(f->cache, c);
     int bad;
     if (got == NULL) {
         if (PyErr_Occurred()) { Py_DECREF(c); return -1; }
-        got = PyObject_CallMethodOneArg(starters, k_compute, c);
+        got = PyObject_CallOneArg(f->compute, c);
         Py_DECREF(c);
         if (got == NULL) return -1;
         bad = mask_of(got, out);
@@ -222,8 +233,9 @@ static int char_mask(Tables *t, PyObject *starters, PyObject *cache, Py_UCS4 ch,
 }
 
 /* `m` refined by the pair table (`Starters._pairs`, or `_pair` while it has room). 0, or -1 with an exception. */
-static int pair_mask(Tables *t, PyObject *starters, PyObject *pairs, Py_UCS4 prev, Py_UCS4 ch,
-                     unsigned long long *m) {
+static int pair_mask(Feed *f, Py_UCS4 prev, Py_UCS4 ch, unsigned long long *m) {
+    Tables *t = f->tables;
+    PyObject *pairs = f->pairs;
     int ascii = prev < 128 && ch < 128;
     if (ascii && t->pair[prev] != NULL && t->pair[prev]->known[ch]) {
         *m = t->pair[prev]->mask[ch];
@@ -243,7 +255,7 @@ static int pair_mask(Tables *t, PyObject *starters, PyObject *pairs, Py_UCS4 pre
     } else if (PyDict_GET_SIZE(pairs) < PAIRS_MAX) {
         PyObject *pv = PyUnicode_FromOrdinal(prev), *cv = PyUnicode_FromOrdinal(ch);
         PyObject *mo = PyLong_FromUnsignedLongLong(*m);
-        PyObject *r = (pv && cv && mo) ? PyObject_CallMethodObjArgs(starters, k_pair, pv, cv, mo, NULL) : NULL;
+        PyObject *r = (pv && cv && mo) ? PyObject_CallFunctionObjArgs(f->pair, pv, cv, mo, NULL) : NULL;
         Py_XDECREF(pv);
         Py_XDECREF(cv);
         Py_XDECREF(mo);
@@ -259,8 +271,8 @@ static int pair_mask(Tables *t, PyObject *starters, PyObject *pairs, Py_UCS4 pre
 
 /* `Starters.quad(view[v-1 : v+3])` (its dict, or the method), through the C cache for an ASCII key. 0, or -1
    with an exception set. */
-static int quad_mask(Tables *t, PyObject *starters, PyObject *quads, PyObject *view, Py_ssize_t v,
-                     unsigned long long *out) {
+static int quad_mask(Feed *f, PyObject *view, Py_ssize_t v, unsigned long long *out) {
+    Tables *t = f->tables;
     int kind = PyUnicode_KIND(view);
     const void *data = PyUnicode_DATA(view);
     unsigned int key = 0;
@@ -280,11 +292,11 @@ static int quad_mask(Tables *t, PyObject *starters, PyObject *quads, PyObject *v
     }
     PyObject *k = PyUnicode_Substring(view, v - 1, v + 3);
     if (k == NULL) return -1;
-    PyObject *qm = PyDict_GetItemWithError(quads, k);
+    PyObject *qm = PyDict_GetItemWithError(f->quads, k);
     int bad;
     if (qm == NULL) {
         if (PyErr_Occurred()) { Py_DECREF(k); return -1; }
-        qm = PyObject_CallMethodOneArg(starters, k_quad, k);
+        qm = PyObject_CallOneArg(f->quad, k);
         Py_DECREF(k);
         if (qm == NULL) return -1;
         bad = mask_of(qm, out);
@@ -300,17 +312,9 @@ static int quad_mask(Tables *t, PyObject *starters, PyObject *quads, PyObject *v
 
 /* `Starters.bounds(view, seen, offset)` into `lb` (a dict, merged as `fresh.update(lb)` does: existing bounds
    win), recording the candidates of the new text in `cs`. Returns 0, or -1 with an exception set. */
-static int add_bounds(PyObject *starters, PyObject *sdict, PyObject *view, Py_ssize_t seen, Py_ssize_t n,
-                      Py_ssize_t offset, PyObject *lb, Cands *cs) {
-    PyObject *cache = item(sdict, k_cache), *pairs = item(sdict, k_pairs), *always_o = item(sdict, k_always);
-    unsigned long long always, have;
-    if (cache == NULL || pairs == NULL || always_o == NULL || !PyDict_CheckExact(cache) ||
-        !PyDict_CheckExact(pairs) || mask_of(always_o, &always) < 0) {
-        if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "starters state");
-        return -1;
-    }
-    Tables *t = get_tables(sdict);
-    if (t == NULL) return -1;
+static int add_bounds(Feed *f, PyObject *view, Py_ssize_t seen, Py_ssize_t n, Py_ssize_t offset, PyObject *lb) {
+    Cands *cs = &f->cs;
+    unsigned long long always = f->always, have;
     Py_ssize_t first[MAXDET];
     for (int i = 0; i < MAXDET; i++) first[i] = -1;
     for (int i = 0; i < MAXDET; i++)
@@ -324,11 +328,11 @@ static int add_bounds(PyObject *starters, PyObject *sdict, PyObject *view, Py_ss
     for (Py_ssize_t j = seen; j < n; j++) {
         Py_UCS4 ch = PyUnicode_READ(kind, data, j);
         unsigned long long m;
-        if (char_mask(t, starters, cache, ch, &m) < 0) return -1;
+        if (char_mask(f, ch, &m) < 0) return -1;
         /* Refined whenever it is not empty (the Python path refines only when it may add a bound: the same
            bounds, since refining only removes bits), so that the candidate list has the pair's mask. */
         if (m & ~always) {
-            if (has_prev && pair_mask(t, starters, pairs, prev, ch, &m) < 0) return -1;
+            if (has_prev && pair_mask(f, prev, ch, &m) < 0) return -1;
             if ((m & ~always) && cands_add(cs, j + offset, m & ~always) < 0) return -1;
         }
         if (m & ~have) {
@@ -409,15 +413,48 @@ static Py_ssize_t probe_start(PyObject *search_fn, PyObject *const *args, Py_ssi
 
 typedef struct { Py_ssize_t at; long i; } Bound;
 
+#define NEAR_CACHE_MAX 4096
+/* Remember the engine's answer at a label start with no label tail before it, by the text from there. */
+static int near_remember(Feed *f, long i, PyObject *key, PyObject *value) {
+    if (PyDict_GET_SIZE(f->near_cache[i]) >= NEAR_CACHE_MAX) return 0;
+    return PyDict_SetItem(f->near_cache[i], key, value);
+}
+
+/* `labels.label_near(view, v, window)`, with a collision of `labels.gram_hash` taken as a tail: 1 if some label
+   word's tail (a lowercased ASCII gram of up to NEAR_TAIL characters) may occur in view[v - window : v] or a
+   character there is not ASCII, else 0. */
+#define NEAR_TAIL 4
+#define NEAR_BITS (1 << 20)
+static int label_near(Feed *f, PyObject *view, Py_ssize_t v) {
+    Py_ssize_t lo = v - f->near_window;
+    if (lo < 0) lo = 0;
+    int kind = PyUnicode_KIND(view);
+    const void *data = PyUnicode_DATA(view);
+    const unsigned char *bits = f->near_bits;
+    unsigned last[NEAR_TAIL] = {0}; /* last[0]: the character at j, last[1] the one before, ... */
+    for (Py_ssize_t j = lo; j < v; j++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, j);
+        if (c >= 128) return 1;
+        if (c >= 'A' && c <= 'Z') c += 32;
+        for (int t = NEAR_TAIL - 1; t > 0; t--) last[t] = last[t - 1];
+        last[0] = c;
+        for (int len = 1; len <= NEAR_TAIL && len <= j - lo + 1; len++) {
+            uint32_t h = (uint32_t)len;
+            for (int t = len - 1; t >= 0; t--) h = h * 131u + last[t];
+            h &= NEAR_BITS - 1;
+            if (bits[h >> 3] >> (h & 7) & 1) return 1;
+        }
+    }
+    return 0;
+}
+
 /* `OpenTracker.open_from(view, base)`; -2 with an exception set on error. */
-static Py_ssize_t open_from(PyObject *tracker, PyObject *tdict, PyObject *view, Py_ssize_t base) {
+static Py_ssize_t open_from(Feed *f, PyObject *tdict, PyObject *view, Py_ssize_t base) {
     Py_ssize_t o, seen_abs, n = PyUnicode_GET_LENGTH(view);
     if (get_ssize(tdict, k_origin, &o) < 0 || get_ssize(tdict, k_seen, &seen_abs) < 0) goto python;
     Py_ssize_t seen = seen_abs - o;
     if (seen < base) seen = base;
-    PyObject *prefilter = item(tdict, k_prefilter);
-    if (prefilter == NULL) goto python;
-    if (prefilter != Py_None) {
+    if (f->prefilter) {
         PyObject *mr = PyObject_GetAttr(pf_module, k_min_range);
         if (mr == NULL) return -2;
         Py_ssize_t min_range = PyLong_AsSsize_t(mr);
@@ -430,28 +467,11 @@ static Py_ssize_t open_from(PyObject *tracker, PyObject *tdict, PyObject *view, 
        such text one bound for all its starters; both are lower bounds, so the answers are the same. */
     if (n - seen > LONG_NEW) goto python;
     PyObject *lb = item(tdict, k_lb);
-    PyObject *starters = item(tdict, k_starters);
-    PyObject *reach = item(tdict, k_reach), *full = item(tdict, k_full), *search = item(tdict, k_search);
-    PyObject *match = item(tdict, k_match);
-    PyObject *steady = item(tdict, k_steady);
-    if (steady != NULL && (!PyTuple_CheckExact(steady) || PyTuple_GET_SIZE(steady) != PyTuple_GET_SIZE(full)))
-        steady = NULL;
-    if (lb == NULL || !PyDict_CheckExact(lb) || starters == NULL || reach == NULL || !PyTuple_CheckExact(reach) ||
-        full == NULL || !PyTuple_CheckExact(full) || search == NULL || !PyTuple_CheckExact(search) ||
-        match == NULL || !PyTuple_CheckExact(match) ||
-        PyTuple_GET_SIZE(full) > MAXDET)
-        goto python;
-    PyObject *sdict = instance_dict(starters);
-    if (sdict == NULL) goto python;
-    PyObject *always_o = item(sdict, k_always), *context_o = item(sdict, k_context), *quads = item(sdict, k_quads);
-    unsigned long long always, context;
-    if (always_o == NULL || context_o == NULL || quads == NULL || !PyDict_CheckExact(quads) ||
-        mask_of(always_o, &always) < 0 || mask_of(context_o, &context) < 0)
-        goto python;
-    Cands *cs = get_cands(tdict);
-    if (cs == NULL) return -2;
-    Tables *tables = get_tables(sdict);
-    if (tables == NULL) return -2;
+    PyObject *reach = f->reach, *full = f->full, *search = f->search, *match = f->match, *steady = f->steady;
+    if (f->many || lb == NULL || !PyDict_CheckExact(lb)) goto python;
+    unsigned long long always = f->always, context = f->context;
+    Cands *cs = &f->cs;
+    f->ran = 1;
     if (cs->to != seen + o) { /* the Python path ran since (or this is the first call): start again here */
         cands_reset(cs, seen + o);
     } else { /* drop what was released */
@@ -464,7 +484,7 @@ static Py_ssize_t open_from(PyObject *tracker, PyObject *tdict, PyObject *view, 
         }
     }
     cs->to = -1; /* not valid until this call has recorded the new text */
-    if (n > seen && add_bounds(starters, sdict, view, seen, n, o, lb, cs) < 0) return -2;
+    if (n > seen && add_bounds(f, view, seen, n, o, lb) < 0) return -2;
     cs->to = n + o;
     if (set_ssize(tdict, k_seen, n + o) < 0) return -2;
     Py_ssize_t count = PyDict_GET_SIZE(lb);
@@ -487,6 +507,8 @@ static Py_ssize_t open_from(PyObject *tracker, PyObject *tdict, PyObject *view, 
         order[m].i = i;
     }
     Py_ssize_t end = n + o, best = end;
+    int kind_v = PyUnicode_KIND(view);
+    const void *data_v = PyUnicode_DATA(view);
     for (Py_ssize_t t = 0; t < k; t++) {
         Py_ssize_t at = order[t].at;
         long i = order[t].i;
@@ -505,8 +527,27 @@ static Py_ssize_t open_from(PyObject *tracker, PyObject *tdict, PyObject *view, 
                 Py_ssize_t v = cp - o;
                 if (!(context & bit) && v >= 1 && v + 3 <= n) { /* the two characters after it are known */
                     unsigned long long qv;
-                    if (quad_mask(tables, starters, quads, view, v, &qv) < 0) return -2;
+                    if (quad_mask(f, view, v, &qv) < 0) return -2;
                     if (!(qv & bit)) continue;
+                }
+                /* A label start with no label tail before it: no match there, or (within `near_k` characters of the
+                   end) one still open before its lookbehind, which depends on view[v:n] alone: remembered. */
+                PyObject *near_key = NULL;
+                int near_known = -1;
+                if (f->near_k[i] >= 0) {
+                    Py_UCS4 c0 = PyUnicode_READ(kind_v, data_v, v);
+                    if (c0 < 128 && (f->near_chars[i][c0 >> 6] >> (c0 & 63) & 1) && !label_near(f, view, v)) {
+                        if (n - v > f->near_k[i]) continue;
+                        near_key = PyUnicode_Substring(view, v, n);
+                        if (near_key == NULL) return -2;
+                        PyObject *got = PyDict_GetItemWithError(f->near_cache[i], near_key);
+                        if (got == NULL && PyErr_Occurred()) { Py_DECREF(near_key); return -2; }
+                        if (got != NULL) {
+                            near_known = got == Py_True;
+                            Py_CLEAR(near_key);
+                        }
+                        if (near_known == 0) continue;
+                    }
                 }
                 Py_ssize_t q = -1;
                 PyObject *steady_t = steady == NULL ? Py_None : PyTuple_GET_ITEM(steady, i);
@@ -531,20 +572,37 @@ static Py_ssize_t open_from(PyObject *tracker, PyObject *tdict, PyObject *view, 
                         cs->steady_to[i] = n + o;
                     }
                 }
-                if (cp < best && q < 0) {
+                if (cp < best && q < 0 && near_known == 1) {
+                    cs->steady_to[i] = -1;
+                    q = cp; /* open here before its lookbehind, as the engine said for the same view[v:n] */
+                } else if (cp < best && q < 0) {
                     cs->steady_to[i] = -1;
                     PyObject *sv = PyLong_FromSsize_t(v);
-                    if (sv == NULL) return -2;
+                    if (sv == NULL) { Py_XDECREF(near_key); return -2; }
                     PyObject *args[5] = {view, sv, Py_None, Py_None, Py_True};
                     PyObject *mt = PyObject_Vectorcall(PyTuple_GET_ITEM(match, i), args, 5, NULL);
-                    if (mt == NULL) { Py_DECREF(sv); return -2; }
-                    if (mt == Py_None) { Py_DECREF(mt); Py_DECREF(sv); continue; }
+                    if (mt == NULL) { Py_XDECREF(near_key); Py_DECREF(sv); return -2; }
+                    if (mt == Py_None) {
+                        Py_DECREF(mt);
+                        Py_DECREF(sv);
+                        if (near_key != NULL) {
+                            int r3 = near_remember(f, i, near_key, Py_False);
+                            Py_DECREF(near_key);
+                            if (r3 < 0) return -2;
+                        }
+                        continue;
+                    }
                     PyObject *partial = PyObject_GetAttr(mt, k_partial);
                     Py_DECREF(mt);
-                    if (partial == NULL) { Py_DECREF(sv); return -2; }
+                    if (partial == NULL) { Py_XDECREF(near_key); Py_DECREF(sv); return -2; }
                     int is_partial = PyObject_IsTrue(partial);
                     Py_DECREF(partial);
-                    if (is_partial < 0) { Py_DECREF(sv); return -2; }
+                    if (is_partial < 0) { Py_XDECREF(near_key); Py_DECREF(sv); return -2; }
+                    if (near_key != NULL) {
+                        int r3 = is_partial ? near_remember(f, i, near_key, Py_True) : 0;
+                        Py_CLEAR(near_key);
+                        if (r3 < 0) { Py_DECREF(sv); return -2; }
+                    }
                     if (is_partial) {
                         q = cp; /* open here, and nothing of i starts before it */
                         if (steady_t != Py_None && record_steady(cs, i, steady_t, view, sv, cp, n + o, o, 1) < 0) {
@@ -562,6 +620,7 @@ static Py_ssize_t open_from(PyObject *tracker, PyObject *tdict, PyObject *view, 
                     }
                     Py_DECREF(sv);
                 }
+                Py_XDECREF(near_key);
                 PyObject *ki = PyLong_FromLong(i);
                 if (ki == NULL || set_ssize(lb, ki, cp) < 0) { Py_XDECREF(ki); return -2; }
                 Py_DECREF(ki);
@@ -636,7 +695,7 @@ static Py_ssize_t open_from(PyObject *tracker, PyObject *tdict, PyObject *view, 
 python : {
         PyObject *bo = PyLong_FromSsize_t(base);
         if (bo == NULL) return -2;
-        PyObject *got = PyObject_CallMethodObjArgs(tracker, k_open_from, view, bo, NULL);
+        PyObject *got = PyObject_CallFunctionObjArgs(f->open_from, view, bo, NULL);
         Py_DECREF(bo);
         if (got == NULL) return -2;
         Py_ssize_t point = PyLong_AsSsize_t(got);
@@ -682,7 +741,7 @@ static PyObject *make_step(PyObject *text) {
     return st;
 }
 
-static PyObject *quick(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs) {
+static PyObject *feed_quick(Feed *f, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 2) {
         PyErr_SetString(PyExc_TypeError, "quick(redactor, piece)");
         return NULL;
@@ -700,14 +759,12 @@ static PyObject *quick(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ss
     PyObject *d = instance_dict(self);
     if (d == NULL) Py_RETURN_NONE;
     PyObject *raw = item(d, k_raw), *view = item(d, k_view), *positions = item(d, k_positions);
-    PyObject *tracker = item(d, k_tracker);
-    Py_ssize_t max_hold, next_check, base;
-    if (raw == NULL || view == NULL || positions != Py_None || tracker == NULL || tracker == Py_None ||
-        !PyUnicode_CheckExact(raw) || !PyUnicode_CheckExact(view) || get_ssize(d, k_max_hold, &max_hold) < 0 ||
-        get_ssize(d, k_next_check, &next_check) < 0 || get_ssize(d, k_base, &base) < 0)
+    Py_ssize_t max_hold = f->max_hold, next_check, base;
+    if (raw == NULL || view == NULL || positions != Py_None || !PyUnicode_CheckExact(raw) ||
+        !PyUnicode_CheckExact(view) || get_ssize(d, k_next_check, &next_check) < 0 || get_ssize(d, k_base, &base) < 0)
         Py_RETURN_NONE;
     if (PyUnicode_GET_LENGTH(raw) + PyUnicode_GET_LENGTH(piece) >= max_hold) Py_RETURN_NONE;
-    PyObject *tdict = instance_dict(tracker);
+    PyObject *tdict = instance_dict(f->tracker);
     if (tdict == NULL) Py_RETURN_NONE;
     /* From here on the state changes, as in `_quick`. */
     PyObject *nview = PyUnicode_Concat(view, piece);
@@ -722,7 +779,7 @@ static PyObject *quick(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ss
     raw = nraw;
     Py_ssize_t held = PyUnicode_GET_LENGTH(raw);
     if (held < next_check) return Py_NewRef(empty_step);
-    Py_ssize_t point = open_from(tracker, tdict, view, base);
+    Py_ssize_t point = open_from(f, tdict, view, base);
     if (point == -2) return NULL;
     if (point <= base) { /* nothing settles */
         if (set_ssize(d, k_next_check, held + (held < EAGER ? 1 : held / 4)) < 0) return NULL;
@@ -759,6 +816,134 @@ static PyObject *quick(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ss
     return make_step(text);
 }
 
+static void feed_dealloc(Feed *f) {
+    Py_XDECREF(f->tracker); Py_XDECREF(f->open_from); Py_XDECREF(f->search); Py_XDECREF(f->full);
+    Py_XDECREF(f->match); Py_XDECREF(f->reach); Py_XDECREF(f->steady); Py_XDECREF(f->cache);
+    Py_XDECREF(f->pairs); Py_XDECREF(f->quads); Py_XDECREF(f->compute); Py_XDECREF(f->pair);
+    Py_XDECREF(f->quad); Py_XDECREF(f->tables_capsule); Py_XDECREF(f->near_bits_obj);
+    for (int i = 0; i < MAXDET; i++) Py_XDECREF(f->near_cache[i]);
+    PyMem_Free(f->cs.pos);
+    PyMem_Free(f->cs.mask);
+    Py_TYPE(f)->tp_free((PyObject *)f);
+}
+
+static PyObject *feed_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
+    static char *kw[] = {"tracker", "open_from", "search", "full", "match", "reach", "steady", "prefilter",
+                         "cache", "pairs", "quads", "compute", "pair", "quad", "always", "context", "tables",
+                         "max_hold", "near", "near_bits", "near_window", NULL};
+    PyObject *tracker, *open_from, *search, *full, *match, *reach, *steady, *cache, *pairs, *quads, *compute,
+        *pair, *quad, *always, *context, *tables, *near, *near_bits;
+    int prefilter;
+    Py_ssize_t max_hold, near_window;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "$OOO!O!O!O!O!pO!O!O!OOOOOOnO!O!n:Feed", kw, &tracker, &open_from,
+                                     &PyTuple_Type, &search, &PyTuple_Type, &full, &PyTuple_Type, &match,
+                                     &PyTuple_Type, &reach, &PyTuple_Type, &steady, &prefilter, &PyDict_Type,
+                                     &cache, &PyDict_Type, &pairs, &PyDict_Type, &quads, &compute, &pair, &quad,
+                                     &always, &context, &tables, &max_hold, &PyTuple_Type, &near, &PyBytes_Type,
+                                     &near_bits, &near_window))
+        return NULL;
+    Py_ssize_t count = PyTuple_GET_SIZE(full);
+    if (PyTuple_GET_SIZE(search) != count || PyTuple_GET_SIZE(match) != count ||
+        PyTuple_GET_SIZE(reach) != count || PyTuple_GET_SIZE(steady) != count || PyTuple_GET_SIZE(near) != count) {
+        PyErr_SetString(PyExc_ValueError, "Feed: the per-detector tuples differ in length");
+        return NULL;
+    }
+    Tables *t = (Tables *)PyCapsule_GetPointer(tables, "sluicegate.tables");
+    if (t == NULL) return NULL;
+    if (PyBytes_GET_SIZE(near_bits) != NEAR_BITS / 8 || near_window < 0) {
+        PyErr_SetString(PyExc_ValueError, "Feed: near_bits must be labels.near_tables()");
+        return NULL;
+    }
+    if (!PyDict_CheckExact(cache) || !PyDict_CheckExact(pairs) || !PyDict_CheckExact(quads)) {
+        PyErr_SetString(PyExc_TypeError, "Feed: cache, pairs and quads must be dicts");
+        return NULL;
+    }
+    Feed *f = (Feed *)type->tp_alloc(type, 0);
+    if (f == NULL) return NULL;
+    if (!PyLong_CheckExact(always) || !PyLong_CheckExact(context)) {
+        Py_DECREF(f);
+        PyErr_SetString(PyExc_TypeError, "Feed: always and context must be ints");
+        return NULL;
+    }
+    /* More detectors than mask bits: the open point is always Python's (the rest of `quick` still runs). */
+    f->many = count > MAXDET || mask_of(always, &f->always) < 0 || mask_of(context, &f->context) < 0;
+    f->tracker = Py_NewRef(tracker); f->open_from = Py_NewRef(open_from); f->search = Py_NewRef(search);
+    f->full = Py_NewRef(full); f->match = Py_NewRef(match); f->reach = Py_NewRef(reach);
+    f->steady = Py_NewRef(steady); f->cache = Py_NewRef(cache); f->pairs = Py_NewRef(pairs);
+    f->quads = Py_NewRef(quads); f->compute = Py_NewRef(compute); f->pair = Py_NewRef(pair);
+    f->quad = Py_NewRef(quad); f->tables_capsule = Py_NewRef(tables);
+    f->tables = t;
+    f->near_bits_obj = Py_NewRef(near_bits);
+    f->near_bits = (const unsigned char *)PyBytes_AS_STRING(near_bits);
+    f->near_window = near_window;
+    for (Py_ssize_t i = 0; i < MAXDET; i++) {
+        f->near_k[i] = -1;
+        f->near_chars[i][0] = f->near_chars[i][1] = 0;
+        PyObject *claim = i < count ? PyTuple_GET_ITEM(near, i) : Py_None;
+        if (claim == Py_None) continue;
+        PyObject *chars = PyTuple_Check(claim) && PyTuple_GET_SIZE(claim) == 2 ? PyTuple_GET_ITEM(claim, 0) : NULL;
+        Py_ssize_t kk = chars ? PyLong_AsSsize_t(PyTuple_GET_ITEM(claim, 1)) : -1;
+        if (chars == NULL || !PyUnicode_Check(chars) || !PyUnicode_IS_ASCII(chars) || kk < 0) {
+            Py_DECREF(f);
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "Feed: near holds None or (ASCII str, k >= 0)");
+            return NULL;
+        }
+        for (Py_ssize_t j = 0; j < PyUnicode_GET_LENGTH(chars); j++) {
+            Py_UCS4 c = PyUnicode_READ_CHAR(chars, j);
+            f->near_chars[i][c >> 6] |= 1ULL << (c & 63);
+        }
+        f->near_k[i] = kk;
+        if ((f->near_cache[i] = PyDict_New()) == NULL) { Py_DECREF(f); return NULL; }
+    }
+    f->prefilter = prefilter;
+    f->max_hold = max_hold;
+    f->cs.size = 64;
+    f->cs.pos = (Py_ssize_t *)PyMem_Calloc((size_t)f->cs.size, sizeof(Py_ssize_t));
+    f->cs.mask = (unsigned long long *)PyMem_Calloc((size_t)f->cs.size, sizeof(unsigned long long));
+    if (f->cs.pos == NULL || f->cs.mask == NULL) { Py_DECREF(f); return PyErr_NoMemory(); }
+    f->cs.to = -1;
+    cands_reset(&f->cs, -1);
+    return (PyObject *)f;
+}
+
+static PyObject *feed_ran(Feed *f, void *Py_UNUSED(closure)) { return PyBool_FromLong(f->ran); }
+
+static PyObject *feed_label_near(Feed *f, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2 || !PyUnicode_CheckExact(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "label_near(view, v)");
+        return NULL;
+    }
+    Py_ssize_t v = PyLong_AsSsize_t(args[1]);
+    if (v == -1 && PyErr_Occurred()) return NULL;
+    if (v < 0 || v > PyUnicode_GET_LENGTH(args[0])) {
+        PyErr_SetString(PyExc_IndexError, "label_near: v out of range");
+        return NULL;
+    }
+    return PyBool_FromLong(label_near(f, args[0], v));
+}
+
+static PyMethodDef feed_methods[] = {
+    {"quick", (PyCFunction)(void (*)(void))feed_quick, METH_FASTCALL,
+     "quick(redactor, piece) -> Step | int | None: the common case of Redactor.feed (see the file's head)."},
+    {"label_near", (PyCFunction)(void (*)(void))feed_label_near, METH_FASTCALL,
+     "label_near(view, v) -> bool: the check labels.label_near(view, v, near_window) as this feed makes it."},
+    {NULL, NULL, 0, NULL}};
+
+static PyGetSetDef feed_getset[] = {
+    {"ran", (getter)feed_ran, NULL, "True once the compiled open point ran (not handed to Python)", NULL},
+    {NULL, NULL, NULL, NULL, NULL}};
+
+static PyTypeObject FeedType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "sluicegate.redaction._native.Feed",
+    .tp_basicsize = sizeof(Feed),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "The compiled feed of one Redactor, over the objects handed to it (see _native.c).",
+    .tp_new = feed_new,
+    .tp_dealloc = (destructor)feed_dealloc,
+    .tp_methods = feed_methods,
+    .tp_getset = feed_getset,
+};
+
 static PyObject *configure(PyObject *Py_UNUSED(module), PyObject *args) {
     PyObject *pf, *sp, *stype, *sempty;
     Py_ssize_t lookbehind, eager, per_char, pairs_max;
@@ -787,24 +972,37 @@ static PyObject *configure(PyObject *Py_UNUSED(module), PyObject *args) {
 }
 
 static PyMethodDef methods[] = {
-    {"quick", (PyCFunction)(void (*)(void))quick, METH_FASTCALL, "The common case of Redactor.feed (see _quick)."},
+    {"new_tables", new_tables, METH_NOARGS, "new_tables() -> the C mirror of one Starters' tables (for Feed)"},
     {"configure", configure, METH_VARARGS, "configure(prefilter_module, special_search, Step, EMPTY_STEP, LOOKBEHIND, EAGER, PER_CHAR, PAIRS_MAX)"},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef moduledef = {PyModuleDef_HEAD_INIT, "_native", NULL, -1, methods, NULL, NULL, NULL, NULL};
 
+/* STATE: {class name: the attribute names this file reads or writes on its instances}, from the same keys. */
+static PyObject *state_fields(void) {
+    PyObject *red = PyTuple_Pack(5, k_raw, k_view, k_positions, k_next_check, k_base);
+    PyObject *tr = PyTuple_Pack(4, k_origin, k_lb, k_seen, k_unsure);
+    PyObject *out = red && tr ? Py_BuildValue("{sOsO}", "Redactor", red, "OpenTracker", tr) : NULL;
+    Py_XDECREF(red);
+    Py_XDECREF(tr);
+    return out;
+}
+
 PyMODINIT_FUNC PyInit__native(void) {
 #define KEY(var, s)                                           \
     if ((var = PyUnicode_InternFromString(s)) == NULL) return NULL;
-    KEY(k_raw, "_raw") KEY(k_view, "_view") KEY(k_positions, "_positions") KEY(k_max_hold, "_max_hold")
-    KEY(k_next_check, "_next_check") KEY(k_base, "_base") KEY(k_tracker, "_tracker") KEY(k_origin, "_origin")
-    KEY(k_lb, "_lb") KEY(k_seen, "_seen") KEY(k_unsure, "_unsure") KEY(k_prefilter, "_prefilter")
-    KEY(k_reach, "_reach") KEY(k_full, "_full") KEY(k_search, "_search") KEY(k_starters, "_starters")
-    KEY(k_cache, "_cache") KEY(k_pairs, "_pairs") KEY(k_always, "_always") KEY(k_compute, "_compute")
-    KEY(k_pair, "_pair") KEY(k_bits, "bits") KEY(k_bounds, "bounds") KEY(k_open_from, "open_from")
-    KEY(k_partial, "partial") KEY(k_start, "start") KEY(k_min_range, "MIN_RANGE") KEY(k_cands, "_native_cands")
-    KEY(k_quads, "_quads") KEY(k_quad, "quad") KEY(k_context, "_context") KEY(k_match, "_match") KEY(k_steady, "_steady") KEY(k_end, "end") KEY(k_tables, "_native_tables") KEY(k_text, "text") KEY(k_stopped, "stopped")
-    KEY(k_events, "events") KEY(k_lookahead, "lookahead") KEY(empty_text, "")
+    KEY(k_raw, "_raw") KEY(k_view, "_view") KEY(k_positions, "_positions") KEY(k_next_check, "_next_check")
+    KEY(k_base, "_base") KEY(k_origin, "_origin") KEY(k_lb, "_lb") KEY(k_seen, "_seen") KEY(k_unsure, "_unsure")
+    KEY(k_partial, "partial") KEY(k_start, "start") KEY(k_end, "end") KEY(k_min_range, "MIN_RANGE")
+    KEY(k_text, "text") KEY(k_stopped, "stopped") KEY(k_events, "events") KEY(k_lookahead, "lookahead")
+    KEY(empty_text, "")
 #undef KEY
-    return PyModule_Create(&moduledef);
+    if (PyType_Ready(&FeedType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&moduledef);
+    if (m == NULL) return NULL;
+    PyObject *state = state_fields();
+    if (state == NULL || PyModule_AddObject(m, "STATE", state) < 0) { Py_XDECREF(state); Py_DECREF(m); return NULL; }
+    Py_INCREF(&FeedType);
+    if (PyModule_AddObject(m, "Feed", (PyObject *)&FeedType) < 0) { Py_DECREF(&FeedType); Py_DECREF(m); return NULL; }
+    return m;
 }

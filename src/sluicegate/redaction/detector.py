@@ -20,6 +20,7 @@ from importlib import resources
 import regex
 
 from .alphabet import stop_pattern
+from .reach import before_behind
 from .reach import reach as pattern_reach
 
 LOOKBEHIND = 80
@@ -57,6 +58,11 @@ class Detector:
     # (_native.c) then skips re-matching a held block on every check; tests/redact/test_steady.py checks each
     # built-in's claim against the engine.
     steady: tuple[tuple[str, str, int, str | None], ...] = ()
+    # For a label detector: the (ASCII) characters at which every start needs a label word (labels.py) ending in
+    # the `LOOKBEHIND` characters before it; the compiled feed then skips such a candidate with no label tail
+    # there (`labels.label_near`) once more than `near_k` characters follow it (fewer: the engine may report
+    # the start open before its lookbehind is reached). tests/redact/test_label_near.py checks the claim.
+    near: str | None = None
     compiled: regex.Pattern[str] = field(init=False, repr=False, compare=False)
     probe: regex.Pattern[str] = field(init=False, repr=False, compare=False)
     opener_rx: regex.Pattern[str] | None = field(init=False, repr=False, compare=False)
@@ -66,6 +72,8 @@ class Detector:
     # A reverse search for the last character no path of the pattern reads (alphabet.py), after which every open
     # start lies; None if the pattern's alphabet is not bounded.
     stop: regex.Pattern[str] | None = field(init=False, repr=False, compare=False)
+    # With `near`: the most characters a path reads from a start there before its label lookbehind (reach.py).
+    near_k: int | None = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not self.entity or not isinstance(self.entity, str):
@@ -85,6 +93,12 @@ class Detector:
         object.__setattr__(self, "prefix_rx", regex.compile(self.prefix) if self.prefix else None)
         object.__setattr__(self, "reach", pattern_reach(body, compiled.flags))
         object.__setattr__(self, "stop", stop_pattern(body, compiled.flags))
+        near_k = None
+        if self.near is not None:
+            near_k = before_behind(self.pattern, compiled.flags, self.near)
+            if near_k is None or not self.near.isascii():
+                raise ValueError(f"detector {self.entity}: a start at {self.near!r} need not reach a lookbehind")
+        object.__setattr__(self, "near_k", near_k)
 
     @property
     def has_value_group(self) -> bool:

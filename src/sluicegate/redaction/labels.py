@@ -79,3 +79,54 @@ def secret_value(value: str) -> bool:
     if value.casefold().strip("()[]{}.,;:!?") in _prose():
         return False
     return _PLACEHOLDER.fullmatch(value) is None
+
+
+# Label words matched case-sensitively after a lowercase letter or digit (`githubToken`, `dbPassword`).
+CAMEL_WORDS = ("Token", "Secret", "Password", "Passwd", "Pwd")
+# A label word's tail: the last up to this many characters of its last part (parts are joined by `[_\- ]?+`).
+TAIL = 4
+# The compiled feed's set of tails: one bit per hash of a lowercased ASCII gram (a collision only keeps more).
+NEAR_BITS = 1 << 20
+
+
+@lru_cache(maxsize=1)
+def tails() -> frozenset[str]:
+    """The lowercased tails of every label word (`_key` is `key` of `api_key`, `asse` of `mot de passe`, `oken` of
+    `Token`): a label word occurs in a text only where one of them does (ASCII text lowercased; a non-ASCII
+    character is taken to match anything). Why: `label_near` rules out a candidate start of `LABELED_SECRET`
+    without asking the engine, whose label lookbehind is its most expensive part."""
+    got = set()
+    for word in [w for w, _ in words()] + [w.casefold() for w in CAMEL_WORDS]:
+        last = [p for p in regex.split(r"[_ \-]", word) if p][-1]
+        got.add(last[-TAIL:].lower())
+    return frozenset(got)
+
+
+def gram_hash(gram: str) -> int:
+    """The bit of an ASCII gram in `near_tables()` (the compiled feed computes the same)."""
+    h = len(gram)
+    for ch in gram:
+        h = (h * 131 + ord(ch)) & 0xFFFFFFFF
+    return h & (NEAR_BITS - 1)
+
+
+def near_tables() -> bytes:
+    """`tails()` as the compiled feed reads them: `NEAR_BITS` bits, set at `gram_hash` of each ASCII tail; a tail
+    holding a non-ASCII character sets none (the feed keeps every window with a non-ASCII character)."""
+    bits = bytearray(NEAR_BITS // 8)
+    for t in tails():
+        if t.isascii():
+            key = gram_hash(t)
+            bits[key >> 3] |= 1 << (key & 7)
+    return bytes(bits)
+
+
+def label_near(view: str, v: int, window: int) -> bool:
+    """Whether a label word may end in `view[v - window : v]` (the reference of the compiled feed's check): some
+    tail occurs there, or there is a non-ASCII character (whose case folding is not worth mirroring)."""
+    s = view[max(0, v - window) : v]
+    if not s.isascii():
+        return True
+    s = s.lower()
+    got = tails()
+    return any(s[j : j + n] in got for n in range(1, TAIL + 1) for j in range(len(s) - n + 1))

@@ -107,3 +107,65 @@ def _ahead(sub: Any) -> float:
             got = max((_ahead(s) for s in _subs(av)), default=0.0)
         most = max(most, got)
     return most
+
+
+def before_behind(pattern: str, flags: int = 0, first: str | None = None) -> int | None:
+    """The most characters a path of `pattern` reads from its start before it reaches a positive lookbehind, or
+    None if some path can end (or grows without bound) without reaching one, or the pattern is unknown.
+
+    Why: a path that got that far has asked its lookbehind (the label before a `LABELED_SECRET` value), so with
+    more text than this after a start, the engine's answer there depends on that lookbehind; with less, the path
+    may be open at the end of the text before it (tests/redact/test_label_near.py). With `first` (characters),
+    only the top-level alternatives that may start at one of them are read (one that starts with another
+    literal character is left out)."""
+    if flags & regex.FULLCASE:
+        return None
+    plain = _plain(pattern)
+    if plain is None:
+        return None
+    try:  # named groups as plain ones: the standard parser refuses a name used twice (`v` in each alternative)
+        tree = _p.parse(re.sub(r"(?<!\\)\(\?P<\w+>", "(?:", plain))
+    except (re.error, OverflowError, RecursionError):
+        return None
+    if first is not None and len(tree) == 1 and tree[0][0] is _c.BRANCH:
+        alts = [b for b in tree[0][1][1] if not (len(b) and b[0][0] is _c.LITERAL and chr(b[0][1]) not in first)]
+        tree = [(_c.BRANCH, (None, alts))] if alts else []
+    hit, through = _behind_seq(tree)
+    if through != -_INF or hit == _INF:
+        return None
+    return int(hit) + MARGIN
+
+
+def _behind_seq(sub: Any) -> tuple[float, float]:
+    """(the most read by the paths of `sub` that reach a positive lookbehind, up to it; the most read by the
+    paths that pass through without one), each -inf if there is no such path."""
+    hit, acc = -_INF, 0.0
+    for op, av in sub:
+        h, t = _behind_node(op, av)
+        hit = max(hit, acc + h)
+        acc = acc + t
+        if acc == -_INF:
+            break
+    return hit, acc
+
+
+def _behind_node(op: Any, av: Any) -> tuple[float, float]:
+    if op is _c.ASSERT and av[0] == -1:
+        return _ahead(av[1]), -_INF
+    if op is _c.SUBPATTERN:
+        return _behind_seq(av[-1])
+    if op is _c.ATOMIC_GROUP:
+        return _behind_seq(av)
+    if op is _c.BRANCH:
+        got = [_behind_seq(b) for b in av[1]]
+        return max(h for h, _ in got), max(t for _, t in got)
+    if any(o is _c.ASSERT and a[0] == -1 for s in _subs(av) for o, a in _walk_ops(s)):
+        return _INF, _INF  # a lookbehind inside a repeat or another assertion: not worth reading
+    return -_INF, _node(op, av)
+
+
+def _walk_ops(sub: Any) -> Any:
+    for op, av in sub:
+        yield op, av
+        for s in _subs(av):
+            yield from _walk_ops(s)

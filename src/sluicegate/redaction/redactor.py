@@ -13,12 +13,10 @@ on where pieces were cut. `redact(text)` is literally one `feed(text)` and `flus
 
 from __future__ import annotations
 
-import importlib
-import os
 from collections.abc import Iterable
-from typing import Any
 
 from ..stream import EMPTY_STEP, STOPPED_STEP, Done, Guard, Step, check_piece
+from . import fastpath
 from . import prefilter as _pf
 from .detector import LOOKBEHIND, Detector, custom_detector
 from .normalize import extend_view, normalize, plain_view
@@ -27,13 +25,7 @@ from .registry import select
 from .settle import Engine, Finding
 from .tracker import OpenTracker
 
-_native: Any  # the compiled fast path (_native.c), or None
-try:
-    if os.environ.get("SLUICEGATE_PURE"):
-        raise ImportError("SLUICEGATE_PURE is set")
-    _native = importlib.import_module(f"{__package__}._native")
-except ImportError:  # no C compiler at install time, or turned off: the pure path gives the same output
-    _native = None
+_native = fastpath.native  # the compiled fast path (_native.c), or None: chosen in fastpath.py
 
 DEFAULT_NOTICE = "[sluicegate: the rest of this answer was withheld because it may contain an unfinished secret]"
 UNSETTLED = "unsettled_secret"
@@ -44,13 +36,7 @@ _EAGER = 256
 
 def configure_native() -> None:
     """Hand the compiled feed the module values it mirrors (again after a test changes one of them)."""
-    if _native is not None:
-        from . import starters
-        from .normalize import _SPECIAL
-
-        _native.configure(
-            _pf, _SPECIAL.search, Step, EMPTY_STEP, LOOKBEHIND, _EAGER, starters._PER_CHAR, starters._PAIRS_MAX
-        )
+    fastpath.configure(_EAGER)
 
 
 configure_native()
@@ -104,9 +90,11 @@ class Redactor:
         self._done = False
         self._counts: dict[str, int] = {}
         self._ahead = ""  # the promised start of the text still to come (the last `lookahead`, less what came)
-        # The compiled `_quick`, called as `_native.quick(self, piece)`; it works on this instance's attributes.
-        native = _native is not None and self._NATIVE and self._tracker is not None and _inlines(type(self))
-        self._quick_native = _native.quick if native else None
+        # The compiled common case of `feed`, `quick(self, piece)` (fastpath.py): over the tracker and the
+        # starters handed to it, and this instance's state fields (`_native.STATE`).
+        tracker = self._tracker
+        native = fastpath.native is not None and self._NATIVE and _inlines(type(self))
+        self._quick_native = fastpath.compiled_feed(tracker, max_hold) if native and tracker is not None else None
 
     @property
     def stopped(self) -> bool:

@@ -151,7 +151,7 @@ BEARER_TOKEN = Detector(
 # words at every letter (the alternation made whole-text scans 7x slower), and a label is never held, only
 # its value. Its start depends on the text before it, so the starters table cannot learn it (`context`).
 _SCRIPTS = r"0-9\p{Latin}\p{Cyrillic}\p{Greek}\p{Arabic}\p{Devanagari}"
-_CAMEL = r"(?<=[a-z0-9])(?:Token|Secret|Password|Passwd|Pwd)"
+_CAMEL = rf"(?<=[a-z0-9])(?:{'|'.join(labels.CAMEL_WORDS)})"
 _WORD = rf"(?:(?<![{_SCRIPTS}])(?i:{labels.alternation()})|{_CAMEL})"
 _LABEL = rf"{_WORD}(?![{_SCRIPTS}])"
 # Before a quoted value, in code: any label may take a suffix (`password_super_secure = "…"`,
@@ -232,6 +232,7 @@ LABELED_SECRET = Detector(
     first="[:=>]",
     prefix=_PREFIX,
     context=True,
+    near=":=>",
 )
 LABELED_IN_CODE = Detector(
     "LABELED_SECRET",
@@ -243,6 +244,7 @@ LABELED_IN_CODE = Detector(
     first='[,("]',
     prefix=_PREFIX,
     context=True,
+    near=",(",  # not `"`: a reversed comparison's label comes after its value
 )
 # One more character than each lookbehind's reach: a label's own `(?<![…])` reads the character before it.
 for _name, _body in _BEHIND.items():

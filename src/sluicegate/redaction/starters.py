@@ -54,6 +54,7 @@ class Starters:
         self._pairs: dict[str, int] = {}  # prev + ch -> the detectors that may start at ch after prev
         self._quads: dict[str, int] = {}  # prev + ch + two more -> the same, knowing the two after (`quad`)
         self._bits: dict[int, tuple[int, ...]] = {}  # a mask -> its set bits
+        self.native_tables: object | None = None  # the compiled feed's C mirror of these tables (fastpath.py)
 
     def _compute(self, ch: str) -> int:
         mask = self._always

@@ -1,0 +1,95 @@
+"""The one place that chooses the path of `Redactor.feed`: the compiled feed (`_native.c`) or pure Python.
+
+Why here: the pure-Python path (`Redactor.feed` and `OpenTracker.open_from`) is the oracle the compiled one is
+tested against, so choosing must be one decision, not spread over the classes (markupsafe's `_speedups.c`
+beside `_native.py` is the model). The compiled feed gets what it needs explicitly, once per Redactor, as the
+arguments of a `_native.Feed` (built by `compiled_feed` below: a name changed on the Python side fails there,
+loudly). What it still reads and writes by name is the two classes' moving state, listed by the extension
+itself in `_native.STATE` and checked against the classes by tests/redact/test_native_boundary.py.
+
+`SLUICEGATE_PURE=1` in the environment, a missing C compiler at install time, `Redactor._NATIVE = False` or a
+subclass that overrides a method the compiled feed does in its place: the pure path, with the same output.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Callable
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+from .detector import LOOKBEHIND
+
+if TYPE_CHECKING:
+    from .starters import Starters
+    from .tracker import OpenTracker
+
+native: Any  # the compiled extension (_native.c), or None
+try:
+    if os.environ.get("SLUICEGATE_PURE"):
+        raise ImportError("SLUICEGATE_PURE is set")
+    native = importlib.import_module(f"{__package__}._native")
+except ImportError:  # no C compiler at install time, or turned off: the pure path gives the same output
+    native = None
+
+
+def configure(eager: int) -> None:
+    """Hand the compiled feed the module values it mirrors (again after a test changes one of them)."""
+    if native is not None:
+        from ..stream import EMPTY_STEP, Step
+        from . import prefilter, starters
+        from .detector import LOOKBEHIND
+        from .normalize import _SPECIAL
+
+        native.configure(
+            prefilter, _SPECIAL.search, Step, EMPTY_STEP, LOOKBEHIND, eager, starters._PER_CHAR, starters._PAIRS_MAX
+        )
+
+
+def _tables(starters: Starters) -> object:
+    """The C mirror of `starters`' tables, made once and kept on it (streams of one selection share it)."""
+    got = starters.native_tables
+    if got is None:
+        got = starters.native_tables = native.new_tables()
+    return got
+
+
+@lru_cache(maxsize=1)
+def _near_bits() -> bytes:
+    from .labels import near_tables
+
+    return near_tables()
+
+
+def compiled_feed(tracker: OpenTracker, max_hold: int, *, near_off: bool = False) -> Callable[[Any, str], Any]:
+    """`quick(redactor, piece)` of a new `_native.Feed` over `tracker` (only with `native` not None): a Step
+    (handled), an int (the point to settle: the caller settles and releases it) or None (not handled, nothing
+    changed: the caller takes the Python path)."""
+    s = tracker._starters
+    feed = native.Feed(
+        tracker=tracker,
+        open_from=tracker.open_from,
+        search=tracker._search,
+        full=tracker._full,
+        match=tracker._match,
+        reach=tracker._reach,
+        steady=tracker._steady,
+        prefilter=tracker._prefilter is not None,
+        cache=s._cache,
+        pairs=s._pairs,
+        quads=s._quads,
+        compute=s._compute,
+        pair=s._pair,
+        quad=s.quad,
+        always=s._always,
+        context=s._context,
+        tables=_tables(s),
+        max_hold=max_hold,
+        # `near_off`: no label pre-check (tests/benchmarks/redactor_near_ab.py measures it against this)
+        near=tuple(None if near_off or d.near is None else (d.near, d.near_k) for d in tracker._detectors),
+        near_bits=_near_bits(),
+        near_window=LOOKBEHIND,
+    )
+    quick: Callable[[Any, str], Any] = feed.quick
+    return quick
