@@ -26,7 +26,7 @@ from langchain_core.tools import BaseTool
 from pydantic import BaseModel
 
 from sluicegate import StreamFilter
-from sluicegate.call import GuardedCall, NoTextFilter, astream_tool_calls, stream_tool_calls
+from sluicegate.call import GuardedCall, astream_tool_calls, stream_tool_calls, tool_call
 from sluicegate.lifecycle import (
     ChunkReader,
     Generation,
@@ -82,22 +82,16 @@ class ToolCallGate(Runnable[Any, Any]):
         missing = [k for k in IDENTITY if not configurable.get(k)]
         if missing:
             raise ValueError(f"ToolCallGate needs config['configurable'][{missing}] to bind the generation")
-        text_filter = self.text_filter() if self.text_filter else None
-
-        def generation(_: StreamFilter) -> Generation:
-            return Generation(
-                self.tools,
-                reader=ChunkReader("langchain"),
-                principal=str(configurable["principal"]),
-                config_version=str(configurable["config_version"]),
-                operation=str(configurable["operation"]),
-                rules=self.rules,
-                output=self.output,
-                text_filter=text_filter,
-            )
-
-        factory = (lambda _: text_filter) if text_filter is not None else NoTextFilter.factory
-        return GuardedCall(sources=(), prompt=False, filter_factory=factory, generation=generation)
+        return tool_call(
+            self.tools,
+            reader=ChunkReader("langchain"),
+            principal=str(configurable["principal"]),
+            config_version=str(configurable["config_version"]),
+            operation=str(configurable["operation"]),
+            rules=self.rules,
+            output=self.output,
+            text_filter=self.text_filter() if self.text_filter else None,
+        )
 
     def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Generation:
         (last,) = deque(self.stream(input, config, **kwargs), maxlen=1)

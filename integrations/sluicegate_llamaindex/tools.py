@@ -25,7 +25,7 @@ from llama_index.core.tools import BaseTool
 from pydantic import BaseModel, ConfigDict
 
 from sluicegate import StreamFilter
-from sluicegate.call import GuardedCall, NoTextFilter
+from sluicegate.call import GuardedCall, tool_call
 from sluicegate.call import astream_tool_calls as adrive_tool_calls
 from sluicegate.call import stream_tool_calls as drive_tool_calls
 from sluicegate.lifecycle import (
@@ -75,22 +75,17 @@ def _call(
     output: type[BaseModel] | None,
     text_filter: StreamFilter | None,
 ) -> GuardedCall:
-    """The guarded call whose tool-call generation reads the provider events under LlamaIndex's responses."""
-
-    def generation(_: StreamFilter) -> Generation:
-        return Generation(
-            models if models is not None else strict_models(tools),
-            reader=reader,
-            principal=identity["principal"],
-            config_version=identity["config_version"],
-            operation=identity["operation"],
-            rules=rules,
-            output=output,
-            text_filter=text_filter,
-        )
-
-    factory = (lambda _: text_filter) if text_filter is not None else NoTextFilter.factory
-    return GuardedCall(sources=(), prompt=False, filter_factory=factory, generation=generation)
+    models = models if models is not None else strict_models(tools)
+    return tool_call(
+        models,
+        reader=reader,
+        principal=identity["principal"],
+        config_version=identity["config_version"],
+        operation=identity["operation"],
+        rules=rules,
+        output=output,
+        text_filter=text_filter,
+    )
 
 
 def stream_tool_calls(

@@ -33,7 +33,7 @@ from ._drive import (
     settle_call,
     settling,
 )
-from ._tools import NoTextFilter, astream_tool_calls, stream_tool_calls
+from ._tools import NoTextFilter, astream_tool_calls, stream_tool_calls, tool_call
 
 __all__ = [
     "NO_USAGE",
@@ -64,6 +64,7 @@ __all__ = [
     "settle_call",
     "settling",
     "stream_tool_calls",
+    "tool_call",
 ]
 
 # One documented import path per public object (httpx's habit): reprs and tracebacks say `sluicegate.call`.

@@ -11,14 +11,17 @@ leaves and when reading fails; the call is settled exactly once on every end (`s
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, AsyncIterable, Callable, Generator, Iterable
-from typing import Any
+from collections.abc import AsyncGenerator, AsyncIterable, Callable, Generator, Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from ..closing import AsyncUpstream, Upstream
-from ..stream import EMPTY_STEP, Step
+from ..stream import EMPTY_STEP, Step, StreamFilter
 from ._actions import CallModel
 from ._call import CallState, CallStateError, GuardedCall
 from ._drive import asettling, settling
+
+if TYPE_CHECKING:
+    from ..budget import CallBudget
 
 PayloadOf = Callable[[Any], object]
 
@@ -39,6 +42,39 @@ class NoTextFilter:
     @classmethod
     def factory(cls, _sources: Any = None) -> NoTextFilter:
         return cls()
+
+
+def tool_call(
+    tools: Mapping[str, Any],
+    *,
+    reader: Any,
+    principal: str,
+    config_version: str,
+    operation: str,
+    rules: Mapping[str, Any] | None = None,
+    output: Any = None,
+    text_filter: StreamFilter | None = None,
+    budget: CallBudget | None = None,
+) -> GuardedCall:
+    """A guarded call for one tool-call stream: its `Generation` (`sluicegate.lifecycle`, bound to the
+    principal, config version and operation) reads the provider events `reader` understands; the answer's text
+    goes through `text_filter` when given. No sources and no prompt of sluicegate's (the caller's own)."""
+    from ..lifecycle import Generation
+
+    def generation(_: StreamFilter) -> Generation:
+        return Generation(
+            tools,
+            reader=reader,
+            principal=principal,
+            config_version=config_version,
+            operation=operation,
+            rules=rules,
+            output=output,
+            text_filter=text_filter,
+        )
+
+    factory = (lambda _: text_filter) if text_filter is not None else NoTextFilter.factory
+    return GuardedCall(sources=(), prompt=False, filter_factory=factory, generation=generation, budget=budget)
 
 
 def _identity(item: Any) -> object:
