@@ -11,7 +11,7 @@ from sluicegate.call import astream_tool_calls, stream_tool_calls
 from sluicegate.lifecycle import Draft, Generation, OpenAIChatReader, ToolCall
 
 from ..lifecycle.helpers import TOOLS, TRANSFER_ARGS, events
-from .helpers import SOURCES, CountingStore, budget
+from .helpers import SOURCES, CountingStore, Upstream, budget
 
 
 def _call(tmp_path: Path) -> GuardedCall:
@@ -58,39 +58,6 @@ def test_a_stream_cut_before_its_terminal_event_validates_nothing_and_settles(tm
     assert call.generation.tool_calls == ()
 
 
-class _Stream:
-    """A provider stream of recorded events that says when it was closed and how far it was read."""
-
-    def __init__(self, items: list[object]) -> None:
-        self.items = items
-        self.read = 0
-        self.closed = False
-
-    def __iter__(self) -> _Stream:
-        return self
-
-    def __next__(self) -> object:
-        if self.closed or self.read == len(self.items):
-            raise StopIteration
-        self.read += 1
-        return self.items[self.read - 1]
-
-    def close(self) -> None:
-        self.closed = True
-
-    def __aiter__(self) -> _Stream:
-        return self
-
-    async def __anext__(self) -> object:
-        try:
-            return next(self)
-        except StopIteration:
-            raise StopAsyncIteration from None
-
-    async def aclose(self) -> None:
-        self.close()
-
-
 def _settles(tmp_path: Path) -> tuple[GuardedCall, CountingStore]:
     call = _call(tmp_path)
     assert call.budget is not None
@@ -101,7 +68,7 @@ def _settles(tmp_path: Path) -> tuple[GuardedCall, CountingStore]:
 
 def test_the_tool_call_driver_yields_drafts_then_validated_calls_then_the_generation(tmp_path: Path) -> None:
     call, store = _settles(tmp_path)
-    stream = _Stream(list(events("chat")))
+    stream = Upstream(list(events("chat")))
     out = list(stream_tool_calls(call, stream))
     assert isinstance(out[-1], Generation) and out[-1].state.value == "validated"
     calls = [o for o in out if isinstance(o, ToolCall)]
@@ -112,11 +79,11 @@ def test_the_tool_call_driver_yields_drafts_then_validated_calls_then_the_genera
 
 def test_the_tool_call_driver_closes_the_stream_and_settles_when_the_reader_leaves(tmp_path: Path) -> None:
     call, store = _settles(tmp_path)
-    stream = _Stream(list(events("chat")))
+    stream = Upstream(list(events("chat")))
     items = stream_tool_calls(call, stream)
     next(items)
     items.close()
-    assert stream.closed and stream.read < len(stream.items)
+    assert stream.closed and stream.read < len(stream.pieces)
     assert list(store.asked.values()) == [1]
     assert call.generation is not None and call.generation.state.value == "cancelled"
 
@@ -125,7 +92,7 @@ async def test_the_async_tool_call_driver_stops_reading_at_a_failed_generation(t
     call, store = _settles(tmp_path)
     recorded = events("chat")
     broken = [*recorded[:3], replace(recorded[3], data='{"choices": [{"index": 0, "delta": '), *recorded[3:]]
-    stream = _Stream(broken)
+    stream = Upstream(broken)
     out = [item async for item in astream_tool_calls(call, stream)]
     assert isinstance(out[-1], Generation) and out[-1].state.value == "failed"
     assert not [o for o in out if isinstance(o, ToolCall)]
