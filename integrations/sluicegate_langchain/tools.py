@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import json
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
-from contextlib import aclosing, closing
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
+from contextlib import aclosing
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import AIMessageChunk, BaseMessage, ToolMessage
 from langchain_core.outputs import ChatGenerationChunk
@@ -26,17 +26,13 @@ from langchain_core.tools import BaseTool
 from pydantic import BaseModel
 
 from sluicegate import StreamFilter
+from sluicegate.call import GuardedCall, astream_tool_calls, stream_tool_calls, tool_call
 from sluicegate.lifecycle import (
     ChunkReader,
-    Draft,
     Generation,
-    OperationStore,
-    Policy,
-    Reconcile,
     Rule,
     ToolCall,
-    aexecute_calls,
-    execute_calls,
+    ToolExecutor,
 )
 
 IDENTITY = ("principal", "config_version", "operation")
@@ -80,12 +76,13 @@ class ToolCallGate(Runnable[Any, Any]):
         self.output = output
         self.text_filter = text_filter
 
-    def _generation(self, config: RunnableConfig) -> Generation:
+    def _call(self, config: RunnableConfig) -> GuardedCall:
+        """The guarded call for one request: its tool-call generation bound to the request's identity."""
         configurable = config.get("configurable") or {}
         missing = [k for k in IDENTITY if not configurable.get(k)]
         if missing:
             raise ValueError(f"ToolCallGate needs config['configurable'][{missing}] to bind the generation")
-        return Generation(
+        return tool_call(
             self.tools,
             reader=ChunkReader("langchain"),
             principal=str(configurable["principal"]),
@@ -108,79 +105,43 @@ class ToolCallGate(Runnable[Any, Any]):
 
     def stream(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[Any]:
         config = ensure_config(config)
-        gen = self._generation(config)
-        with closing(iter(self.bound.stream(input, config, **kwargs))) as upstream:  # type: ignore[type-var]
-            for item in upstream:
-                yield from gen.feed(chunk_payload(item))
-                if gen.state.terminal:
-                    break  # failed mid-stream (a bad event, the text gate): stop and close the model stream
-        yield from self._finish(gen)
+        call = self._call(config)
+        yield from stream_tool_calls(call, self.bound.stream(input, config, **kwargs), payload_of=chunk_payload)
 
     async def astream(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> AsyncIterator[Any]:
         config = ensure_config(config)
-        gen = self._generation(config)
-        async with aclosing(self.bound.astream(input, config, **kwargs)) as upstream:  # type: ignore[type-var]
-            async for item in upstream:
-                for draft in gen.feed(chunk_payload(item)):
-                    yield draft
-                if gen.state.terminal:
-                    break
-        for out in self._finish(gen):
-            yield out
-
-    @staticmethod
-    def _finish(gen: Generation) -> Iterator[Draft | Any]:
-        gen.close()
-        yield from gen.tool_calls  # empty unless validated
-        yield gen
+        call = self._call(config)
+        chunks = astream_tool_calls(call, self.bound.astream(input, config, **kwargs), payload_of=chunk_payload)
+        async with aclosing(chunks):
+            async for item in chunks:
+                yield item
 
 
-class IdempotentToolExecutor:
+class IdempotentToolExecutor(ToolExecutor):
     """Runs a confirmed generation's calls with LangChain tools, at most once per intent.
 
     Returns one `ToolMessage` per call (content: the recorded result; a str as is, anything else as JSON), in
-    the generation's order, ready for the next model turn. `OutcomeUnknown` propagates: reconcile first.
+    the generation's order, ready for the next model turn; `arun` uses `tool.ainvoke`. `OutcomeUnknown`
+    propagates: reconcile first.
     """
 
-    def __init__(
-        self,
-        tools: Sequence[BaseTool],
-        *,
-        store: OperationStore,
-        policy: Policy,
-        reconcile: Reconcile | None = None,
-    ) -> None:
-        self.tools = {t.name: t for t in tools}
-        self.store = store
-        self.policy = policy
-        self.reconcile = reconcile
+    framework = "LangChain"
 
-    def _tool(self, name: str, call_id: str) -> BaseTool:
-        tool = self.tools.get(name)
-        if tool is None:
-            raise KeyError(f"no LangChain tool named {name!r} for call {call_id}")
-        return tool
+    def tool_name(self, tool: BaseTool) -> str:
+        return tool.name
 
-    @staticmethod
-    def _message(result: Any, call_id: str, name: str) -> ToolMessage:
-        content = result if isinstance(result, str) else json.dumps(result, ensure_ascii=False)
-        return ToolMessage(content=content, tool_call_id=call_id, name=name)
+    def invoke(self, tool: BaseTool, arguments: dict[str, Any]) -> object:
+        return tool.invoke(arguments)
 
-    def _apply(self, call: ToolCall) -> Callable[[BaseModel], object]:
-        tool = self._tool(call.name, call.call_id)
-        return lambda args: tool.invoke(args.model_dump(mode="json"))
+    def ainvoke(self, tool: BaseTool, arguments: dict[str, Any]) -> Awaitable[object]:
+        return tool.ainvoke(arguments)
 
-    def _aapply(self, call: ToolCall) -> Callable[[BaseModel], Awaitable[object]]:
-        tool = self._tool(call.name, call.call_id)
-        return lambda args: tool.ainvoke(args.model_dump(mode="json"))
+    def message(self, recorded: Any, call: ToolCall) -> ToolMessage:
+        content = recorded if isinstance(recorded, str) else json.dumps(recorded, ensure_ascii=False)
+        return ToolMessage(content=content, tool_call_id=call.call_id, name=call.name)
 
-    def run(self, generation: Generation) -> list[ToolMessage]:
-        done = execute_calls(generation, self._apply, store=self.store, policy=self.policy, reconcile=self.reconcile)
-        return [self._message(result, call.call_id, call.name) for call, result in done]
+    if TYPE_CHECKING:  # the framework's message type, for the caller's type checker
 
-    async def arun(self, generation: Generation) -> list[ToolMessage]:
-        """`run` with `tool.ainvoke`, one call after the other (their order is the model's)."""
-        done = await aexecute_calls(
-            generation, self._aapply, store=self.store, policy=self.policy, reconcile=self.reconcile
-        )
-        return [self._message(result, call.call_id, call.name) for call, result in done]
+        def run(self, generation: Generation) -> list[ToolMessage]: ...
+
+        async def arun(self, generation: Generation) -> list[ToolMessage]: ...

@@ -15,8 +15,9 @@ runs a confirmed generation's calls through LlamaIndex tools with the idempotenc
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
-from typing import Any
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from contextlib import aclosing
+from typing import TYPE_CHECKING, Any
 
 from llama_index.core.base.llms.types import ChatMessage, ChatResponse, MessageRole
 from llama_index.core.llms.function_calling import FunctionCallingLLM
@@ -24,17 +25,15 @@ from llama_index.core.tools import BaseTool
 from pydantic import BaseModel, ConfigDict
 
 from sluicegate import StreamFilter
+from sluicegate.call import GuardedCall, tool_call
+from sluicegate.call import astream_tool_calls as adrive_tool_calls
+from sluicegate.call import stream_tool_calls as drive_tool_calls
 from sluicegate.lifecycle import (
-    Draft,
     Generation,
-    OperationStore,
-    Policy,
     Reader,
-    Reconcile,
     Rule,
     ToolCall,
-    aexecute_calls,
-    execute_calls,
+    ToolExecutor,
 )
 
 
@@ -67,7 +66,7 @@ def raw_event(response: ChatResponse) -> Any:
     raise TypeError(f"ChatResponse.raw is a {type(raw).__name__}, not a provider chunk or event")
 
 
-def _generation(
+def _call(
     tools: Sequence[BaseTool],
     reader: Reader,
     identity: Mapping[str, str],
@@ -75,9 +74,10 @@ def _generation(
     rules: Mapping[str, Rule] | None,
     output: type[BaseModel] | None,
     text_filter: StreamFilter | None,
-) -> Generation:
-    return Generation(
-        models if models is not None else strict_models(tools),
+) -> GuardedCall:
+    models = models if models is not None else strict_models(tools)
+    return tool_call(
+        models,
         reader=reader,
         principal=identity["principal"],
         config_version=identity["config_version"],
@@ -104,21 +104,9 @@ def stream_tool_calls(
 ) -> Iterator[Any]:
     """`llm.stream_chat_with_tools(tools, **chat_kwargs)`, gated: yields `Draft | ToolCall | Generation`."""
     identity = {"principal": principal, "config_version": config_version, "operation": operation}
-    gen = _generation(tools, reader, identity, models, rules, output, text_filter)
+    call = _call(tools, reader, identity, models, rules, output, text_filter)
     stream = llm.stream_chat_with_tools(tools, **chat_kwargs)
-    try:
-        for response in stream:
-            drafts: tuple[Draft, ...] = gen.feed(raw_event(response))
-            yield from drafts
-            if gen.state.terminal:
-                break  # failed mid-stream: stop reading, and close the LLM stream below
-    finally:
-        close = getattr(stream, "close", None)
-        if callable(close):
-            close()
-    gen.close()
-    yield from gen.tool_calls
-    yield gen
+    yield from drive_tool_calls(call, stream, payload_of=raw_event)
 
 
 async def astream_tool_calls(
@@ -137,80 +125,47 @@ async def astream_tool_calls(
 ) -> AsyncIterator[Any]:
     """`await llm.astream_chat_with_tools(tools, **chat_kwargs)`, gated: yields `Draft | ToolCall | Generation`."""
     identity = {"principal": principal, "config_version": config_version, "operation": operation}
-    gen = _generation(tools, reader, identity, models, rules, output, text_filter)
+    call = _call(tools, reader, identity, models, rules, output, text_filter)
     stream = await llm.astream_chat_with_tools(tools, **chat_kwargs)
-    try:
-        async for response in stream:
-            for draft in gen.feed(raw_event(response)):
-                yield draft
-            if gen.state.terminal:
-                break
-    finally:
-        aclose = getattr(stream, "aclose", None)
-        if callable(aclose):
-            await aclose()
-    gen.close()
-    for call in gen.tool_calls:
-        yield call
-    yield gen
+    items = adrive_tool_calls(call, stream, payload_of=raw_event)
+    async with aclosing(items):
+        async for item in items:
+            yield item
 
 
-class IdempotentToolExecutor:
+class IdempotentToolExecutor(ToolExecutor):
     """Runs a confirmed generation's calls with LlamaIndex tools, at most once per intent.
 
     Records each tool's `ToolOutput.content` (and `is_error`); returns `ChatMessage(role=tool)` with the
-    `tool_call_id`, in the generation's order. `OutcomeUnknown` propagates: reconcile first.
+    `tool_call_id`, in the generation's order; `arun` uses `tool.acall`. `OutcomeUnknown` propagates:
+    reconcile first.
     """
 
-    def __init__(
-        self, tools: Sequence[BaseTool], *, store: OperationStore, policy: Policy, reconcile: Reconcile | None = None
-    ) -> None:
-        self.tools = {t.metadata.get_name(): t for t in tools}
-        self.store = store
-        self.policy = policy
-        self.reconcile = reconcile
+    framework = "LlamaIndex"
 
-    def _tool(self, name: str, call_id: str) -> BaseTool:
-        tool = self.tools.get(name)
-        if tool is None:
-            raise KeyError(f"no LlamaIndex tool named {name!r} for call {call_id}")
-        return tool
+    def tool_name(self, tool: BaseTool) -> str:
+        return tool.metadata.get_name()
 
-    @staticmethod
-    def _message(recorded: Any, call_id: str, name: str) -> ChatMessage:
-        content = recorded["content"] if isinstance(recorded, dict) else json.dumps(recorded)
-        return ChatMessage(
-            role=MessageRole.TOOL, content=content, additional_kwargs={"tool_call_id": call_id, "name": name}
-        )
+    def invoke(self, tool: BaseTool, arguments: dict[str, Any]) -> object:
+        result = tool(**arguments)
+        return {"content": result.content, "is_error": bool(result.is_error)}
 
-    def _apply(self, call: ToolCall) -> Callable[[BaseModel], object]:
-        tool = self._tool(call.name, call.call_id)
-
-        def apply(args: BaseModel) -> object:
-            result = tool(**args.model_dump(mode="json"))
-            return {"content": result.content, "is_error": bool(result.is_error)}
-
-        return apply
-
-    def _aapply(self, call: ToolCall) -> Callable[[BaseModel], Awaitable[object]]:
-        tool = self._tool(call.name, call.call_id)
-        acall = getattr(tool, "acall", None)
-        if acall is None:
+    def check_async(self, tool: BaseTool, call: ToolCall) -> None:
+        if getattr(tool, "acall", None) is None:
             raise TypeError(f"LlamaIndex tool {call.name!r} has no acall: use run()")
 
-        async def apply(args: BaseModel) -> object:
-            result = await acall(**args.model_dump(mode="json"))
-            return {"content": result.content, "is_error": bool(result.is_error)}
+    async def ainvoke(self, tool: BaseTool, arguments: dict[str, Any]) -> object:
+        result = await tool.acall(**arguments)  # type: ignore[attr-defined]
+        return {"content": result.content, "is_error": bool(result.is_error)}
 
-        return apply
-
-    def run(self, generation: Generation) -> list[ChatMessage]:
-        done = execute_calls(generation, self._apply, store=self.store, policy=self.policy, reconcile=self.reconcile)
-        return [self._message(recorded, call.call_id, call.name) for call, recorded in done]
-
-    async def arun(self, generation: Generation) -> list[ChatMessage]:
-        """`run` with `tool.acall` (async tools), one call after the other."""
-        done = await aexecute_calls(
-            generation, self._aapply, store=self.store, policy=self.policy, reconcile=self.reconcile
+    def message(self, recorded: Any, call: ToolCall) -> ChatMessage:
+        content = recorded["content"] if isinstance(recorded, dict) else json.dumps(recorded)
+        return ChatMessage(
+            role=MessageRole.TOOL, content=content, additional_kwargs={"tool_call_id": call.call_id, "name": call.name}
         )
-        return [self._message(recorded, call.call_id, call.name) for call, recorded in done]
+
+    if TYPE_CHECKING:  # the framework's message type, for the caller's type checker
+
+        def run(self, generation: Generation) -> list[ChatMessage]: ...
+
+        async def arun(self, generation: Generation) -> list[ChatMessage]: ...

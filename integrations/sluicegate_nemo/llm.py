@@ -16,7 +16,7 @@ from nemoguardrails.types import LLMModel, LLMResponse, LLMResponseChunk
 from sluicegate import UsageMeter, adrive
 from sluicegate.provider_chunks import sdk_text, sdk_usage
 
-from .session import SessionMissing, current_session
+from .session import SessionMissing, StreamSession, current_session
 
 
 class GateStopped(RuntimeError):
@@ -39,6 +39,24 @@ def chunk_usage(chunk: Any, meter: UsageMeter) -> None:
     usage = getattr(chunk, "usage", None)
     if usage is not None:
         meter.report(output_tokens=usage.output_tokens, input_tokens=usage.input_tokens, cumulative=True)
+
+
+def session_steps(session: StreamSession, upstream: Any, text_of: Any) -> Any:
+    """The model stream through the session's filter, meter and outcome; the leave is asked at every model
+    piece, also while the filter holds a sentence, so a reader who left stops the provider there."""
+
+    async def cancelled() -> bool:
+        return session.cancelled
+
+    return adrive(
+        upstream,
+        session.filter,
+        text_of=text_of,
+        usage_of=chunk_usage,
+        meter=session.meter,
+        outcome=session.outcome,
+        is_cancelled=cancelled,
+    )
 
 
 class GatedLLM:
@@ -86,19 +104,8 @@ class GatedLLM:
             raise SessionMissing("GatedLLM streamed with no sluicegate session: use sluicegate_nemo.guarded_stream")
         session.gated = True
 
-        async def cancelled() -> bool:  # asked at every model piece, also while the filter holds a sentence
-            return session.cancelled
-
         upstream = self.inner.stream_async(self.sent_prompt(prompt, session), stop=stop, **kwargs)
-        steps = adrive(
-            upstream,
-            session.filter,
-            text_of=_delta,
-            usage_of=chunk_usage,
-            meter=session.meter,
-            outcome=session.outcome,
-            is_cancelled=cancelled,
-        )
+        steps = session_steps(session, upstream, _delta)
         try:
             async for step in steps:
                 if session.cancelled:

@@ -16,12 +16,12 @@ from typing import Any
 
 from nemoguardrails import LLMRails
 
-from sluicegate import Outcome, StreamFilter, adrive
+from sluicegate import Outcome, StreamFilter
 from sluicegate.prompts import settings_of, sources_block, system_prompt
 from sluicegate.provider_chunks import sdk_text
 from sluicegate.sources import source_text
 
-from .llm import GatedLLM, UngatedStream, chunk_usage
+from .llm import GatedLLM, UngatedStream, session_steps
 from .rail_config import installed
 from .session import CONTEXT_KEY, StreamSession, set_current
 
@@ -36,18 +36,7 @@ async def gated(upstream: AsyncIterable[Any], session: StreamSession) -> AsyncIt
     """
     session.gated = True
 
-    async def cancelled() -> bool:
-        return session.cancelled
-
-    steps = adrive(
-        upstream,
-        session.filter,
-        text_of=_text_of,
-        usage_of=chunk_usage,
-        meter=session.meter,
-        outcome=session.outcome,
-        is_cancelled=cancelled,
-    )
+    steps = session_steps(session, upstream, _text_of)
     try:
         async for step in steps:
             if session.cancelled:

@@ -363,6 +363,9 @@ async def _adrive(run: _Run, source: AsyncUpstream, is_cancelled: IsCancelled | 
                 if _nonempty(step):
                     yield step
                 raise
+            if _cancel_swallowed():  # our task was cancelled and something below returned an item anyway
+                run.account(item)
+                raise asyncio.CancelledError("a cancellation of this task was swallowed below the driver")
             if is_cancelled is not None and await is_cancelled():
                 run.account(item)
                 await source.aclose()
@@ -388,6 +391,20 @@ async def _adrive(run: _Run, source: AsyncUpstream, is_cancelled: IsCancelled | 
         raise
     finally:
         await source.aclose()
+
+
+def _cancel_swallowed() -> bool:
+    """True if the running task has a cancellation request pending (`Task.cancelling()`) although the pull
+    returned normally: code below us caught the `CancelledError` and went on without `uncancel()`.
+
+    Why: Python 3.11's `asyncio.wait_for` returns the inner result when it completes in the same loop turn as
+    the cancellation of the task waiting on it (CPython gh-86296, fixed in 3.12). `langchain-openai` wraps every
+    async chunk in `wait_for` (`stream_chunk_timeout`), so a reader's `task.cancel()` while the gate held a
+    sentence was lost in about half the runs: the reader went on reading and the provider generated the whole
+    answer. Honouring the pending request at the next item closes the upstream there instead.
+    """
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
 
 
 NOTICE_SEPARATOR = "\n\n"  # the notice is set off from released text as a paragraph of its own

@@ -33,6 +33,7 @@ from ._drive import (
     settle_call,
     settling,
 )
+from ._tools import NoTextFilter, astream_tool_calls, stream_tool_calls, tool_call
 
 __all__ = [
     "NO_USAGE",
@@ -42,6 +43,7 @@ __all__ = [
     "CallStateError",
     "Finished",
     "GuardedCall",
+    "NoTextFilter",
     "Refuse",
     "Reserve",
     "Retrieve",
@@ -55,11 +57,14 @@ __all__ = [
     "ascreen_call",
     "asettle_call",
     "asettling",
+    "astream_tool_calls",
     "reserve_call",
     "run_call",
     "screen_call",
     "settle_call",
     "settling",
+    "stream_tool_calls",
+    "tool_call",
 ]
 
 # One documented import path per public object (httpx's habit): reprs and tracebacks say `sluicegate.call`.

@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from ..budget import CallBudget, Reservation
     from ..evidence import Decision, Passage, Preflight
     from ..evidence.ordinal import FollowUp
-    from ..lifecycle import Generation
+    from ..lifecycle import Draft, Generation
     from ..prompts import Prompt
 
 _B = TypeVar("_B", bound=Before)  # what `_told` hands back keeps its narrower type
@@ -365,25 +365,52 @@ class GuardedCall:
             if isinstance(event, Done):
                 out.reason = event.reason
 
-    def event(self, provider_event: object) -> tuple[Show | Stop | ToolCallValidated, ...]:
-        """One provider event for the tool-call `Generation` (needs `generation=`): its gated text drafts as
-        `Show`, a gate stop as `Stop`, and after the terminal event each validated call as `ToolCallValidated`."""
+    def drafts(self, provider_event: object) -> tuple[Draft, ...]:
+        """One provider event for the tool-call `Generation` (needs `generation=`): the generation's own drafts
+        (gated text, argument previews, a stop's notice), for a UI that shows previews. `event()` gives the
+        same as actions; use one of the two per call."""
         self._filter()
         generation = self.generation
         if generation is None:
             raise CallStateError("event() needs GuardedCall(generation=...); feed text with feed()/receive()")
-        out: list[Show | Stop | ToolCallValidated] = []
-        for draft in generation.feed(provider_event):
+        found = generation.feed(provider_event)
+        for draft in found:
             if draft.key == "text" and draft.text:
                 self.outcome.released += draft.text
+        return found
+
+    def event(self, provider_event: object) -> tuple[Show | Stop | ToolCallValidated, ...]:
+        """One provider event for the tool-call `Generation` (needs `generation=`): its gated text drafts as
+        `Show`, a gate stop as `Stop`, and after the terminal event each validated call as `ToolCallValidated`."""
+        out: list[Show | Stop | ToolCallValidated] = []
+        for draft in self.drafts(provider_event):
+            if draft.key == "text" and draft.text:
                 out.append(Show(draft.text))
             elif draft.key == "notice" and not self._stop_told:
                 self._stop_told = True
                 out.append(Stop(draft.text))
-        if not self._validated and generation.state.value == "validated":
-            self._validated = True
-            out.extend(ToolCallValidated(c) for c in generation.tool_calls)
+        out.extend(self._newly_validated())
         return tuple(out)
+
+    def _newly_validated(self) -> tuple[ToolCallValidated, ...]:
+        generation = self.generation
+        if self._validated or generation is None or generation.state.value != "validated":
+            return ()
+        self._validated = True
+        return tuple(ToolCallValidated(c) for c in generation.tool_calls)
+
+    @property
+    def generation_ended(self) -> bool:
+        """The tool-call generation reached a terminal state (validated, failed...): read no more events."""
+        return self.generation is not None and self.generation.state.terminal
+
+    def end_of_events(self) -> tuple[ToolCallValidated, ...]:
+        """The provider's stream ended (or was stopped): close the generation (without the documented terminal
+        event first it is incomplete) and hand out the calls not yet handed out, if it validated."""
+        if self.generation is None:
+            raise CallStateError("end_of_events() needs GuardedCall(generation=...)")
+        self.generation.close()
+        return self._newly_validated()
 
     # -- every end ------------------------------------------------------------------------------------------
 

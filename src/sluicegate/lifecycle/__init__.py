@@ -7,7 +7,7 @@ or cancelled / incomplete / failed / expired); the readers turn documented provi
 Needs the `[lifecycle]` extra (pydantic). `import sluicegate` does not import this package.
 """
 
-from .executor import aexecute_calls, execute_calls
+from .executor import ToolExecutor, aexecute_calls, execute_calls
 from .generation import NOT_APPLIED, Draft, Generation, Reconcile, ToolCall, validate_stream, validate_tool_calls
 from .ops import Kind
 from .policy import NotAuthorized, Policy, idempotency_key
@@ -44,6 +44,7 @@ __all__ = [
     "State",
     "Telemetry",
     "ToolCall",
+    "ToolExecutor",
     "ToolDefinition",
     "aexecute_calls",
     "execute_calls",
