@@ -53,8 +53,19 @@ log = logging.getLogger("sluicegate.proxy")
 
 ROUTES = {"/v1/chat/completions": "chat", "/v1/responses": "responses", "/v1/messages": "anthropic"}
 _HOP = frozenset(
-    {"host", "content-length", "connection", "keep-alive", "transfer-encoding", "te", "upgrade", "trailer",
-     "proxy-authorization", "proxy-connection", "accept-encoding"}
+    {
+        "host",
+        "content-length",
+        "connection",
+        "keep-alive",
+        "transfer-encoding",
+        "te",
+        "upgrade",
+        "trailer",
+        "proxy-authorization",
+        "proxy-connection",
+        "accept-encoding",
+    }
 )
 _KEYS = frozenset({"authorization", "x-api-key"})
 _OUTPUT_CAP = {"chat": "max_completion_tokens", "responses": "max_output_tokens", "anthropic": "max_tokens"}
@@ -68,6 +79,16 @@ class DisconnectWatchingStream(StreamingResponse):
     """A `StreamingResponse` that always watches for the client leaving (Starlette stops watching on ASGI
     spec 2.4 servers and notices only at the next write, which a filter holding a sentence may not make):
     the stream task is cancelled the moment `http.disconnect` arrives, and its `finally` closes the upstream."""
+
+    async def stream_response(self, send: Any) -> None:
+        try:
+            await super().stream_response(send)
+        finally:
+            # Cancelled while awaiting the client's send, the generator sits at a `yield`: only a collector
+            # pass would run its `finally` (which closes the upstream). Close it now.
+            aclose = getattr(self.body_iterator, "aclose", None)
+            if aclose is not None:
+                await aclose()
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         stream = asyncio.ensure_future(self.stream_response(send))
@@ -99,7 +120,9 @@ class Proxy:
 
     # -- helpers -------------------------------------------------------------------------------------------
 
-    def _error(self, dialect: str, status: int, code: str, message: str, kind: str = "invalid_request_error") -> Response:
+    def _error(
+        self, dialect: str, status: int, code: str, message: str, kind: str = "invalid_request_error"
+    ) -> Response:
         self.metrics.count(self.metrics.statuses, str(status))
         log.info("answered %d %s dialect=%s", status, code, dialect)
         return JSONResponse(error_body(dialect, code, message, kind), status_code=status)
@@ -144,12 +167,19 @@ class Proxy:
         dialect = ROUTES[request.url.path]
         m = self.metrics
         if not self.authorized(request):
-            return self._error(dialect, 401, "invalid_api_key", "a valid client key is required", "authentication_error")
+            return self._error(
+                dialect, 401, "invalid_api_key", "a valid client key is required", "authentication_error"
+            )
         try:
             raw = await self.read_body(request)
         except TooLarge:
-            return self._error(dialect, 413, "request_too_large", f"the body is over {self.config.max_body_bytes} bytes",
-                               "request_too_large")
+            return self._error(
+                dialect,
+                413,
+                "request_too_large",
+                f"the body is over {self.config.max_body_bytes} bytes",
+                "request_too_large",
+            )
         try:
             creq = parse_request(dialect, raw)
             budget = self._budget(creq)
@@ -159,8 +189,14 @@ class Proxy:
         except (TypeError, ValueError) as exc:  # a tool schema the strict validator cannot close, a price missing
             return self._error(dialect, 400, "invalid_request", type(exc).__name__ + ": " + str(exc)[:200])
         m.count(m.requests, (dialect, str(creq.stream).lower()))
-        log.info("request dialect=%s stream=%s body_bytes=%d tools=%d sources=%s", dialect, creq.stream, len(raw),
-                 len(creq.tools), None if creq.sources is None else len(creq.sources))
+        log.info(
+            "request dialect=%s stream=%s body_bytes=%d tools=%d sources=%s",
+            dialect,
+            creq.stream,
+            len(raw),
+            len(creq.tools),
+            None if creq.sources is None else len(creq.sources),
+        )
         relay = Relay(call, encoder_for(creq), dialect)
         action = await ascreen_call(call, _retriever(creq))
         if isinstance(action, Reserve):
@@ -184,17 +220,27 @@ class Proxy:
         try:
             upstream = await self.client.send(
                 self.client.build_request(
-                    "POST", request.url.path, content=json.dumps(body).encode(),
-                    headers={**self.upstream_headers(request, dialect), "content-type": "application/json",
-                             "accept": "text/event-stream"},
+                    "POST",
+                    request.url.path,
+                    content=json.dumps(body).encode(),
+                    headers={
+                        **self.upstream_headers(request, dialect),
+                        "content-type": "application/json",
+                        "accept": "text/event-stream",
+                    },
                     params=request.query_params,
                 ),
                 stream=True,
             )
         except httpx.HTTPError as exc:
             await asettle_call(call, usage=NO_USAGE, error=exc)
-            return self._error(dialect, 502, "upstream_unreachable", f"the upstream could not be reached ({type(exc).__name__})",
-                               "api_error")
+            return self._error(
+                dialect,
+                502,
+                "upstream_unreachable",
+                f"the upstream could not be reached ({type(exc).__name__})",
+                "api_error",
+            )
         if upstream.status_code >= 400 or "text/event-stream" not in upstream.headers.get("content-type", ""):
             try:
                 content = await upstream.aread()
@@ -202,16 +248,20 @@ class Proxy:
                 await upstream.aclose()
             await asettle_call(call, usage=NO_USAGE if upstream.status_code >= 400 else None, reason="truncated")
             m.count(m.statuses, str(upstream.status_code))
-            log.info("upstream answered %d (passed through) dialect=%s bytes=%d", upstream.status_code, dialect,
-                     len(content))
+            log.info(
+                "upstream answered %d (passed through) dialect=%s bytes=%d", upstream.status_code, dialect, len(content)
+            )
             if upstream.status_code < 400:  # a 2xx that is not a stream: not what was asked for, not shown
                 return self._error(dialect, 502, "upstream_not_streaming", "the upstream did not stream", "api_error")
-            return Response(content, status_code=upstream.status_code,
-                            media_type=upstream.headers.get("content-type", "application/json"))
-        frames = self._frames(relay, upstream)
+            return Response(
+                content,
+                status_code=upstream.status_code,
+                media_type=upstream.headers.get("content-type", "application/json"),
+            )
+        answer = self._frames(relay, upstream)
         if creq.stream:
-            return DisconnectWatchingStream(frames, headers=dict(SSE_HEADERS))
-        async for _ in frames:  # the same path, frames discarded: the body is what the stream would have shown
+            return DisconnectWatchingStream(answer, headers=dict(SSE_HEADERS))
+        async for _ in answer:  # the same path, frames discarded: the body is what the stream would have shown
             pass
         status, payload = relay.body()
         return JSONResponse(payload, status_code=status)
@@ -259,12 +309,25 @@ class Proxy:
                 m.count(m.stops, _stop_code(call))
             for entity, n in _redactions(call).items():
                 m.count(m.redactions, entity, n)
-            end = "stopped" if reason == "stopped" else "complete" if reason in ("complete", "tool_calls", "length") else None
+            end = (
+                "stopped"
+                if reason == "stopped"
+                else "complete"
+                if reason in ("complete", "tool_calls", "length")
+                else None
+            )
             finished = await asettle_call(call, reason=end or ("cancelled" if reason == "cancelled" else "truncated"))
             usage = finished.outcome.usage
-            log.info("answer ended dialect=%s reason=%s upstream_bytes=%d events=%d shown_chars=%d usage=%s/%s",
-                     relay.dialect, reason, relay.bytes_in, relay.events, len(relay.encoder.answer.text),
-                     usage.output_tokens if usage else None, usage.source if usage else None)
+            log.info(
+                "answer ended dialect=%s reason=%s upstream_bytes=%d events=%d shown_chars=%d usage=%s/%s",
+                relay.dialect,
+                reason,
+                relay.bytes_in,
+                relay.events,
+                len(relay.encoder.answer.text),
+                usage.output_tokens if usage else None,
+                usage.source if usage else None,
+            )
 
     # -- everything else -----------------------------------------------------------------------------------
 
@@ -278,13 +341,23 @@ class Proxy:
             return self._error("chat", 413, "request_too_large", "the body is too large", "request_too_large")
         try:
             upstream = await self.client.send(
-                self.client.build_request(request.method, request.url.path, content=raw,
-                                          headers=self.upstream_headers(request, None), params=request.query_params),
+                self.client.build_request(
+                    request.method,
+                    request.url.path,
+                    content=raw,
+                    headers=self.upstream_headers(request, None),
+                    params=request.query_params,
+                ),
                 stream=True,
             )
         except httpx.HTTPError as exc:
-            return self._error("chat", 502, "upstream_unreachable", f"the upstream could not be reached ({type(exc).__name__})",
-                               "api_error")
+            return self._error(
+                "chat",
+                502,
+                "upstream_unreachable",
+                f"the upstream could not be reached ({type(exc).__name__})",
+                "api_error",
+            )
         headers = {k: v for k, v in upstream.headers.items() if k.lower() not in _HOP | {"content-encoding"}}
 
         async def body() -> AsyncIterator[bytes]:
@@ -310,8 +383,9 @@ class Proxy:
         assert self.config.budget is not None
         if creq.model not in self.config.budget.prices:
             raise RequestError("model_not_priced", f"the spend cap has no price for model {creq.model!r}")
-        return CallBudget(self.cap, model=creq.model, max_output_tokens=self.config.budget.max_output_tokens,
-                          language=creq.language)
+        return CallBudget(
+            self.cap, model=creq.model, max_output_tokens=self.config.budget.max_output_tokens, language=creq.language
+        )
 
     def _preflight(self, creq: ClientRequest) -> Any:
         if not self.config.preflight or creq.sources is None:
@@ -378,6 +452,7 @@ def create_app(config: ProxyConfig, *, transport: httpx.AsyncBaseTransport | Non
         Route("/metrics", proxy.metrics_page, methods=["GET"]),
         Route("/{path:path}", proxy.forward, methods=["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]),
     ]
+
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         yield

@@ -53,19 +53,38 @@ class Metrics:
     def render(self) -> str:
         with self._lock:
             lines: list[str] = []
-            _counter(lines, "sluicegate_proxy_requests_total", "Guarded requests.", ("dialect", "stream"), self.requests)
-            _counter(lines, "sluicegate_proxy_ends_total", "How guarded answers ended.", ("dialect", "reason"), self.ends)
+            _counter(
+                lines, "sluicegate_proxy_requests_total", "Guarded requests.", ("dialect", "stream"), self.requests
+            )
+            _counter(
+                lines, "sluicegate_proxy_ends_total", "How guarded answers ended.", ("dialect", "reason"), self.ends
+            )
             _counter(lines, "sluicegate_proxy_stops_total", "Answers stopped by a filter.", ("code",), self.stops)
             _counter(lines, "sluicegate_proxy_refusals_total", "Refusals before the model.", ("reason",), self.refusals)
             _counter(lines, "sluicegate_proxy_redactions_total", "Values redacted.", ("entity",), self.redactions)
-            _counter(lines, "sluicegate_proxy_upstream_closes_total", "Upstream streams closed early.", ("why",),
-                     self.upstream_closes)
-            _counter(lines, "sluicegate_proxy_responses_total", "Statuses answered before a stream.", ("status",),
-                     self.statuses)
-            _histogram(lines, "sluicegate_proxy_added_latency_seconds", "Time from an upstream read to its frames.",
-                       self.added)
-            _histogram(lines, "sluicegate_proxy_first_frame_added_seconds",
-                       "Time from the first upstream read to the first frame written.", self.first_frame)
+            _counter(
+                lines,
+                "sluicegate_proxy_upstream_closes_total",
+                "Upstream streams closed early.",
+                ("why",),
+                self.upstream_closes,
+            )
+            _counter(
+                lines,
+                "sluicegate_proxy_responses_total",
+                "Statuses answered before a stream.",
+                ("status",),
+                self.statuses,
+            )
+            _histogram(
+                lines, "sluicegate_proxy_added_latency_seconds", "Time from an upstream read to its frames.", self.added
+            )
+            _histogram(
+                lines,
+                "sluicegate_proxy_first_frame_added_seconds",
+                "Time from the first upstream read to the first frame written.",
+                self.first_frame,
+            )
             return "\n".join(lines) + "\n"
 
 

@@ -10,9 +10,9 @@ from sluicegate.call import CallModel, Refuse
 from sluicegate.dialects import Relay, build_call, encoder_for, parse_request
 
 
-def relay(dialect: str, body: dict[str, Any], upstream: bytes, cuts: Sequence[int] = (), **call_options: Any) -> (
-    tuple[bytes, Relay]
-):
+def relay(
+    dialect: str, body: dict[str, Any], upstream: bytes, cuts: Sequence[int] = (), **call_options: Any
+) -> tuple[bytes, Relay]:
     """The client's bytes for `upstream` read in pieces cut at `cuts`; stops reading at a stop, as the proxy."""
     request = parse_request(dialect, json.dumps(body).encode())
     call = build_call(request, **call_options)

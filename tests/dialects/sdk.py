@@ -38,13 +38,21 @@ def _transport(payload: bytes, status: int = 200, stream: bool = True) -> httpx.
 
 
 def openai_client(payload: bytes, status: int = 200, stream: bool = True) -> openai.OpenAI:
-    return openai.OpenAI(api_key="k", base_url="http://proxy/v1", max_retries=0,
-                         http_client=httpx.Client(transport=_transport(payload, status, stream)))
+    return openai.OpenAI(
+        api_key="k",
+        base_url="http://proxy/v1",
+        max_retries=0,
+        http_client=httpx.Client(transport=_transport(payload, status, stream)),
+    )
 
 
 def anthropic_client(payload: bytes, status: int = 200, stream: bool = True) -> anthropic.Anthropic:
-    return anthropic.Anthropic(api_key="k", base_url="http://proxy", max_retries=0,
-                               http_client=httpx.Client(transport=_transport(payload, status, stream)))
+    return anthropic.Anthropic(
+        api_key="k",
+        base_url="http://proxy",
+        max_retries=0,
+        http_client=httpx.Client(transport=_transport(payload, status, stream)),
+    )
 
 
 def chat_stream(payload: bytes) -> Seen:
@@ -64,7 +72,9 @@ def chat_stream(payload: bytes) -> Seen:
         seen.error = str(exc)
     snapshot = state.current_completion_snapshot
     if snapshot.choices and snapshot.choices[0].message.tool_calls:
-        seen.calls = [(c.function.name, json.loads(c.function.arguments)) for c in snapshot.choices[0].message.tool_calls]
+        seen.calls = [
+            (c.function.name, json.loads(c.function.arguments)) for c in snapshot.choices[0].message.tool_calls
+        ]
     assert (snapshot.choices[0].message.content or "") == seen.text if snapshot.choices else True
     return seen
 

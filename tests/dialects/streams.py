@@ -51,22 +51,38 @@ def chat(
     done: bool = True,
 ) -> bytes:
     def chunk(delta: dict[str, Any], reason: str | None = None) -> dict[str, Any]:
-        return {"id": "c1", "object": "chat.completion.chunk", "created": 0, "model": "m",
-                "choices": [{"index": 0, "delta": delta, "finish_reason": reason}]}
+        return {
+            "id": "c1",
+            "object": "chat.completion.chunk",
+            "created": 0,
+            "model": "m",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": reason}],
+        }
 
     out = _data(chunk({"role": "assistant", "content": ""}))
     out += b"".join(_data(chunk({"content": t})) for t in tokens)
     for i, (cid, name, args) in enumerate(calls):
-        out += _data(chunk({"tool_calls": [{"index": i, "id": cid, "type": "function",
-                                            "function": {"name": name, "arguments": ""}}]}))
-        out += b"".join(_data(chunk({"tool_calls": [{"index": i, "function": {"arguments": a}}]})) for a in pieces(args, 5))
+        out += _data(
+            chunk(
+                {
+                    "tool_calls": [
+                        {"index": i, "id": cid, "type": "function", "function": {"name": name, "arguments": ""}}
+                    ]
+                }
+            )
+        )
+        out += b"".join(
+            _data(chunk({"tool_calls": [{"index": i, "function": {"arguments": a}}]})) for a in pieces(args, 5)
+        )
     if error:
         return out + _data({"error": {"message": "overloaded", "type": "server_error", "code": "overloaded"}})
     if finish is None:
         return out
     out += _data(chunk({}, finish))
     if usage:
-        out += _data({**chunk({}), "choices": [], "usage": {"prompt_tokens": 11, "completion_tokens": 23, "total_tokens": 34}})
+        out += _data(
+            {**chunk({}), "choices": [], "usage": {"prompt_tokens": 11, "completion_tokens": 23, "total_tokens": 34}}
+        )
     return out + (b"data: [DONE]\n\n" if done else b"")
 
 
@@ -77,16 +93,28 @@ def anthropic(
     calls: Sequence[Call] = (),
     error: bool = False,
 ) -> bytes:
-    message = {"id": "msg_1", "type": "message", "role": "assistant", "model": "m", "content": [],
-               "stop_reason": None, "stop_sequence": None, "usage": {"input_tokens": 11, "output_tokens": 1}}
+    message = {
+        "id": "msg_1",
+        "type": "message",
+        "role": "assistant",
+        "model": "m",
+        "content": [],
+        "stop_reason": None,
+        "stop_sequence": None,
+        "usage": {"input_tokens": 11, "output_tokens": 1},
+    }
     out = _data({"type": "message_start", "message": message}, "message_start")
     index = 0
     if tokens:
-        out += _data({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
-                     "content_block_start")
+        out += _data(
+            {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+            "content_block_start",
+        )
         for t in tokens:
-            out += _data({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": t}},
-                         "content_block_delta")
+            out += _data(
+                {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": t}},
+                "content_block_delta",
+            )
         out += _data({"type": "content_block_stop", "index": 0}, "content_block_stop")
         index = 1
     for cid, name, args in calls:
@@ -101,8 +129,14 @@ def anthropic(
         return out + _data({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}, "error")
     if stop is None:
         return out
-    out += _data({"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None},
-                  "usage": {"output_tokens": 23}}, "message_delta")
+    out += _data(
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": stop, "stop_sequence": None},
+            "usage": {"output_tokens": 23},
+        },
+        "message_delta",
+    )
     return out + _data({"type": "message_stop"}, "message_stop")
 
 
@@ -120,8 +154,18 @@ def responses(
         return _data({"type": kind, **fields, "sequence_number": next(seq)}, kind)
 
     def response(status: str, output: list[Any], **extra: Any) -> dict[str, Any]:
-        return {"id": "resp_1", "object": "response", "created_at": 0, "status": status, "model": "m",
-                "output": output, "parallel_tool_calls": True, "tool_choice": "auto", "tools": [], **extra}
+        return {
+            "id": "resp_1",
+            "object": "response",
+            "created_at": 0,
+            "status": status,
+            "model": "m",
+            "output": output,
+            "parallel_tool_calls": True,
+            "tool_choice": "auto",
+            "tools": [],
+            **extra,
+        }
 
     out += ev("response.created", response=response("in_progress", []))
     out += ev("response.in_progress", response=response("in_progress", []))
@@ -130,22 +174,33 @@ def responses(
         text = "".join(tokens)
         item = {"id": "msg_1", "type": "message", "role": "assistant", "status": "in_progress", "content": []}
         out += ev("response.output_item.added", output_index=0, item=item)
-        out += ev("response.content_part.added", item_id="msg_1", output_index=0, content_index=0,
-                  part={"type": "output_text", "text": "", "annotations": []})
+        out += ev(
+            "response.content_part.added",
+            item_id="msg_1",
+            output_index=0,
+            content_index=0,
+            part={"type": "output_text", "text": "", "annotations": []},
+        )
         for t in tokens:
-            out += ev("response.output_text.delta", item_id="msg_1", output_index=0, content_index=0, delta=t,
-                      logprobs=[])
+            out += ev(
+                "response.output_text.delta", item_id="msg_1", output_index=0, content_index=0, delta=t, logprobs=[]
+            )
         part = {"type": "output_text", "text": text, "annotations": []}
-        out += ev("response.output_text.done", item_id="msg_1", output_index=0, content_index=0, text=text,
-                  logprobs=[])
+        out += ev("response.output_text.done", item_id="msg_1", output_index=0, content_index=0, text=text, logprobs=[])
         out += ev("response.content_part.done", item_id="msg_1", output_index=0, content_index=0, part=part)
         done = {**item, "status": "completed", "content": [part]}
         out += ev("response.output_item.done", output_index=0, item=done)
         output.append(done)
     for cid, name, args in calls:
         i = len(output)
-        item = {"id": f"fc_{i}", "type": "function_call", "call_id": cid, "name": name, "arguments": "",
-                "status": "in_progress"}
+        item = {
+            "id": f"fc_{i}",
+            "type": "function_call",
+            "call_id": cid,
+            "name": name,
+            "arguments": "",
+            "status": "in_progress",
+        }
         out += ev("response.output_item.added", output_index=i, item=item)
         for a in pieces(args, 5):
             out += ev("response.function_call_arguments.delta", item_id=f"fc_{i}", output_index=i, delta=a)
@@ -155,21 +210,35 @@ def responses(
         output.append(done)
     if error:
         return out + ev("error", code="server_error", message="overloaded", param=None)
-    usage = {"input_tokens": 11, "output_tokens": 23, "total_tokens": 34,
-             "input_tokens_details": {"cached_tokens": 0}, "output_tokens_details": {"reasoning_tokens": 0}}
+    usage = {
+        "input_tokens": 11,
+        "output_tokens": 23,
+        "total_tokens": 34,
+        "input_tokens_details": {"cached_tokens": 0},
+        "output_tokens_details": {"reasoning_tokens": 0},
+    }
     if end == "completed":
         out += ev("response.completed", response=response("completed", output, usage=usage))
     elif end == "max_output_tokens":
-        out += ev("response.incomplete", response=response("incomplete", output, usage=usage,
-                                                            incomplete_details={"reason": "max_output_tokens"}))
+        out += ev(
+            "response.incomplete",
+            response=response("incomplete", output, usage=usage, incomplete_details={"reason": "max_output_tokens"}),
+        )
     return out
 
 
 BUILD = {"chat": chat, "anthropic": anthropic, "responses": responses}
 
 
-def request_body(dialect: str, *, stream: bool = True, tools: bool = False, sources: Sequence[str] | None = None,
-                 question: str = "When is the library open?", usage: bool = True) -> dict[str, Any]:
+def request_body(
+    dialect: str,
+    *,
+    stream: bool = True,
+    tools: bool = False,
+    sources: Sequence[str] | None = None,
+    question: str = "When is the library open?",
+    usage: bool = True,
+) -> dict[str, Any]:
     body: dict[str, Any] = {"model": "m", "stream": stream}
     if dialect == "chat":
         body["messages"] = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": question}]

@@ -33,8 +33,11 @@ def _sent_upstream(upstream: Upstream) -> dict[str, Any]:
 
 def test_chat_sync_stream_and_whole(proxy_url: str, upstream: Upstream) -> None:
     upstream.play(events_of(streams.chat(streams.pieces(streams.WITH_SECRET))))
-    chunks = list(_oa(proxy_url).chat.completions.create(
-        model="m", messages=MESSAGES, stream=True, stream_options={"include_usage": True}))
+    chunks = list(
+        _oa(proxy_url).chat.completions.create(
+            model="m", messages=MESSAGES, stream=True, stream_options={"include_usage": True}
+        )
+    )
     text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
     assert text == REDACTED
     assert [c.choices[0].finish_reason for c in chunks if c.choices][-1] == "stop"
@@ -47,8 +50,9 @@ def test_chat_sync_stream_and_whole(proxy_url: str, upstream: Upstream) -> None:
 
 def test_chat_stop_via_extra_body(proxy_url: str, upstream: Upstream) -> None:
     upstream.play(events_of(streams.chat(streams.pieces(streams.PLANTED))))
-    chunks = list(_oa(proxy_url).chat.completions.create(
-        model="m", messages=MESSAGES, stream=True, extra_body=SOURCES_OPTION))
+    chunks = list(
+        _oa(proxy_url).chat.completions.create(model="m", messages=MESSAGES, stream=True, extra_body=SOURCES_OPTION)
+    )
     deltas = [c.choices[0].delta.content for c in chunks if c.choices and c.choices[0].delta.content]
     assert "2 euros" not in "".join(deltas) and deltas[-1].startswith("\n\n")
     assert chunks[-1].choices[0].finish_reason == "content_filter"
@@ -111,15 +115,21 @@ def test_tool_call_through_the_proxy(proxy_url: str, upstream: Upstream, dialect
     weather = streams.WEATHER
     if dialect == "chat":
         r = _oa(proxy_url).chat.completions.create(
-            model="m", messages=MESSAGES,
-            tools=[{"type": "function", "function": {"name": "get_weather", "parameters": weather}}])
+            model="m",
+            messages=MESSAGES,
+            tools=[{"type": "function", "function": {"name": "get_weather", "parameters": weather}}],
+        )
         calls = [(c.function.name, c.function.arguments) for c in r.choices[0].message.tool_calls or []]  # type: ignore[union-attr]
     elif dialect == "anthropic":
-        m = _an(proxy_url).messages.create(model="m", max_tokens=10, messages=MESSAGES,
-                                           tools=[{"name": "get_weather", "input_schema": weather}])  # type: ignore[list-item]
+        m = _an(proxy_url).messages.create(
+            model="m", max_tokens=10, messages=MESSAGES, tools=[{"name": "get_weather", "input_schema": weather}]
+        )  # type: ignore[list-item]
         calls = [(b.name, b.input) for b in m.content if b.type == "tool_use"]  # type: ignore[misc]
     else:
         resp = _oa(proxy_url).responses.create(
-            model="m", input="q", tools=[{"type": "function", "name": "get_weather", "parameters": weather, "strict": False}])
+            model="m",
+            input="q",
+            tools=[{"type": "function", "name": "get_weather", "parameters": weather, "strict": False}],
+        )
         calls = [(o.name, o.arguments) for o in resp.output if o.type == "function_call"]  # type: ignore[misc]
     assert calls in ([("get_weather", '{"city":"Bern"}')], [("get_weather", {"city": "Bern"})])

@@ -59,8 +59,14 @@ class Upstream:
         self.seen: list[Seen] = []
         self._new = threading.Condition()
 
-    def play(self, pieces: Sequence[bytes], *, interval: float = 0.0, status: int = 200,
-             content_type: str = "text/event-stream") -> None:
+    def play(
+        self,
+        pieces: Sequence[bytes],
+        *,
+        interval: float = 0.0,
+        status: int = 200,
+        content_type: str = "text/event-stream",
+    ) -> None:
         self.script = Script(list(pieces), interval, status, content_type)
 
     @property
@@ -98,8 +104,13 @@ class Upstream:
 
         watcher = asyncio.ensure_future(watch())
         try:
-            await send({"type": "http.response.start", "status": script.status,
-                        "headers": [(b"content-type", script.content_type.encode())]})
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": script.status,
+                    "headers": [(b"content-type", script.content_type.encode())],
+                }
+            )
             for piece in script.pieces:
                 if script.interval:
                     with suppress(asyncio.TimeoutError):

@@ -32,7 +32,7 @@ class AnthropicEncoder(Encoder):
         return "msg_sg"
 
     def _start(self) -> bytes:
-        message = {
+        message: dict[str, Any] = {
             "id": self.id,
             "type": "message",
             "role": "assistant",
@@ -53,7 +53,9 @@ class AnthropicEncoder(Encoder):
     def _open(self, block: dict[str, Any]) -> bytes:
         self._index = self._blocks
         self._blocks += 1
-        return named("content_block_start", {"type": "content_block_start", "index": self._index, "content_block": block})
+        return named(
+            "content_block_start", {"type": "content_block_start", "index": self._index, "content_block": block}
+        )
 
     def _text(self, delta: str) -> bytes:
         out = b""

@@ -12,7 +12,12 @@ from typing import Any
 
 from ._base import Billed, Encoder, End, data_line
 
-_FINISH = {End.COMPLETE: "stop", End.TOOL_CALLS: "tool_calls", End.LENGTH: "length", End.CONTENT_FILTER: "content_filter"}
+_FINISH = {
+    End.COMPLETE: "stop",
+    End.TOOL_CALLS: "tool_calls",
+    End.LENGTH: "length",
+    End.CONTENT_FILTER: "content_filter",
+}
 
 
 def usage_body(usage: Billed) -> dict[str, int]:

@@ -13,6 +13,7 @@ way the upstream bytes are cut (tests/dialects/test_relay.py proves it at every 
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
@@ -45,9 +46,9 @@ def encoder_for(request: ClientRequest, **kwargs: Any) -> Encoder:
     return ResponsesEncoder(request.model, **kwargs)
 
 
-def text_filter(request: ClientRequest, *, redact: bool = True, gate_options: Mapping[str, Any] | None = None) -> (
-    Callable[[Any], StreamFilter]
-):
+def text_filter(
+    request: ClientRequest, *, redact: bool = True, gate_options: Mapping[str, Any] | None = None
+) -> Callable[[Any], StreamFilter]:
     """The pipeline: with `sources`, the sentence gate then the redactor; without, the redactor alone."""
     from ..redaction import Redactor
     from ..sources import gate_factory
@@ -81,8 +82,7 @@ def build_call(
     def generation(filt: StreamFilter) -> Generation:
         return Generation(tools, reader=reader(), text_filter=filt)
 
-    generation_check = Generation(tools, reader=reader())  # a schema the validator refuses: fail at once
-    del generation_check
+    Generation(tools, reader=reader())  # a schema the strict validator cannot close: refused now, not mid-stream
     screened = preflight is not None and request.sources is not None and isinstance(request.question, str)
     return GuardedCall(
         request.question if screened else None,
@@ -143,9 +143,9 @@ class Relay:
             _meter(self.dialect, event.data, self.meter)
             out += self._actions(self.call.event(event))
             gen = self.call.generation
-            if not self.ended and gen is not None and gen.state.value == "failed":
-                if any(r.code == "text_gate_stopped" for r in gen.rejections):
-                    out += self._stop(FALLBACK_NOTICE)  # a filter stop without a notice of its own
+            stopped = gen is not None and any(r.code == "text_gate_stopped" for r in gen.rejections)
+            if not self.ended and stopped:
+                out += self._stop(FALLBACK_NOTICE)  # a filter stop without a notice of its own
         return out
 
     def _actions(self, actions: tuple[Show | Stop | ToolCallValidated, ...]) -> bytes:
@@ -175,12 +175,12 @@ class Relay:
         """The upstream ended (`error`: it failed, e.g. "upstream_disconnected"); the last frames."""
         if self.ended:
             return b""
-        try:
-            self._events(self.parser.close())
-        except ValueError:
-            pass
-        if self.ended:
-            return b""
+        tail = b""
+        with contextlib.suppress(ValueError):  # a character cut off at the very end: dropped, as the rules say
+            tail = self._events(self.parser.close())
+        return tail + (b"" if self.ended else self._end(error))
+
+    def _end(self, error: str | None) -> bytes:
         gen = self.call.generation
         if gen is None:
             return self._fail(error or "upstream_empty", "the upstream ended before any event")
@@ -204,7 +204,9 @@ class Relay:
         if provider is not None:
             return self._fail("upstream_error", f"the upstream reported an error ({provider})")
         if state == "incomplete":
-            return self._fail("upstream_incomplete", f"the upstream stream ended without its terminal event ({terminal})")
+            return self._fail(
+                "upstream_incomplete", f"the upstream stream ended without its terminal event ({terminal})"
+            )
         tools = [r for r in gen.rejections if r.tool or r.item != "*"]
         if tools:
             return self._fail("tool_call_rejected", "a tool call failed validation: " + ", ".join(sorted(set(codes))))

@@ -99,16 +99,16 @@ def _options(options: Any) -> tuple[tuple[str, ...] | None, str | None]:
     if unknown:
         raise RequestError("invalid_options", f"unknown '{OPTIONS_KEY}' option(s): {', '.join(sorted(unknown))}")
     sources = options.get("sources")
-    if sources is not None and (
-        not isinstance(sources, list) or not all(isinstance(s, str) for s in sources)
-    ):
+    if sources is not None and (not isinstance(sources, list) or not all(isinstance(s, str) for s in sources)):
         raise RequestError("invalid_options", f"'{OPTIONS_KEY}.sources' must be a list of strings")
     language = options.get("language")
     if language is not None:
         from .. import SUPPORTED_LANGUAGES
 
         if language not in SUPPORTED_LANGUAGES:
-            raise RequestError("invalid_options", f"'{OPTIONS_KEY}.language' must be one of {sorted(SUPPORTED_LANGUAGES)}")
+            raise RequestError(
+                "invalid_options", f"'{OPTIONS_KEY}.language' must be one of {sorted(SUPPORTED_LANGUAGES)}"
+            )
     return (tuple(sources) if sources is not None else None), language
 
 

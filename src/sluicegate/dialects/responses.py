@@ -52,22 +52,37 @@ class ResponsesEncoder(Encoder):
 
     def _start(self) -> bytes:
         response = self._response("in_progress")
-        return self._event("response.created", response=response) + self._event("response.in_progress", response=response)
+        return self._event("response.created", response=response) + self._event(
+            "response.in_progress", response=response
+        )
 
     def _text(self, delta: str) -> bytes:
         out = b""
         if not self._message_open:
             self._message_open = True
-            item = {"id": self._message_id, "type": "message", "role": "assistant", "status": "in_progress", "content": []}
+            item = {
+                "id": self._message_id,
+                "type": "message",
+                "role": "assistant",
+                "status": "in_progress",
+                "content": [],
+            }
             out += self._event("response.output_item.added", output_index=len(self._items), item=item)
             part = {"type": "output_text", "text": "", "annotations": []}
             out += self._event(
-                "response.content_part.added", item_id=self._message_id, output_index=len(self._items),
-                content_index=0, part=part,
+                "response.content_part.added",
+                item_id=self._message_id,
+                output_index=len(self._items),
+                content_index=0,
+                part=part,
             )
         return out + self._event(
-            "response.output_text.delta", item_id=self._message_id, output_index=len(self._items), content_index=0,
-            delta=delta, logprobs=[],
+            "response.output_text.delta",
+            item_id=self._message_id,
+            output_index=len(self._items),
+            content_index=0,
+            delta=delta,
+            logprobs=[],
         )
 
     def _close_message(self, status: str) -> bytes:
@@ -79,7 +94,11 @@ class ResponsesEncoder(Encoder):
         part = {"type": "output_text", "text": text, "annotations": []}
         item = {"id": self._message_id, "type": "message", "role": "assistant", "status": status, "content": [part]}
         out = self._event(
-            "response.output_text.done", item_id=self._message_id, output_index=index, content_index=0, text=text,
+            "response.output_text.done",
+            item_id=self._message_id,
+            output_index=index,
+            content_index=0,
+            text=text,
             logprobs=[],
         )
         out += self._event(
@@ -97,10 +116,18 @@ class ResponsesEncoder(Encoder):
         out = self._close_message("completed")
         index = len(self._items)
         item_id = f"fc_{self.id.removeprefix('resp_')}_{index}"
-        item = {"id": item_id, "type": "function_call", "call_id": call_id, "name": name, "arguments": "",
-                "status": "in_progress"}
+        item = {
+            "id": item_id,
+            "type": "function_call",
+            "call_id": call_id,
+            "name": name,
+            "arguments": "",
+            "status": "in_progress",
+        }
         out += self._event("response.output_item.added", output_index=index, item=item)
-        out += self._event("response.function_call_arguments.delta", item_id=item_id, output_index=index, delta=arguments)
+        out += self._event(
+            "response.function_call_arguments.delta", item_id=item_id, output_index=index, delta=arguments
+        )
         out += self._event(
             "response.function_call_arguments.done", item_id=item_id, output_index=index, name=name, arguments=arguments
         )
@@ -129,7 +156,9 @@ class ResponsesEncoder(Encoder):
         usage = a.usage or Billed(0, 0)
         if end in (End.COMPLETE, End.TOOL_CALLS):
             return self._response("completed", usage)
-        return self._response("incomplete", usage, "content_filter" if end is End.CONTENT_FILTER else "max_output_tokens")
+        return self._response(
+            "incomplete", usage, "content_filter" if end is End.CONTENT_FILTER else "max_output_tokens"
+        )
 
 
 def _usage(usage: Billed) -> dict[str, Any]:
@@ -151,4 +180,3 @@ def output_text(body: dict[str, Any]) -> str:
         for part in item.get("content", [])
         if part.get("type") == "output_text"
     )
-

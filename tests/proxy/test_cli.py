@@ -1,0 +1,87 @@
+"""`sluicegate proxy` as a command: a real process on a loopback port, in front of the scripted upstream."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+import pytest
+
+from sluicegate.cli import main
+from sluicegate.cli.proxy import parse_listen
+from tests.dialects import streams
+from tests.proxy.upstream import Upstream, events_of
+from tests.services.ports import free_port, wait_listening
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_core_imports_no_web_stack() -> None:
+    code = (
+        "import sys, sluicegate, sluicegate.dialects, sluicegate.cli, sluicegate.cli.proxy;"
+        "print(sorted(m for m in ('starlette', 'httpx', 'uvicorn') if m in sys.modules))"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT / "integrations")])}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_listen_parsing() -> None:
+    assert parse_listen("127.0.0.1:8400") == ("127.0.0.1", 8400)
+    assert parse_listen("[::1]:9000") == ("::1", 9000)
+    with pytest.raises(ValueError):
+        parse_listen("8400")
+
+
+def test_bad_config_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "sluicegate.toml"
+    bad.write_text('[upstream]\napi_key = "sk-x"\n')
+    assert main(["proxy", "--upstream", "http://127.0.0.1:1", "--config", str(bad)]) == 2
+    assert "client_keys" in capsys.readouterr().err
+    assert main(["proxy"]) == 2  # no upstream at all
+
+
+def test_the_command_serves(upstream_server: tuple[Upstream, str], tmp_path: Path) -> None:
+    upstream, url = upstream_server
+    config = tmp_path / "sluicegate.toml"
+    config.write_text("[limits]\nmax_body_bytes = 4096\n")
+    port = free_port()
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT / "integrations")])}
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "sluicegate.cli",
+            "proxy",
+            "--upstream",
+            url,
+            "--listen",
+            f"127.0.0.1:{port}",
+            "--config",
+            str(config),
+            "--log-level",
+            "warning",
+        ],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        wait_listening(port, timeout=90)
+        base = f"http://127.0.0.1:{port}"
+        assert httpx.get(base + "/healthz", timeout=5).status_code == 200
+        upstream.play(events_of(streams.chat(streams.pieces(streams.WITH_SECRET))))
+        r = httpx.post(base + "/v1/chat/completions", json=streams.request_body("chat", stream=False), timeout=10)
+        assert r.status_code == 200 and streams.SECRET not in r.text and "<OPENAI_KEY>" in r.text
+        big = streams.request_body("chat", question="x" * 5000)
+        assert httpx.post(base + "/v1/chat/completions", json=big, timeout=5).status_code == 413
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
