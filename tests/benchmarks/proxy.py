@@ -1,0 +1,503 @@
+"""What a guarding proxy adds to a paced stream, beside a bare passthrough and LiteLLM's proxy (issue 26).
+
+    python tests/benchmarks/proxy.py             # every target, levels 25/50/100/200, 3 repeats at 100
+    python tests/benchmarks/proxy.py --quick     # levels 25/100, 1 repeat, conform --quick
+    python tests/benchmarks/proxy.py --no-litellm
+
+The upstream is sluicegate's scripted upstream (sluicegate.cli.upstream) in this process: 64 text deltas 20 ms
+apart (the onthebench.ai stream lane's pacing), Chat Completions. It records when it wrote each delta, on the
+same clock as the client, so each frame the client gets is timed against the upstream write that made it
+possible: for a frame showing text up to character p, the trigger is the latest write at or before its arrival
+among those that had sent character p. Added latency = arrival − trigger write (minus the same on the direct
+path); the *hold* = characters the upstream had sent at the trigger and the client was not shown yet (what the
+filter keeps back: a word for the redactor, a sentence for the gate, all of it for a buffering guardrail).
+Latencies above one pacing interval are under-counted (a later write precedes the arrival): at that point a
+target is far past the 10 ms target anyway. Added time to first byte = first text frame − request start.
+
+Targets, each its own process (one core), the client a raw asyncio HTTP/1.1 reader (one connection a stream):
+(a) the upstream directly; (b) a bare httpx→Starlette passthrough (tests/conform/targets.py); (c) `sluicegate
+proxy` redaction-only; (d) the same proxy with `sluicegate.sources` (gate + redaction); (e) `litellm` proxy
+with its Presidio guardrail (`apply_to_output`) at its defaults and with `streaming_buffer_until_moderated:
+false`, its Presidio analyzer/anonymizer served from the bench venv (presidio_service.py, blank spaCy).
+Streams per core: the most concurrent streams (of the levels tried) at which p99 added inter-frame latency
+stays ≤ 10 ms. Leaks: `sluicegate conform` against each target (chat dialect).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+for _sub in ("integrations", "src", ""):
+    sys.path.insert(0, str(ROOT / _sub) if _sub else str(ROOT))
+
+from sluicegate.cli.upstream import Pace, Script, UpstreamApp  # noqa: E402
+
+INTERVAL = 0.020
+# LiteLLM's proxy refuses to start without a strong master key; every target gets it as the client's key.
+MASTER_KEY = "sk-" + "5f1e" * 16
+SENTENCES = [
+    "The central library opens at nine in the morning on weekdays.",
+    "It closes at six in the evening, and at noon on Saturdays.",
+    "Members may borrow up to twelve books at a time for three weeks.",
+    "Renewals are possible twice, online or at the front desk.",
+    "The reading room on the second floor is quiet and has free wifi.",
+    "Children's story time runs every Wednesday at four in the afternoon.",
+]
+# The answer cites its source after each sentence, as the gate requires of a sentence of 8+ words (docs/gate.md).
+ANSWER = [f"{s[:-1]} [S{i + 1}]." for i, s in enumerate(SENTENCES)]
+WORDS = " ".join(ANSWER).split(" ")
+
+
+def _deltas(n: int = 64) -> tuple[str, ...]:
+    words = (WORDS * (n // len(WORDS) + 1))[:n]
+    return tuple(w + " " for w in words[:-1]) + (words[-1],)
+
+
+DELTAS = _deltas()
+CUM = [0]
+for _d in DELTAS:
+    CUM.append(CUM[-1] + len(_d))
+QUESTION = "When does the central library open and close, and how many books can members borrow?"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_port(port: int, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"nothing on port {port}") from None
+            time.sleep(0.05)
+
+
+# -- the upstream, in this process ---------------------------------------------------------------------------
+
+
+class Upstream:
+    def __init__(self) -> None:
+        import uvicorn
+
+        self.app = UpstreamApp(Pace(interval=INTERVAL))
+        self.app.add("bench", Script(DELTAS))
+        self.port = free_port()
+        config = uvicorn.Config(
+            self.app, host="127.0.0.1", port=self.port, log_level="warning", lifespan="off", access_log=False
+        )
+        config.backlog = 4096
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    def start(self) -> str:
+        self.thread.start()
+        wait_port(self.port)
+        return f"http://127.0.0.1:{self.port}"
+
+    def prepare(self, keys: list[str]) -> None:
+        for k in keys:
+            self.app.entries.setdefault(k, self.app.entries["bench"])
+
+    def writes(self) -> dict[str, list[float]]:
+        return {ex.key or "": ex.sent for ex in self.app.exchanges if ex.stream}
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=10)
+
+
+# -- the client ----------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Stream:
+    key: str
+    t0: float
+    frames: list[tuple[float, int]] = field(default_factory=list)  # (arrival, characters shown so far)
+    error: str | None = None
+
+
+async def one_stream(port: int, key: str, extra: dict[str, Any]) -> Stream:
+    body = {
+        "model": "bench",
+        "stream": True,
+        "messages": [{"role": "user", "content": f"{QUESTION} [replay:{key}]"}],
+        **extra,
+    }
+    raw = json.dumps(body).encode()
+    head = (
+        f"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+        f"Authorization: Bearer {MASTER_KEY}\r\nContent-Length: {len(raw)}\r\nConnection: close\r\n\r\n"
+    ).encode()
+    s = Stream(key, time.monotonic())
+    try:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port, limit=1 << 20)
+        writer.write(head + raw)
+        headers = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1").lower()
+        if not headers.startswith("http/1.1 200"):
+            s.error = headers.split("\r\n", 1)[0]
+            writer.close()
+            return s
+        chunked = "transfer-encoding: chunked" in headers
+        buf, cum = b"", 0
+        while True:
+            if chunked:
+                size = int((await reader.readline()).split(b";")[0], 16)
+                if size == 0:
+                    break
+                data = await reader.readexactly(size)
+                await reader.readexactly(2)
+            else:
+                data = await reader.read(65536)
+                if not data:
+                    break
+            now = time.monotonic()
+            buf += data
+            *events, buf = buf.replace(b"\r\n", b"\n").split(b"\n\n")
+            for ev in events:
+                for line in ev.split(b"\n"):
+                    if not line.startswith(b"data:") or line[5:].strip() == b"[DONE]":
+                        continue
+                    payload = json.loads(line[5:])
+                    for choice in payload.get("choices") or []:
+                        text = (choice.get("delta") or {}).get("content") or ""
+                        if text:
+                            cum += len(text)
+                            s.frames.append((now, cum))
+        writer.close()
+    except (OSError, ValueError, asyncio.IncompleteReadError) as exc:
+        s.error = f"{type(exc).__name__}: {exc}"
+    return s
+
+
+def _quantile(xs: list[float], q: float) -> float:
+    if not xs:
+        return float("nan")
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(q * len(xs)))]
+
+
+@dataclass
+class Run:
+    ttfb: list[float]
+    latency: list[float]
+    hold: list[int]
+    errors: int
+
+
+def judge(streams: list[Stream], writes: dict[str, list[float]]) -> Run:
+    ttfb, latency, hold, errors = [], [], [], 0
+    for s in streams:
+        sent = writes.get(s.key)
+        if s.error or not s.frames or not sent:
+            errors += 1
+            continue
+        ttfb.append(s.frames[0][0] - s.t0)
+        # write w carries delta w (write 0 is the role chunk); after the last delta every write carries all.
+        cum_at = [CUM[min(w, len(DELTAS))] for w in range(len(sent))]
+        for arrival, shown in s.frames:
+            first = next((w for w, c in enumerate(cum_at) if c >= shown), len(sent) - 1)
+            trigger = first
+            for w in range(first, len(sent)):
+                if sent[w] <= arrival:
+                    trigger = w
+            latency.append(arrival - sent[trigger])
+            hold.append(cum_at[trigger] - shown)
+    return Run(ttfb, latency, hold, errors)
+
+
+async def load(port: int, upstream: Upstream, n: int, extra: dict[str, Any], tag: str) -> Run:
+    keys = [f"bench/{tag}/{i}" for i in range(n)]
+    upstream.prepare(keys)
+    streams = await asyncio.gather(*(one_stream(port, k, extra) for k in keys))
+    await asyncio.sleep(0.05)
+    return judge(list(streams), upstream.writes())
+
+
+# -- targets -------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Target:
+    name: str
+    argv: list[str] | None  # None: the upstream itself
+    extra: dict[str, Any] = field(default_factory=dict)
+    env: dict[str, str] = field(default_factory=dict)
+    port: int = 0
+    proc: subprocess.Popen[bytes] | None = None
+    note: str = ""
+
+    def start(self, log: Path) -> None:
+        if self.argv is None:
+            return
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT / "integrations"), str(ROOT)])}
+        env.update(self.env)
+        with log.open("ab") as out:
+            self.proc = subprocess.Popen(self.argv, stdout=out, stderr=out, env=env, cwd=ROOT)
+        wait_port(self.port, timeout=180)
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+
+
+def _litellm_config(upstream: str, presidio: str, streaming_flag: bool | None, path: Path) -> None:
+    lines = [
+        "model_list:",
+        "  - model_name: bench",
+        "    litellm_params:",
+        "      model: openai/bench",
+        f"      api_base: {upstream}/v1",
+        "      api_key: sk-upstream",
+        "guardrails:",
+        "  - guardrail_name: presidio-pii",
+        "    litellm_params:",
+        "      guardrail: presidio",
+        "      mode: post_call",
+        "      default_on: true",
+        "      apply_to_output: true",
+        f"      presidio_analyzer_api_base: {presidio}/",
+        f"      presidio_anonymizer_api_base: {presidio}/",
+    ]
+    if streaming_flag is not None:
+        lines.append(f"      streaming_buffer_until_moderated: {str(streaming_flag).lower()}")
+    lines += ["litellm_settings:", "  telemetry: false", "  drop_params: true"]
+    path.write_text("\n".join(lines) + "\n")
+
+
+def targets(upstream: str, args: argparse.Namespace, tmp: Path) -> list[Target]:
+    py = sys.executable
+    out = [Target("(a) upstream directly", None)]
+    b = Target("(b) httpx→Starlette passthrough", [], port=free_port())
+    b.argv = [py, str(HERE / "proxy.py"), "--serve-passthrough", upstream, "--port", str(b.port)]
+    c = Target("(c) sluicegate proxy, redaction only", [], port=free_port())
+    c.argv = [py, "-m", "sluicegate.cli", "proxy", "--upstream", upstream + "/v1"]
+    c.argv += ["--listen", f"127.0.0.1:{c.port}", "--log-level", "warning"]
+    d = Target("(d) sluicegate proxy, gate + redaction", c.argv, {"sluicegate": {"sources": SENTENCES}}, port=c.port)
+    out += [b, c, d]
+    if args.no_litellm:
+        return out
+    venv_py = Path(args.venv) / "bin" / "python"
+    if not venv_py.exists():
+        print(f"no bench venv at {args.venv}: LiteLLM rows skipped", file=sys.stderr)
+        return out
+    presidio = Target("presidio service", [str(venv_py), str(HERE / "presidio_service.py")], port=free_port())
+    presidio.argv = [*(presidio.argv or []), str(presidio.port)]
+    out.append(presidio)
+    litellm = str(Path(sys.executable).parent / "litellm")
+    env = {"LITELLM_LOCAL_MODEL_COST_MAP": "True", "LITELLM_TELEMETRY": "False", "LITELLM_LOG": "ERROR"}
+    env["LITELLM_MASTER_KEY"] = MASTER_KEY
+    for label, flag in (("default", None), ("streaming_buffer_until_moderated: false", False)):
+        t = Target(f"(e) LiteLLM + Presidio, {label}", [], env=env, port=free_port())
+        cfg = tmp / f"litellm_{t.port}.yaml"
+        _litellm_config(upstream, f"http://127.0.0.1:{presidio.port}", flag, cfg)
+        t.argv = [litellm, "--config", str(cfg), "--host", "127.0.0.1", "--port", str(t.port), "--num_workers", "1"]
+        out.append(t)
+    return out
+
+
+# -- main ----------------------------------------------------------------------------------------------------
+
+
+def serve_passthrough(upstream: str, port: int) -> None:
+    import uvicorn
+
+    from tests.conform.targets import passthrough_app
+
+    uvicorn.run(passthrough_app(upstream + "/v1"), host="127.0.0.1", port=port, log_level="warning", access_log=False)
+
+
+def measure(t: Target, upstream: Upstream, levels: list[int], repeats: int) -> dict[str, Any]:
+    port = t.port or upstream.port
+    result: dict[str, Any] = {"levels": {}}
+    asyncio.run(load(port, upstream, 5, t.extra, f"{t.port}-warm"))  # warm-up: imports, first connections
+    for level in levels:
+        runs = []
+        for r in range(repeats if level == 100 else 1):
+            runs.append(asyncio.run(load(port, upstream, level, t.extra, f"{t.port}-{level}-{r}")))
+        result["levels"][level] = runs
+    return result
+
+
+def summarize(res: dict[str, Any], base: dict[str, Any] | None) -> dict[str, Any]:
+    def stat(level: int, pick: str, q: float) -> float:
+        return statistics.median(_quantile(getattr(run, pick), q) for run in res["levels"][level])
+
+    out: dict[str, Any] = {}
+    at = 100 if 100 in res["levels"] else max(res["levels"])
+    for name, pick, q in (("ttfb50", "ttfb", 0.5), ("ttfb99", "ttfb", 0.99), ("lat50", "latency", 0.5)):
+        out[name] = stat(at, pick, q)
+    out["lat99"] = stat(at, "latency", 0.99)
+    out["hold50"] = statistics.median(_quantile([float(h) for h in run.hold], 0.5) for run in res["levels"][at])
+    out["holdmax"] = max((max(run.hold) if run.hold else 0) for run in res["levels"][at])
+    out["errors"] = sum(run.errors for runs in res["levels"].values() for run in runs)
+    if base is not None:
+        for k in ("ttfb50", "ttfb99", "lat50", "lat99"):
+            out["added_" + k] = out[k] - base[k]
+    sustained = 0
+    for level in sorted(res["levels"]):
+        p99 = statistics.median(_quantile(run.latency, 0.99) for run in res["levels"][level])
+        base99 = base["per_level99"].get(level, 0.0) if base is not None else 0.0
+        errs = sum(run.errors for run in res["levels"][level])
+        if p99 - base99 <= 0.010 and not errs:
+            sustained = level
+    out["sustained"] = sustained
+    out["per_level99"] = {
+        lv: statistics.median(_quantile(run.latency, 0.99) for run in runs) for lv, runs in res["levels"].items()
+    }
+    return out
+
+
+def run_conform(t: Target, tmp: Path, args: argparse.Namespace) -> str:
+    """`sluicegate conform` against a second instance of the target, pointed at conform's own upstream."""
+    if t.argv is None:
+        target, up_port = "upstream", 0
+    else:
+        up_port = free_port()
+        clone = Target(t.name, list(t.argv), t.extra, dict(t.env), port=free_port())
+        upstream = f"http://127.0.0.1:{up_port}"
+        argv = clone.argv or []
+        for i, a in enumerate(argv):
+            if a.startswith("--config") and i + 1 < len(argv):
+                cfg = tmp / f"conform_{clone.port}.yaml"
+                cfg.write_text(Path(argv[i + 1]).read_text().replace(args.upstream_url, upstream))
+                argv[i + 1] = str(cfg)
+        argv = [
+            upstream if a == args.upstream_url else upstream + "/v1" if a == args.upstream_url + "/v1" else a
+            for a in argv
+        ]
+        for flag in ("--port",):
+            if flag in argv:
+                argv[argv.index(flag) + 1] = str(clone.port)
+        argv = [f"127.0.0.1:{clone.port}" if a.startswith("127.0.0.1:") else a for a in argv]
+        clone.argv = argv
+        clone.start(tmp / "targets.log")
+        target = f"http://127.0.0.1:{clone.port}"
+    try:
+        cmd = [sys.executable, "-m", "sluicegate.cli", "conform", target, "--serve-upstream", str(up_port), "--json"]
+        cmd += ["--extra", json.dumps(t.extra), "--wait", "5", "--timeout", "60", "--api-key", MASTER_KEY] + (
+            ["--quick"] if args.quick else []
+        )
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT / "integrations"), str(ROOT)])}
+        done = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT, timeout=600)
+        try:
+            report = json.loads(done.stdout)
+        except ValueError:
+            return f"conform failed: {done.stderr.strip()[-200:]}"
+        rows = [r for r in report["rows"] if r["kind"] != "control"]
+        split_only = sum(1 for r in rows if r["leaked"] and r["whole_run"] < r["min_prefix"])
+        leaks = f"{report['leaks']}/{len(rows)} values ({split_only} split-only)"
+        if report["errors"]:
+            sample = next((r["error_sample"] for r in report["rows"] if r["error_sample"]), "")[:80]
+            return f"{leaks}; {report['errors']}/{report['streams'] + len(report['rows'])} requests failed: {sample}"
+        return leaks
+    finally:
+        if t.argv is not None:
+            clone.stop()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--no-litellm", action="store_true")
+    parser.add_argument("--no-conform", action="store_true")
+    parser.add_argument("--levels", help="comma-separated concurrency levels (default 25,50,100,200)")
+    parser.add_argument("--only", help="run only targets whose name contains this (the upstream row always runs)")
+    parser.add_argument("--venv", default=str(ROOT / ".venv-bench"), help="the bench venv (Presidio)")
+    parser.add_argument("--serve-passthrough", metavar="UPSTREAM", help=argparse.SUPPRESS)
+    parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.serve_passthrough:
+        serve_passthrough(args.serve_passthrough, args.port)
+        return 0
+    levels = [25, 100] if args.quick else [25, 50, 100, 200]
+    if args.levels:
+        levels = [int(x) for x in args.levels.split(",")]
+    repeats = 1 if args.quick else 3
+    upstream = Upstream()
+    args.upstream_url = upstream.start()
+    rows: list[tuple[Target, dict[str, Any], str]] = []
+    with tempfile.TemporaryDirectory() as tmp_name:
+        tmp = Path(tmp_name)
+        all_targets = targets(args.upstream_url, args, tmp)
+        if args.only:
+            keep = ("(a)", "presidio", args.only)
+            all_targets = [t for t in all_targets if any(k in t.name for k in keep)]
+        base: dict[str, Any] | None = None
+        started: set[int] = set()
+        try:
+            for t in all_targets:
+                if t.port not in started:
+                    t.start(tmp / "targets.log")
+                    started.add(t.port)
+            for t in all_targets:
+                if t.name == "presidio service":
+                    continue
+                print(f"measuring {t.name} ...", file=sys.stderr, flush=True)
+                summary = summarize(measure(t, upstream, levels, repeats), base)
+                base = base or summary
+                leaks = "" if args.no_conform else run_conform(t, tmp, args)
+                rows.append((t, summary, leaks))
+        finally:
+            for t in all_targets:
+                t.stop()
+            upstream.stop()
+    print_table(rows, levels, repeats)
+    return 0
+
+
+def print_table(rows: list[tuple[Target, dict[str, Any], str]], levels: list[int], repeats: int) -> None:
+    ms = 1000.0
+    print(f"\nPaced upstream: {len(DELTAS)} deltas, {INTERVAL * ms:.0f} ms apart; 100 concurrent streams, median of")
+    print(
+        f"{repeats} repeats; levels tried for streams/core: {levels}. "
+        f"Python {sys.version.split()[0]}, {os.cpu_count()} cores.\n"
+    )
+    print(
+        "| target | added TTFB p50 / p99 (ms) | added inter-frame p50 / p99 (ms) | hold p50 / max (chars) "
+        "| streams/core at p99 ≤ 10 ms | errors | conform leaks |"
+    )
+    print("|---|---|---|---|---|---|---|")
+    for t, s, leaks in rows:
+        if "added_ttfb50" in s:
+            ttfb = f"{s['added_ttfb50'] * ms:.1f} / {s['added_ttfb99'] * ms:.1f}"
+            lat = f"{s['added_lat50'] * ms:.2f} / {s['added_lat99'] * ms:.2f}"
+        else:
+            ttfb = f"({s['ttfb50'] * ms:.1f} / {s['ttfb99'] * ms:.1f} absolute)"
+            lat = f"({s['lat50'] * ms:.2f} / {s['lat99'] * ms:.2f} absolute)"
+        sustained = (
+            f"≥ {s['sustained']}" if s["sustained"] == max(levels) else str(s["sustained"] or f"< {min(levels)}")
+        )
+        print(
+            f"| {t.name} | {ttfb} | {lat} | {s['hold50']:.0f} / {s['holdmax']} | {sustained} "
+            f"| {s['errors']} | {leaks} |"
+        )
+
+
+if __name__ == "__main__":
+    sys.exit(main())
