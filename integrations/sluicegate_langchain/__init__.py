@@ -6,7 +6,11 @@
 - `assign(answer=SourceGate(...))`: `RunnablePassthrough.assign` whose async stream closes the gate (and the
   model) before `aclose()` returns; LangChain's leaves that to the event loop's finaliser.
 - `UsageCallbackHandler`: output tokens of every model run, including runs a stop cut short.
+- `GateMiddleware(sources=...)`: for LangChain 1.x agents, `create_agent(model, tools, middleware=[...])`
+  (needs `langchain`, the `[langchain-agents]` extra; imported on first use).
 """
+
+from typing import Any
 
 from sluicegate.plugin import require_extra
 
@@ -25,6 +29,7 @@ from .tools import IdempotentToolExecutor, ToolCallGate  # noqa: E402  (pydantic
 __all__ = [
     "DEFAULT_PROMPT",
     "DEFAULT_UNVERIFIED_TAG",
+    "GateMiddleware",
     "GateStep",
     "IdempotentToolExecutor",
     "SourceGate",
@@ -33,3 +38,13 @@ __all__ = [
     "assign",
     "gated_prompt",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """`GateMiddleware` needs `langchain` (not only langchain-core): imported when first asked for."""
+    if name == "GateMiddleware":
+        require_extra("langchain.agents", adapter="GateMiddleware", framework="LangChain 1.x", extra="langchain-agents")
+        from .agents import GateMiddleware
+
+        return GateMiddleware
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
