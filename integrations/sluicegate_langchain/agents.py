@@ -68,12 +68,16 @@ class _Turn:
     def read(self, item: Any) -> list[ChatGenerationChunk]:
         """One chunk of the real model in, the gated chunks out (text drafts; tool calls after the terminal)."""
         message = item.message if isinstance(item, ChatGenerationChunk) else item
+        payload = chunk_payload(item)
+        meter = self.call.meter  # what was generated, stopped streams included (a byte estimate without usage)
+        meter.observe(payload["text"] + "".join(str(c.get("args") or "") for c in payload["tool_call_chunks"]))
         usage = getattr(message, "usage_metadata", None)
         if usage:
             self.usage = usage if self.usage is None else add_usage(self.usage, usage)
+            meter.report(output_tokens=usage.get("output_tokens"), input_tokens=usage.get("input_tokens"))
         if isinstance(message, BaseMessage) and message.response_metadata:
             self.meta.update(message.response_metadata)
-        return self._chunks(self.call.event(chunk_payload(item)))
+        return self._chunks(self.call.event(payload))
 
     def _chunks(self, actions: Sequence[Show | Stop | ToolCallValidated]) -> list[ChatGenerationChunk]:
         out: list[ChatGenerationChunk] = []
