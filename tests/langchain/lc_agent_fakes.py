@@ -34,7 +34,9 @@ def turn_chunks(t: Turn) -> list[AIMessageChunk]:
         for j, frag in enumerate(frags):
             first = j == 0
             chunk = {"name": name if first else None, "args": frag, "id": f"call_{index}" if first else None}
-            out.append(AIMessageChunk(content="", tool_call_chunks=[{**chunk, "index": index, "type": "tool_call_chunk"}]))
+            out.append(
+                AIMessageChunk(content="", tool_call_chunks=[{**chunk, "index": index, "type": "tool_call_chunk"}])
+            )
     reason = "tool_calls" if t["calls"] else "stop"
     out.append(AIMessageChunk(content="", response_metadata={"finish_reason": reason, "model_name": "scripted"}))
     return out
@@ -66,7 +68,9 @@ class AgentScriptedModel(BaseChatModel):
     def _took(self, chunk: AIMessageChunk) -> None:
         self.produced.append(str(chunk.content) + "".join(c.get("args") or "" for c in chunk.tool_call_chunks))
 
-    def _stream(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kw: Any) -> Iterator[ChatGenerationChunk]:
+    def _stream(
+        self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kw: Any
+    ) -> Iterator[ChatGenerationChunk]:
         chunks, n = self._next(), self.calls - 1
         done = False
         try:
@@ -91,5 +95,7 @@ class AgentScriptedModel(BaseChatModel):
         finally:
             self.closed[n] = not done
 
-    def _generate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kw: Any) -> ChatResult:
+    def _generate(
+        self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kw: Any
+    ) -> ChatResult:
         return generate_from_stream(self._stream(messages, stop))

@@ -65,7 +65,12 @@ def test_stopping_answer_byte_identical_for_any_chunking(cuts: list[int]) -> Non
 def test_redaction_has_no_look_back_limit(surface: str) -> None:
     expected = redact(REDACTING)
     assert "jane.doe" not in expected and LONG_EMAIL not in expected
-    for split in ([REDACTING], chunked(REDACTING, 1), chunked(REDACTING, 7), pieces(REDACTING, [REDACTING.index(".co") + 3])):
+    for split in (
+        [REDACTING],
+        chunked(REDACTING, 1),
+        chunked(REDACTING, 7),
+        pieces(REDACTING, [REDACTING.index(".co") + 3]),
+    ):
         a, _ = agent([turn(split)], filter_factory=redactor)
         shown = READERS[surface](a)
         assert shown.text == expected, split[:3]
@@ -108,7 +113,11 @@ def test_a_valid_tool_call_arrives_whole_after_the_terminal_event(surface: str) 
 @pytest.mark.parametrize("surface", SURFACES)
 @pytest.mark.parametrize(
     "call",
-    [("lookup", {"year": "nineteen-sixty-six"}), ("delete_everything", {"confirm": True}), ("lookup", {"year": 1843, "as_root": 1})],
+    [
+        ("lookup", {"year": "nineteen-sixty-six"}),
+        ("delete_everything", {"confirm": True}),
+        ("lookup", {"year": 1843, "as_root": 1}),
+    ],
     ids=["bad_type", "unknown_tool", "extra_field"],
 )
 def test_an_invalid_tool_call_reaches_no_event(surface: str, call: tuple[str, dict[str, Any]]) -> None:
