@@ -23,6 +23,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.language_models.chat_models import agenerate_from_stream, generate_from_stream
 from langchain_core.messages import AIMessageChunk, BaseMessage
 from langchain_core.messages.ai import UsageMetadata, add_usage
+from langchain_core.messages.tool import tool_call_chunk
 from langchain_core.outputs import ChatGenerationChunk, ChatResult
 from langchain_core.runnables import Runnable, RunnableConfig
 from langchain_core.utils.function_calling import convert_to_openai_tool
@@ -90,7 +91,7 @@ class _Turn:
                 out.append(ChatGenerationChunk(message=AIMessageChunk(content=text)))
             else:
                 call = action.call
-                chunk = {"name": call.name, "args": call.canonical, "id": call.call_id, "index": self.calls}
+                chunk = tool_call_chunk(name=call.name, args=call.canonical, id=call.call_id, index=self.calls)
                 self.calls += 1
                 out.append(ChatGenerationChunk(message=AIMessageChunk(content="", tool_call_chunks=[chunk])))
         return out
@@ -162,7 +163,8 @@ class GatedChatModel(BaseChatModel):
         turn = _Turn(self)
         error: BaseException | None = None
         try:
-            with closing(iter(self.inner.stream(messages, self._quiet(), stop=stop, **kwargs))) as upstream:
+            stream: Any = self.inner.stream(messages, self._quiet(), stop=stop, **kwargs)  # a generator: close()
+            with closing(stream) as upstream:
                 for item in upstream:
                     yield from turn.read(item)
                     if turn.stopped:
@@ -215,7 +217,7 @@ class GatedChatModel(BaseChatModel):
         return await agenerate_from_stream(self._astream(messages, stop, **kwargs))
 
 
-class GateMiddleware(AgentMiddleware):  # type: ignore[type-arg]
+class GateMiddleware(AgentMiddleware):
     """Gates every model call of a `create_agent` agent, on every surface its users read.
 
     `sources`: the passages the answer must keep to (numbered [S1].. for the default `SentenceGate`), or a

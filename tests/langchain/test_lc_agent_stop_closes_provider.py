@@ -51,7 +51,7 @@ def test_sync_leave(llm_provider: Any) -> None:
     provider.script(SCRIPTS["leave"])
     number = len(provider.generations) + 1
     stream = agent(url, []).stream(INPUT, stream_mode="messages")
-    for msg, meta in stream:
+    for msg, _meta in stream:
         if msg.text:
             assert msg.text == FIRST
             left = time.monotonic()
