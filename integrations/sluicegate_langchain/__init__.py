@@ -7,7 +7,8 @@
   model) before `aclose()` returns; LangChain's leaves that to the event loop's finaliser.
 - `UsageCallbackHandler`: output tokens of every model run, including runs a stop cut short.
 - `GateMiddleware(sources=...)`: for LangChain 1.x agents, `create_agent(model, tools, middleware=[...])`
-  (needs `langchain`, the `[langchain-agents]` extra; imported on first use).
+  (needs `langchain`, the `[langchain-agents]` extra; imported on first use). `stream_agent(agent, input)`:
+  `agent.stream` whose close also stops the model (LangGraph's sync close does not).
 """
 
 from typing import Any
@@ -37,14 +38,16 @@ __all__ = [
     "UsageCallbackHandler",
     "assign",
     "gated_prompt",
+    "stream_agent",
 ]
 
 
 def __getattr__(name: str) -> Any:
-    """`GateMiddleware` needs `langchain` (not only langchain-core): imported when first asked for."""
-    if name == "GateMiddleware":
-        require_extra("langchain.agents", adapter="GateMiddleware", framework="LangChain 1.x", extra="langchain-agents")
-        from .agents import GateMiddleware
+    """`GateMiddleware` and `stream_agent` need `langchain` (not only langchain-core): imported when first
+    asked for."""
+    if name in ("GateMiddleware", "stream_agent"):
+        require_extra("langchain.agents", adapter=name, framework="LangChain 1.x", extra="langchain-agents")
+        from . import agents
 
-        return GateMiddleware
+        return getattr(agents, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
