@@ -1,6 +1,7 @@
 """LangChain's own `PIIMiddleware` beside sluicegate's `GateMiddleware`, on the same create_agent inputs.
 
-    python tests/benchmarks/agent_middleware.py
+    python tests/benchmarks/agent_middleware.py           # or section 7 of run_all.py
+    python tests/benchmarks/agent_middleware.py --quick   # three chunkings each (a smoke run)
 
 A scripted chat model (no network) streams answers carrying planted e-mail addresses, one of them 144
 characters long (past PIIMiddleware's 128-character look-back), at several chunkings. Both middlewares are
@@ -54,8 +55,9 @@ ANSWERS = {
 INPUT = {"messages": [("user", "Whom do I write to?")]}
 
 
-def chunkings(text: str) -> dict[str, list[str]]:
-    out = {f"size {n}": [text[i : i + n] for i in range(0, len(text), n)] for n in (1, 3, 7, 16)}
+def chunkings(text: str, quick: bool = False) -> dict[str, list[str]]:
+    sizes = (7,) if quick else (1, 3, 7, 16)
+    out = {f"size {n}": [text[i : i + n] for i in range(0, len(text), n)] for n in sizes}
     cut = text.index(".co") + 3  # right after "...example.co", before the final "m"
     out["split after .co"] = [text[:cut], text[cut:]]
     out["whole"] = [text]
@@ -130,23 +132,35 @@ def leaked(text: str) -> bool:
     )
 
 
-def main() -> None:
-    print(
-        "| middleware | surface | answer | runs | leaks | variant | first visible (model chars) | first visible (ms) |"
-    )
-    print("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |")
+HEADER = "| middleware | surface | answer | runs | leaks | variant | first visible (model chars) | first visible (ms) |"
+
+
+def table(quick: bool = False) -> tuple[str, dict[str, float]]:
+    """The markdown table, and {"<middleware>|<surface>|<answer>|leaks": n, ...|variant: n} for run_all."""
+    lines = [HEADER, "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |"]
+    facts: dict[str, float] = {}
     for surface in ("v3 events", "messages mode", "final state"):
         for name in ("PIIMiddleware", "GateMiddleware"):
             for label, answer in ANSWERS.items():
                 whole = run(name, surface, [answer])[0]
-                rows = [run(name, surface, split) for split in chunkings(answer).values()]
+                rows = [run(name, surface, split) for split in chunkings(answer, quick).values()]
                 leaks = sum(leaked(t) for t, _, _ in rows)
                 variant = sum(t != whole for t, _, _ in rows)
                 pos = [p for _, p, _ in rows if p is not None]
                 ms = [m for _, _, m in rows if m is not None]
                 mean_pos = f"{sum(pos) / len(pos):.0f}" if pos else "-"
                 mean_ms = f"{sum(ms) / len(ms):.1f}" if ms else "-"
-                print(f"| {name} | {surface} | {label} | {len(rows)} | {leaks} | {variant} | {mean_pos} | {mean_ms} |")
+                lines.append(
+                    f"| {name} | {surface} | {label} | {len(rows)} | {leaks} | {variant} | {mean_pos} | {mean_ms} |"
+                )
+                facts[f"{name}|{surface}|{label}|leaks"] = leaks
+                facts[f"{name}|{surface}|{label}|variant"] = variant
+    return "\n".join(lines), facts
+
+
+def main(argv: list[str] | None = None) -> None:
+    quick = "--quick" in (argv if argv is not None else sys.argv[1:])
+    print(table(quick)[0])
 
 
 if __name__ == "__main__":
