@@ -22,6 +22,7 @@ whose close tells the stand-in first, so the real model's stream is closed withi
 
 from __future__ import annotations
 
+import asyncio
 import json
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
@@ -50,6 +51,8 @@ from sluicegate import (
     Stop,
     StreamFilter,
     ToolCallValidated,
+    areserve_call,
+    ascreen_call,
     asettle_call,
     reserve_call,
     screen_call,
@@ -154,16 +157,37 @@ class _Turn:
                 out.append(ChatGenerationChunk(message=AIMessageChunk(content="", tool_call_chunks=[chunk])))
         return out
 
-    def before(self, messages: list[BaseMessage], tools: Any) -> tuple[list[BaseMessage], Refuse | None]:
+    def before(self, messages: list[BaseMessage], tools: Sequence[Any]) -> tuple[list[BaseMessage], Refuse | None]:
         """The layers before the model: rules, retrieval, the threshold, the cap. Returns the messages the real
         model is sent (the retrieved passages, numbered, in a system message) and the refusal, if any."""
-        preflight, language = self.model.preflight, self.model.language
-        action = screen_call(self.call, lambda query: preflight.retrieve(query, language=language))  # type: ignore[union-attr]
-        sent = messages
-        if preflight is not None and not isinstance(action, Refuse):  # Reserve or CallModel: the passages found
-            sent = [SystemMessage(f"{SOURCES_PREAMBLE}\n\n{format_sources(list(action.sources))}"), *messages]
+        sent, action = self._sources_in(messages, screen_call(self.call, self._retrieve))
         if isinstance(action, Reserve):
             action = reserve_call(self.call, bounded(sent, tools))
+        return self._opened(sent, action)
+
+    async def abefore(
+        self, messages: list[BaseMessage], tools: Sequence[Any]
+    ) -> tuple[list[BaseMessage], Refuse | None]:
+        """`before` with retrieval and the store's reserve off the event loop (a cancelled reader still hands
+        the hold to the call, which settles it)."""
+        retrieved = await ascreen_call(self.call, lambda query: asyncio.to_thread(self._retrieve, query))
+        sent, action = self._sources_in(messages, retrieved)
+        if isinstance(action, Reserve):
+            action = await areserve_call(self.call, bounded(sent, tools))
+        return self._opened(sent, action)
+
+    def _retrieve(self, query: str) -> Any:
+        preflight = self.model.preflight
+        assert preflight is not None  # the call asks for retrieval only with a preflight
+        return preflight.retrieve(query, language=self.model.language)
+
+    def _sources_in(self, messages: list[BaseMessage], action: Any) -> tuple[list[BaseMessage], Any]:
+        if self.model.preflight is None or isinstance(action, Refuse):
+            return messages, action
+        # Reserve or CallModel: the passages the preflight found, numbered as the gate numbers them
+        return [SystemMessage(f"{SOURCES_PREAMBLE}\n\n{format_sources(list(action.sources))}"), *messages], action
+
+    def _opened(self, sent: list[BaseMessage], action: Any) -> tuple[list[BaseMessage], Refuse | None]:
         if isinstance(action, Refuse):
             return sent, action
         self.call.open()
@@ -282,7 +306,7 @@ class GatedChatModel(BaseChatModel):
     ) -> AsyncIterator[ChatGenerationChunk]:
         turn = _Turn(self)
         try:
-            sent, refusal = turn.before(messages, self.tools)  # the stores' calls are quick and local here
+            sent, refusal = await turn.abefore(messages, self.tools)
             if refusal is not None:
                 for chunk in turn.refused(refusal):
                     yield chunk

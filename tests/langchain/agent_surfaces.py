@@ -38,20 +38,20 @@ class Surface:
             self.tool_chunks.extend(dict(c) for c in chunk.tool_call_chunks)
 
 
-def messages(agent: Any) -> Surface:
+def messages(agent: Any, inp: Any = INPUT) -> Surface:
     s = Surface()
-    for msg, meta in agent.stream(INPUT, stream_mode="messages"):
+    for msg, meta in agent.stream(inp, stream_mode="messages"):
         s.take((msg, meta))
         if meta.get("langgraph_node") == "model":
             s.chunk(msg)
     return s
 
 
-def events_v2(agent: Any) -> Surface:
+def events_v2(agent: Any, inp: Any = INPUT) -> Surface:
     s = Surface()
 
     async def main() -> None:
-        async for event in agent.astream_events(INPUT, version="v2"):
+        async for event in agent.astream_events(inp, version="v2"):
             s.take(event)
             if event["event"] == "on_chat_model_stream":
                 s.chunk(event["data"]["chunk"])
@@ -60,11 +60,11 @@ def events_v2(agent: Any) -> Surface:
     return s
 
 
-def events_v3(agent: Any) -> Surface:
+def events_v3(agent: Any, inp: Any = INPUT) -> Surface:
     s = Surface()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # LangChainBetaWarning: the v3 protocol is experimental
-        run = agent.stream_events(INPUT, version="v3")
+        run = agent.stream_events(inp, version="v3")
         for event in run:
             s.take(event)
             if event.get("method") != "messages":
@@ -82,9 +82,9 @@ def events_v3(agent: Any) -> Surface:
     return s
 
 
-def final(agent: Any) -> Surface:
+def final(agent: Any, inp: Any = INPUT) -> Surface:
     s = Surface()
-    state = agent.invoke(INPUT)
+    state = agent.invoke(inp)
     s.take(state)
     ai = [m for m in state["messages"] if isinstance(m, AIMessage)]
     s.text = "".join(m.text for m in ai)
@@ -93,7 +93,7 @@ def final(agent: Any) -> Surface:
     return s
 
 
-READERS: dict[str, Callable[[Any], Surface]] = {
+READERS: dict[str, Callable[..., Surface]] = {
     "messages": messages,
     "events_v2": events_v2,
     "events_v3": events_v3,
