@@ -41,10 +41,11 @@ def test_sync_stop(llm_provider: Any) -> None:
     check(provider.generations[number - 1], "stop", usage=outcomes[0].usage)
 
 
-def _leave_sync(provider: Any, url: str, stream_of: Any) -> None:
+def _leave_sync(provider: Any, url: str, stream_of: Any) -> list[Outcome]:
     provider.script(SCRIPTS["leave"])
     number = len(provider.generations) + 1
-    stream = stream_of(agent(url, []))
+    outcomes: list[Outcome] = []
+    stream = stream_of(agent(url, outcomes))
     for msg, _meta in stream:
         if msg.text:
             assert msg.text == FIRST
@@ -53,6 +54,7 @@ def _leave_sync(provider: Any, url: str, stream_of: Any) -> None:
     stream.close()
     returned = time.monotonic()
     check(provider.generations[number - 1], "leave", left=left, returned=returned)
+    return outcomes
 
 
 @pytest.mark.xfail(
@@ -66,7 +68,8 @@ def test_sync_leave_graph_stream(llm_provider: Any) -> None:
 
 
 def test_sync_leave_stream_agent(llm_provider: Any) -> None:
-    _leave_sync(*llm_provider, lambda a: stream_agent(a, INPUT, stream_mode="messages"))
+    outcomes = _leave_sync(*llm_provider, lambda a: stream_agent(a, INPUT, stream_mode="messages"))
+    assert [o.reason for o in outcomes] == ["cancelled"]  # the model call ended by the leave, once
 
 
 async def test_async_stop_every_event(llm_provider: Any) -> None:
