@@ -33,7 +33,7 @@ from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResp
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
 from langchain_core.language_models.chat_models import agenerate_from_stream, generate_from_stream
-from langchain_core.messages import AIMessageChunk, BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage, SystemMessage
 from langchain_core.messages.ai import UsageMetadata, add_usage
 from langchain_core.messages.tool import tool_call_chunk
 from langchain_core.outputs import ChatGenerationChunk, ChatResult
@@ -93,12 +93,18 @@ def bounded(messages: Sequence[BaseMessage], tools: Sequence[Any]) -> list[Any]:
     return [*messages, *extra]
 
 
-def last_question(messages: Sequence[Any]) -> str:
-    """The reader's question for the layers before the model: the last human message's text."""
-    for message in reversed(messages):
-        if isinstance(message, HumanMessage):
-            return message.text
-    return ""
+def conversation(messages: Sequence[Any]) -> tuple[str, str | None, str | None]:
+    """What the layers before the model judge: the question (the last human message), the question before it
+    (a follow-up is judged joined to it) and the answer the reader saw to that one (the last AI text between
+    them, read for an ordinal follow-up such as "the second one")."""
+    humans = [i for i, m in enumerate(messages) if isinstance(m, HumanMessage)]
+    if not humans:
+        return "", None, None
+    question = messages[humans[-1]].text
+    if len(humans) < 2:
+        return question, None, None
+    between = [m.text for m in messages[humans[-2] + 1 : humans[-1]] if isinstance(m, AIMessage) and m.text]
+    return question, messages[humans[-2]].text or None, (between[-1] if between else None)
 
 
 class _Turn:
@@ -115,6 +121,8 @@ class _Turn:
         self.call = GuardedCall(
             model.question if preflight is not None else None,
             language=model.language,
+            previous=model.previous,
+            previous_answer=model.previous_answer,
             sources=None if preflight is not None else list(model.sources),
             preflight=preflight,
             budget=model.budget,
@@ -245,6 +253,8 @@ class GatedChatModel(BaseChatModel):
     budget: CallBudget | None = None
     preflight: Preflight | None = None
     question: str = ""
+    previous: str | None = None
+    previous_answer: str | None = None
     language: str = "en"
     left: threading.Event | None = None  # set by `stream_agent` when its (sync) reader left
 
@@ -352,10 +362,11 @@ class GateMiddleware(AgentMiddleware):
     `sources`: the passages the answer must keep to (numbered [S1].. for the default `SentenceGate`), or a
     callable `(request) -> passages` (e.g. from `request.state` or `request.runtime.context`).
     `preflight`: a `sluicegate.evidence.Preflight` (refusal rules, its retriever, the evidence threshold) run
-    for the last human message before each model call; the passages it finds replace `sources` and are sent
-    to the model numbered, in a system message. `cap`: a `sluicegate.budget.CallBudget` reserved for each
-    model call (the agent's model must be configured with at most its `max_output_tokens`) and settled once
-    on every end. A refusal (a rule, too little evidence, the cap) is the model call's whole text.
+    for the last human message before each model call (a follow-up is judged with the question before it);
+    the passages it finds replace `sources` and are sent to the model numbered, in a system message.
+    `cap`: a `sluicegate.budget.CallBudget` reserved for each model call (the agent's model must be
+    configured with at most its `max_output_tokens`) and settled once on every end.
+    A refusal (a rule, too little evidence, the cap) is the model call's whole text; the model is not called.
     `filter_factory(texts)` builds the filter (default `gate_factory()`; `gate_factory(redact=True)` adds the
     `Redactor`; any `StreamFilter` factory works, e.g. `lambda texts: Redactor()` for redaction alone).
     `on_outcome(outcome)` gets each model call's `sluicegate.Outcome`.
@@ -393,6 +404,7 @@ class GateMiddleware(AgentMiddleware):
         if self.cap is not None:
             check_output_cap(request.model, self.cap)  # a model allowed more than the cap reserves: fail closed
         sources = self.sources(request) if callable(self.sources) else self.sources
+        question, previous, previous_answer = conversation(request.messages)
         model = GatedChatModel(
             inner=request.model,
             sources=tuple(source_texts(list(sources))),
@@ -401,7 +413,9 @@ class GateMiddleware(AgentMiddleware):
             unverified_tag=self.unverified_tag,
             budget=self.cap,
             preflight=self.preflight,
-            question=last_question(request.messages),
+            question=question,
+            previous=previous,
+            previous_answer=previous_answer,
             language=self.language,
             left=_left_event(),
         )

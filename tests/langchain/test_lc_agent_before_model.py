@@ -18,9 +18,19 @@ from langgraph.checkpoint.memory import InMemorySaver
 from lc_agent_fakes import AgentScriptedModel, turn
 
 from sluicegate import Outcome
+from sluicegate.evidence import EvidenceGate, Preflight, RefusalRules
 from sluicegate.notices import notice
 from sluicegate_langchain import GateMiddleware, stream_agent
-from tests.call.helpers import PASSING, QUESTION, REFUSED_QUESTION, SOURCES, budget, preflight, settled_once
+from tests.call.helpers import (
+    PASSING,
+    QUESTION,
+    REFUSED_QUESTION,
+    SOURCES,
+    budget,
+    preflight,
+    retriever,
+    settled_once,
+)
 
 
 class RecordingModel(AgentScriptedModel):
@@ -115,3 +125,19 @@ def test_stream_agent_keeps_the_callers_config() -> None:
     text = "".join(m.text for m, _ in stream_agent(agent, asked(QUESTION), config, stream_mode="messages"))
     assert text.startswith("She published her notes in 1843.")
     assert agent.get_state(config).values["messages"][-1].text == text
+
+
+def test_a_follow_up_to_a_refused_question_is_refused_with_no_model_call() -> None:
+    """The question before it in the thread (a checkpointer keeps the conversation) joins the rules' check."""
+    fees = RefusalRules(entries={"fees": {"en": [r"\b(?:fees?|rates?|charges?)\b"]}})
+    model = RecordingModel(turns=[turn([PASSING])], sent=[])
+    flight = Preflight(retriever(), rules=fees, gate=EvidenceGate())
+    outcomes: list[Outcome] = []
+    gate = GateMiddleware(preflight=flight, on_outcome=outcomes.append)
+    agent = create_agent(model, [], middleware=[gate], checkpointer=InMemorySaver())
+    config: Any = {"configurable": {"thread_id": "fees"}}
+    assert not fees.check("And for next year?", language="en").refused  # alone, nothing to refuse
+    agent.invoke(asked("What is her consulting fee?"), config)
+    state = agent.invoke(asked("And for next year?"), config)
+    assert model.calls == 0 and [o.reason for o in outcomes] == ["refused", "refused"]
+    assert state["messages"][-1].text == outcomes[1].released
