@@ -21,6 +21,7 @@ TITLES = (
     "## 4. Scaling",
     "## 5. Time to first visible text",
     "## 6. Sentence gate",
+    "## 7. Agent middleware",
     "## Targets",
 )
 
@@ -54,6 +55,11 @@ def test_harness_prints_every_table_and_our_rows() -> None:
             assert not any("not available" in r for r in rows), f"{label} exists but a row says not available: {rows}"
         else:
             assert all("not available" in r for r in rows), rows
+    # Section 7 (issue 28): GateMiddleware beside PIIMiddleware in create_agent, on every surface, leaking nothing.
+    gate = [r.split(" | ") for r in _rows(md, "GateMiddleware")]
+    assert {r[1] for r in gate} == {"v3 events", "messages mode", "final state"}, gate
+    assert all(r[4] == "0" and r[5] == "0" for r in gate), gate  # leaks, not chunk-invariant
+    assert _rows(md, "PIIMiddleware")
 
 
 def test_redactor_cost_table_runs_at_a_tiny_size() -> None:

@@ -21,6 +21,7 @@ GUIDES = {
     "core": "docs/gate.md",
     "call": "docs/guarded_call.md",
     "langchain": "docs/langchain.md",
+    "langchain_agents": "docs/langchain_agents.md",
     "llamaindex": "docs/llamaindex.md",
     "nemo": "docs/nemo.md",
     "guardrails": "docs/guardrails.md",

@@ -6,7 +6,12 @@
 - `assign(answer=SourceGate(...))`: `RunnablePassthrough.assign` whose async stream closes the gate (and the
   model) before `aclose()` returns; LangChain's leaves that to the event loop's finaliser.
 - `UsageCallbackHandler`: output tokens of every model run, including runs a stop cut short.
+- `GateMiddleware(sources=...)`: for LangChain 1.x agents, `create_agent(model, tools, middleware=[...])`
+  (needs `langchain`, the `[langchain-agents]` extra; imported on first use). `stream_agent(agent, input)`:
+  `agent.stream` whose close also stops the model (LangGraph's sync close does not).
 """
+
+from typing import Any
 
 from sluicegate.plugin import require_extra
 
@@ -25,6 +30,7 @@ from .tools import IdempotentToolExecutor, ToolCallGate  # noqa: E402  (pydantic
 __all__ = [
     "DEFAULT_PROMPT",
     "DEFAULT_UNVERIFIED_TAG",
+    "GateMiddleware",
     "GateStep",
     "IdempotentToolExecutor",
     "SourceGate",
@@ -32,4 +38,16 @@ __all__ = [
     "UsageCallbackHandler",
     "assign",
     "gated_prompt",
+    "stream_agent",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """`GateMiddleware` and `stream_agent` need `langchain` (not only langchain-core): imported when first
+    asked for."""
+    if name in ("GateMiddleware", "stream_agent"):
+        require_extra("langchain.agents", adapter=name, framework="LangChain 1.x", extra="langchain-agents")
+        from . import agents
+
+        return getattr(agents, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -107,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="seconds one timed run may take before a slow peer is measured on a prefix",
     )
-    ap.add_argument("--items", default="1,2,3,4,5,6", help="comma-separated item numbers to run")
+    ap.add_argument("--items", default="1,2,3,4,5,6,7", help="comma-separated item numbers to run")
     ap.add_argument("--no-peers", action="store_true", help="ours only, in this interpreter; no venv, no installs")
     ap.add_argument("--venv", default=os.environ.get("BENCH_VENV", str(ROOT / ".venv-bench")), help="peers venv path")
     ap.add_argument("--in-venv", action="store_true", help=argparse.SUPPRESS)
@@ -165,6 +165,7 @@ def main(argv: list[str] | None = None) -> int:
         (4, "4. Scaling (1-character pieces)", item4),
         (5, "5. Time to first visible text (50 tokens/s)", item5),
         (6, "6. Sentence gate vs llm-stream-guards", item6),
+        (7, "7. Agent middleware vs PIIMiddleware (create_agent)", lambda c: item7(c, quick=args.quick)),
     ]
     for num, title, fn in sections:
         if num not in items:
@@ -181,6 +182,17 @@ def main(argv: list[str] | None = None) -> int:
     if args.out:
         Path(args.out).write_text(text, encoding="utf-8")
     return 0
+
+
+def item7(cfg: object, *, quick: bool = False) -> tuple[str, dict[str, float]]:
+    """`agent_middleware.py`'s table: needs `langchain` (the `[langchain-agents]` extra), else one line says so."""
+    import importlib.util
+
+    if importlib.util.find_spec("langchain") is None or importlib.util.find_spec("langchain.agents") is None:
+        return "not available here: needs `langchain` (`pip install sluicegate[langchain-agents]`)", {}
+    import agent_middleware
+
+    return agent_middleware.table(quick)
 
 
 def targets(facts: dict[str, object]) -> str:
