@@ -54,6 +54,7 @@ from sluicegate import (
     areserve_call,
     ascreen_call,
     asettle_call,
+    cancellation_swallowed,
     reserve_call,
     screen_call,
     settle_call,
@@ -326,6 +327,8 @@ class GatedChatModel(BaseChatModel):
                     async for item in chunks:
                         if self._gone():
                             raise ReaderLeft
+                        if cancellation_swallowed():  # Python 3.11's wait_for in ChatOpenAI lost our cancel
+                            raise asyncio.CancelledError("a cancellation of this task was swallowed below the model")
                         for chunk in turn.read(item):
                             yield chunk
                         if turn.stopped:

@@ -31,7 +31,7 @@ from .call import (
     settling,
 )
 from .decode import InvalidUtf8Error, Utf8Decoder
-from .driver import Outcome, adrive, adrive_text, drive, drive_text, notice_chunk
+from .driver import Outcome, adrive, adrive_text, cancellation_swallowed, drive, drive_text, notice_chunk
 from .gate import SentenceGate, SentenceSplitter, Violation
 from .gate.person import SUPPORTED_LANGUAGES
 from .redaction import Redactor, redact
@@ -63,6 +63,7 @@ __all__ = [
     "screen_call",
     "settle_call",
     "settling",
+    "cancellation_swallowed",
     "Done",
     "Event",
     "Guard",

@@ -363,7 +363,7 @@ async def _adrive(run: _Run, source: AsyncUpstream, is_cancelled: IsCancelled | 
                 if _nonempty(step):
                     yield step
                 raise
-            if _cancel_swallowed():  # our task was cancelled and something below returned an item anyway
+            if cancellation_swallowed():  # our task was cancelled and something below returned an item anyway
                 run.account(item)
                 raise asyncio.CancelledError("a cancellation of this task was swallowed below the driver")
             if is_cancelled is not None and await is_cancelled():
@@ -393,7 +393,7 @@ async def _adrive(run: _Run, source: AsyncUpstream, is_cancelled: IsCancelled | 
         await source.aclose()
 
 
-def _cancel_swallowed() -> bool:
+def cancellation_swallowed() -> bool:
     """True if the running task has a cancellation request pending (`Task.cancelling()`) although the pull
     returned normally: code below us caught the `CancelledError` and went on without `uncancel()`.
 

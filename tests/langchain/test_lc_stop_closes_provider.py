@@ -86,7 +86,7 @@ def test_sync(llm_provider: Any, shape: str, kind: str, mode: str) -> None:
 
 # ChatOpenAI's async path wraps each chunk in `asyncio.wait_for` (`stream_chunk_timeout`), which on Python 3.11
 # swallows a cancellation that lands in the same loop turn as a chunk (CPython gh-86296): the `held` cases here
-# are the regression tests of the driver honouring that lost cancellation (`driver._cancel_swallowed`).
+# are the regression tests of the driver honouring that lost cancellation (`sluicegate.cancellation_swallowed`).
 ASYNC_CASES = [(shape, kind, mode) for shape, kind in CASES for mode in MODES]
 
 
