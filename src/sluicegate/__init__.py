@@ -5,6 +5,7 @@ violation. For any chunking of the same input, the released text, the stop flag 
 to filtering the whole string at once.
 """
 
+from ._errors import SluicegateError
 from .call import (
     CallModel,
     CallState,
@@ -72,6 +73,7 @@ __all__ = [
     "Redactor",
     "SentenceGate",
     "SentenceSplitter",
+    "SluicegateError",
     "Step",
     "StreamFilter",
     "Usage",

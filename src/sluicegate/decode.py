@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import codecs
 
+from ._errors import SluicegateError
 
-class InvalidUtf8Error(ValueError):
+
+class InvalidUtf8Error(SluicegateError, ValueError):
     """The byte stream is not valid UTF-8. Raised instead of guessing, so no text is silently altered."""
 
 

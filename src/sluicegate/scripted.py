@@ -10,8 +10,10 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable, Sequence
 
+from ._errors import SluicegateError
 
-class ProviderError(ConnectionError):
+
+class ProviderError(SluicegateError, ConnectionError):
     """The scripted provider 'died' (as a provider's connection reset would look)."""
 
 

@@ -6,8 +6,9 @@ instances. Nothing here imports a database client at import time (sqlite3 is the
 imported only when a `RedisStore` talks to its server).
 """
 
+from .._deprecation import moved_names
 from .call import REFUSED_REASON, CallBudget, refused
-from .cap import CapStats, Decision, Reservation, SpendCap, utc_month
+from .cap import CapDecision, CapStats, Reservation, SpendCap, utc_month
 from .clientkey import client_address, client_key
 from .prices import NANO, Price, from_nano
 from .ratelimit import DEGRADED_HEADER, RateDecision, RateLimits
@@ -19,7 +20,7 @@ __all__ = [
     "REFUSED_REASON",
     "CallBudget",
     "CapStats",
-    "Decision",
+    "CapDecision",
     "Price",
     "RateDecision",
     "RateLimits",
@@ -36,3 +37,6 @@ __all__ = [
     "refused",
     "utc_month",
 ]
+
+# Renamed so no class name is defined twice in the core (`sluicegate.evidence.Decision` is the other one).
+__getattr__ = moved_names(__name__, {"Decision": "sluicegate.budget:CapDecision"})

@@ -22,6 +22,7 @@ import enum
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from .._errors import SluicegateError
 from ..driver import FALLBACK_NOTICE, Outcome
 from ..sources import FilterFactory, gate_factory
 from ..stream import Done, Guard, Step, StreamFilter
@@ -79,11 +80,11 @@ _ALLOWED: dict[str, frozenset[CallState]] = {
 }
 
 
-class CallStateError(RuntimeError):
+class CallStateError(SluicegateError, RuntimeError):
     """A method was called in a state where the order does not allow it (a bug in the caller)."""
 
 
-class UnreservedCall(RuntimeError):
+class UnreservedCall(SluicegateError, RuntimeError):
     """The host asked for a model call the reservation does not cover: none is held, a second call (a reask, a
     retry), or a prompt longer than the one reserved. Raised before the call is made: it fails closed."""
 

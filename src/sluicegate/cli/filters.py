@@ -12,6 +12,7 @@ import inspect
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from .._errors import SluicegateError
 from ..stream import StreamFilter
 from .imports import import_user_module
 
@@ -20,7 +21,7 @@ RecordFactory = Callable[[Mapping[str, Any], str], StreamFilter]
 DEFAULT_NAME = "SentenceGate then Redactor (default)"
 
 
-class FilterSpecError(ValueError):
+class FilterSpecError(SluicegateError, ValueError):
     """`--filter` names nothing importable or callable."""
 
 

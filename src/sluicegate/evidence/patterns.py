@@ -26,6 +26,7 @@ from pathlib import Path
 
 import regex
 
+from .._errors import SluicegateError
 from ..gate.normalize import normalize
 from .normalize import APOSTROPHES, has_han, normalize_question
 
@@ -41,7 +42,7 @@ _WORD_SPLIT = regex.compile(r"[^\p{L}\p{M}\p{Nd}]+")
 Entries = Mapping[str, Mapping[str, Sequence[str]]]  # category -> language -> entries
 
 
-class PatternError(ValueError):
+class PatternError(SluicegateError, ValueError):
     """An entry that does not compile; the message names where it came from."""
 
 

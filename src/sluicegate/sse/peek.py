@@ -13,10 +13,11 @@ import asyncio
 from collections.abc import AsyncIterable, AsyncIterator
 from typing import Any
 
+from .._errors import SluicegateError
 from ..closing import AsyncUpstream
 
 
-class UpstreamFailedEarly(Exception):
+class UpstreamFailedEarly(SluicegateError):
     """The provider failed before its first piece; `__cause__` is its exception."""
 
 
