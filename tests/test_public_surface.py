@@ -4,6 +4,8 @@ only public names. The measuring is in `tests/surface_census.py` (run it as a sc
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from tests import surface_census as census
@@ -84,4 +86,22 @@ def test_a_renamed_public_name_still_imports_from_its_old_place_with_a_deprecati
         got = getattr(importlib.import_module(old_place), old_name)
     assert got is getattr(importlib.import_module(new_place), new_name)
     with pytest.raises(AttributeError):
-        getattr(importlib.import_module(old_place), "NoSuchName")
+        _ = importlib.import_module(old_place).NoSuchName
+
+
+def test_adapters_import_only_names_a_public_place_lists_in_its_all() -> None:
+    imports = census.adapter_imports()
+    assert len(imports) >= 50  # the census read the adapters
+    bad = [f"{i.file}:{i.line}: from {i.module} import {i.name}" for i in census.non_public_adapter_imports()]
+    assert bad == []
+
+
+def test_the_census_flags_an_adapter_importing_a_private_module(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    adapter = tmp_path / "sluicegate_fake"
+    adapter.mkdir()
+    (adapter / "mod.py").write_text("from sluicegate.driver import _Run\nfrom sluicegate import drive\n")
+    monkeypatch.setattr(census, "INTEGRATIONS", tmp_path)
+    monkeypatch.setattr(census, "ROOT", tmp_path)
+    assert [(i.module, i.name) for i in census.non_public_adapter_imports()] == [("sluicegate.driver", "_Run")]

@@ -8,7 +8,7 @@
 - `UsageCallbackHandler`: output tokens of every model run, including runs a stop cut short.
 """
 
-from sluicegate.plugin import require_extra
+from sluicegate.host import require_extra
 
 require_extra("langchain_core", adapter="sluicegate_langchain", framework="LangChain", extra="langchain")
 

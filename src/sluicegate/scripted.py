@@ -12,6 +12,8 @@ from collections.abc import AsyncIterator, Callable, Sequence
 
 from ._errors import SluicegateError
 
+__all__ = ["ProviderError", "ScriptedProvider"]
+
 
 class ProviderError(SluicegateError, ConnectionError):
     """The scripted provider 'died' (as a provider's connection reset would look)."""

@@ -11,6 +11,18 @@ from typing import Any
 
 from .stream import StreamFilter
 
+__all__ = [
+    "FilterFactory",
+    "RequestFactory",
+    "format_sources",
+    "gate_factory",
+    "gate_from",
+    "marker",
+    "refusal_text",
+    "source_text",
+    "source_texts",
+]
+
 FilterFactory = Callable[[Sequence[str]], StreamFilter]
 RequestFactory = Callable[[Mapping[str, Any]], StreamFilter]
 

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 from .stream import Event, StreamFilter
 
+__all__ = ["FilterFactory", "Run", "assert_chunk_invariant", "chunkings", "pieces_of", "random_chunking", "run_filter"]
+
 FilterFactory = Callable[[], StreamFilter]
 
 
