@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from sluicegate._public import PLACES
 from tests import surface_census as census
 
 
@@ -105,3 +106,34 @@ def test_the_census_flags_an_adapter_importing_a_private_module(
     monkeypatch.setattr(census, "INTEGRATIONS", tmp_path)
     monkeypatch.setattr(census, "ROOT", tmp_path)
     assert [(i.module, i.name) for i in census.non_public_adapter_imports()] == [("sluicegate.driver", "_Run")]
+
+
+def public_objects() -> dict[int, tuple[object, list[str]]]:
+    """id -> (a public class or function, the public places whose `__all__` lists it)."""
+    import importlib
+    import inspect
+
+    found: dict[int, tuple[object, list[str]]] = {}
+    for place in PLACES:
+        mod = importlib.import_module(place)
+        for name in mod.__all__:
+            obj = getattr(mod, name)
+            if isinstance(obj, type) or inspect.isfunction(obj):
+                found.setdefault(id(obj), (obj, []))[1].append(place)
+    return found
+
+
+def test_each_public_class_and_function_names_its_one_documented_place_in_module() -> None:
+    objects = public_objects()
+    assert len(objects) >= 150
+    wrong = []
+    for obj, places in objects.values():
+        home = obj.__module__  # type: ignore[attr-defined]
+        # Its place, plus at most the root re-exporting a subpackage's name (`sluicegate.GuardedCall`).
+        if home not in places or set(places) - {home, "sluicegate"}:
+            wrong.append(f"{obj.__qualname__}: __module__={home}, listed by {places}")  # type: ignore[attr-defined]
+    assert wrong == []
+
+
+def test_the_place_list_of_the_census_is_the_core_own() -> None:
+    assert census.PUBLIC_PLACES == PLACES

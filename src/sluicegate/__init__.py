@@ -6,6 +6,7 @@ to filtering the whole string at once.
 """
 
 from ._errors import SluicegateError
+from ._public import publish
 from .call import (
     CallModel,
     CallState,
@@ -88,3 +89,5 @@ __all__ = [
     "redact",
 ]
 __version__ = "0.1.0"
+
+publish(__name__, globals())  # one documented place per public name (docs/api.md)

@@ -5,6 +5,7 @@ A host (LangChain, LlamaIndex, NeMo, Guardrails AI, Starlette, the next one) imp
 modules without breaking an adapter (`tests/test_public_surface.py` enforces it; docs/api.md lists every name).
 """
 
+from ._public import publish
 from .closing import aclose_now, close_now
 from .driver import FALLBACK_NOTICE, TextOf, UsageOf
 from .notices import NoticeKind, languages, notice
@@ -28,3 +29,5 @@ __all__ = [
     "sdk_text",
     "sdk_usage",
 ]
+
+publish(__name__, globals())  # one documented place per public name (docs/api.md)

@@ -11,6 +11,7 @@ import asyncio
 from collections.abc import AsyncIterator, Callable, Sequence
 
 from ._errors import SluicegateError
+from ._public import publish
 
 __all__ = ["ProviderError", "ScriptedProvider"]
 
@@ -67,3 +68,6 @@ class ScriptedProvider:
         finally:
             self.closed = True
             self.closed_event.set()
+
+
+publish(__name__, globals())  # one documented place per public name (docs/api.md)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from ._public import publish
 from .stream import StreamFilter
 
 __all__ = [
@@ -114,3 +115,6 @@ def refusal_text(filt: StreamFilter) -> str:
     from .notices import notice
 
     return notice("en", "refusal")
+
+
+publish(__name__, globals())  # one documented place per public name (docs/api.md)

@@ -7,6 +7,7 @@ imported only when a `RedisStore` talks to its server).
 """
 
 from .._deprecation import moved_names
+from .._public import publish
 from .call import REFUSED_REASON, CallBudget, refused
 from .cap import CapDecision, CapStats, Reservation, SpendCap, utc_month
 from .clientkey import client_address, client_key
@@ -40,3 +41,5 @@ __all__ = [
 
 # Renamed so no class name is defined twice in the core (`sluicegate.evidence.Decision` is the other one).
 __getattr__ = moved_names(__name__, {"Decision": "sluicegate.budget:CapDecision"})
+
+publish(__name__, globals())  # one documented place per public name (docs/api.md)

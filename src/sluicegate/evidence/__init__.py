@@ -5,6 +5,7 @@ retrieved passage reaches the evidence threshold. Either refusal is a fixed text
 runs them in that order. Every score carries its `ScoreKind`; rank-fusion and raw BM25 scores are refused.
 """
 
+from .._public import publish
 from ..gate.person import SUPPORTED_LANGUAGES
 from .coverage import content_words, keyword_coverage, stopwords
 from .decision import NO_EVIDENCE, NO_RECORDS, Decision, Passage, Record, record_text
@@ -61,3 +62,5 @@ __all__ = [
     "start_of",
     "stopwords",
 ]
+
+publish(__name__, globals())  # one documented place per public name (docs/api.md)

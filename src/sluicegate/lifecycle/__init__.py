@@ -9,6 +9,7 @@ Needs the `[lifecycle]` extra (pydantic). `import sluicegate` does not import th
 """
 
 from .._deprecation import moved_names
+from .._public import publish
 from .executor import aexecute_calls, execute_calls
 from .generation import NOT_APPLIED, Draft, Generation, Reconcile, ToolCall, validate_stream, validate_tool_calls
 from .ops import Kind
@@ -63,3 +64,5 @@ __getattr__ = moved_names(
         "RedisStore": "sluicegate.lifecycle:RedisOperationStore",
     },
 )
+
+publish(__name__, globals())  # one documented place per public name (docs/api.md)
