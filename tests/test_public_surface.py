@@ -102,10 +102,10 @@ def test_the_census_flags_an_adapter_importing_a_private_module(
 ) -> None:
     adapter = tmp_path / "sluicegate_fake"
     adapter.mkdir()
-    (adapter / "mod.py").write_text("from sluicegate.driver import _Run\nfrom sluicegate import drive\n")
+    (adapter / "mod.py").write_text("from sluicegate._driver import _Run\nfrom sluicegate import drive\n")
     monkeypatch.setattr(census, "INTEGRATIONS", tmp_path)
     monkeypatch.setattr(census, "ROOT", tmp_path)
-    assert [(i.module, i.name) for i in census.non_public_adapter_imports()] == [("sluicegate.driver", "_Run")]
+    assert [(i.module, i.name) for i in census.non_public_adapter_imports()] == [("sluicegate._driver", "_Run")]
 
 
 def public_objects() -> dict[int, tuple[object, list[str]]]:
@@ -137,3 +137,27 @@ def test_each_public_class_and_function_names_its_one_documented_place_in_module
 
 def test_the_place_list_of_the_census_is_the_core_own() -> None:
     assert census.PUBLIC_PLACES == PLACES
+
+
+@pytest.mark.parametrize(
+    ("old", "name", "new"),
+    [
+        ("sluicegate.driver", "Outcome", "sluicegate"),
+        ("sluicegate.stream", "Done", "sluicegate"),
+        ("sluicegate.gate", "SentenceGate", "sluicegate"),
+        ("sluicegate.gate.normalize", "normalize", "sluicegate._gate.normalize"),
+        ("sluicegate.gate.values", "index_source", "sluicegate._gate.values"),
+        ("sluicegate.notices", "notice", "sluicegate.host"),
+        ("sluicegate.closing", "aclose_now", "sluicegate.host"),
+        ("sluicegate.provider_chunks", "sdk_text", "sluicegate.host"),
+        ("sluicegate.sessions", "Session", "sluicegate.host"),
+        ("sluicegate.plugin", "require_extra", "sluicegate.host"),
+        ("sluicegate.responses", "OpenResponses", "sluicegate._responses"),
+    ],
+)
+def test_an_old_module_path_still_imports_with_a_deprecation_warning(old: str, name: str, new: str) -> None:
+    import importlib
+
+    with pytest.warns(DeprecationWarning, match=f"import {name} from"):
+        got = getattr(importlib.import_module(old), name)
+    assert got is getattr(importlib.import_module(new), name)

@@ -5,8 +5,14 @@ violation. For any chunking of the same input, the released text, the stop flag 
 to filtering the whole string at once.
 """
 
+from ._decode import InvalidUtf8Error, Utf8Decoder
+from ._driver import Outcome, adrive, adrive_text, drive, drive_text, notice_chunk
 from ._errors import SluicegateError
+from ._gate import SentenceGate, SentenceSplitter, Violation
+from ._gate.person import SUPPORTED_LANGUAGES
 from ._public import publish
+from ._stream import Done, Event, Guard, Pipeline, Step, StreamFilter
+from ._usage import Usage, UsageMeter
 from .call import (
     CallModel,
     CallState,
@@ -32,13 +38,7 @@ from .call import (
     settle_call,
     settling,
 )
-from .decode import InvalidUtf8Error, Utf8Decoder
-from .driver import Outcome, adrive, adrive_text, drive, drive_text, notice_chunk
-from .gate import SentenceGate, SentenceSplitter, Violation
-from .gate.person import SUPPORTED_LANGUAGES
 from .redaction import Redactor, redact
-from .stream import Done, Event, Guard, Pipeline, Step, StreamFilter
-from .usage import Usage, UsageMeter
 
 __all__ = [
     "SUPPORTED_LANGUAGES",

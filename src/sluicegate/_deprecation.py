@@ -11,7 +11,7 @@ import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
 
-__all__ = ["moved_names"]
+__all__ = ["moved_module", "moved_names"]
 
 
 def moved_names(module: str, moved: Mapping[str, str]) -> Callable[[str], Any]:
@@ -24,5 +24,23 @@ def moved_names(module: str, moved: Mapping[str, str]) -> Callable[[str], Any]:
         place, _, new = target.partition(":")
         warnings.warn(f"{module}.{name} is deprecated; use {place}.{new}", DeprecationWarning, stacklevel=2)
         return getattr(importlib.import_module(place), new)
+
+    return __getattr__
+
+
+def moved_module(module: str, private: str, public: str) -> Callable[[str], Any]:
+    """A module `__getattr__` for an old module path: every name still resolves, from `private`, with a
+    `DeprecationWarning` that points at `public` (the place to import from now)."""
+
+    def __getattr__(name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        value = getattr(importlib.import_module(private), name)
+        warnings.warn(
+            f"module {module} is private now ({private}); import {name} from {public}",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return value
 
     return __getattr__

@@ -5,13 +5,13 @@ A host (LangChain, LlamaIndex, NeMo, Guardrails AI, Starlette, the next one) imp
 modules without breaking an adapter (`tests/test_public_surface.py` enforces it; docs/api.md lists every name).
 """
 
+from ._closing import aclose_now, close_now
+from ._driver import FALLBACK_NOTICE, TextOf, UsageOf
+from ._notices import NoticeKind, languages, notice
+from ._plugin import load_factory, require_extra
+from ._provider_chunks import sdk_text, sdk_usage
 from ._public import publish
-from .closing import aclose_now, close_now
-from .driver import FALLBACK_NOTICE, TextOf, UsageOf
-from .notices import NoticeKind, languages, notice
-from .plugin import load_factory, require_extra
-from .provider_chunks import sdk_text, sdk_usage
-from .sessions import STOP_PREFIX, Session
+from ._sessions import STOP_PREFIX, Session
 
 __all__ = [
     "FALLBACK_NOTICE",

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from ._public import publish
-from .stream import StreamFilter
+from ._stream import StreamFilter
 
 __all__ = [
     "FilterFactory",
@@ -30,7 +30,7 @@ RequestFactory = Callable[[Mapping[str, Any]], StreamFilter]
 
 def marker(index: int) -> str:
     """The marker of the 1-based source `index` (the gate's own format, `gate.markers.MARKER_FORMAT`)."""
-    from .gate.markers import marker as gate_marker
+    from ._gate.markers import marker as gate_marker
 
     return gate_marker(index)
 
@@ -68,9 +68,9 @@ def gate_factory(*, redact: bool = False, **gate_options: Any) -> FilterFactory:
     """
 
     def make(texts: Sequence[str]) -> StreamFilter:
-        from .gate import SentenceGate
+        from ._gate import SentenceGate
+        from ._stream import Pipeline
         from .redaction import Redactor
-        from .stream import Pipeline
 
         gate = SentenceGate(list(texts), **gate_options)
         return Pipeline(gate, Redactor()) if redact else gate
@@ -112,7 +112,7 @@ def refusal_text(filt: StreamFilter) -> str:
         text = getattr(stage, "refusal_text", None)
         if isinstance(text, str):
             return text
-    from .notices import notice
+    from ._notices import notice
 
     return notice("en", "refusal")
 

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from ._public import publish
-from .stream import Event, StreamFilter
+from ._stream import Event, StreamFilter
 
 __all__ = ["FilterFactory", "Run", "assert_chunk_invariant", "chunkings", "pieces_of", "random_chunking", "run_filter"]
 

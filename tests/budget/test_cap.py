@@ -8,10 +8,10 @@ from decimal import Decimal
 import pytest
 
 from sluicegate import Done, SentenceGate, Usage, UsageMeter, drive
+from sluicegate._driver import Outcome
+from sluicegate._notices import languages, notice
 from sluicegate.budget import NANO, Price, SpendCap, from_nano
 from sluicegate.budget.bound import MESSAGE_OVERHEAD_TOKENS
-from sluicegate.driver import Outcome
-from sluicegate.notices import languages, notice
 
 from .helpers import PRICES, Clock
 

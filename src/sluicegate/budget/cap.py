@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from ..notices import notice
-from ..usage import Usage
+from .._notices import notice
+from .._usage import Usage
 from .bound import MESSAGE_OVERHEAD_TOKENS, prompt_tokens_bound
 from .prices import Money, Price, PriceSpec, from_nano, price_of, price_table, to_nano
 from .stores.base import SpendStore, StoreUnavailable, Totals

@@ -22,11 +22,11 @@ import enum
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from .._driver import FALLBACK_NOTICE, Outcome
 from .._errors import SluicegateError
-from ..driver import FALLBACK_NOTICE, Outcome
+from .._stream import Done, Guard, Step, StreamFilter
+from .._usage import Usage, UsageMeter
 from ..sources import FilterFactory, gate_factory
-from ..stream import Done, Guard, Step, StreamFilter
-from ..usage import Usage, UsageMeter
 from ._actions import (
     After,
     Before,

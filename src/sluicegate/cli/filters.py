@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .._errors import SluicegateError
-from ..stream import StreamFilter
+from .._stream import StreamFilter
 from .imports import import_user_module
 
 RecordFactory = Callable[[Mapping[str, Any], str], StreamFilter]
@@ -27,9 +27,9 @@ class FilterSpecError(SluicegateError, ValueError):
 
 def default_filter(record: Mapping[str, Any], language: str) -> StreamFilter:
     """The production default: the sentence gate over the record's numbered sources, then the redactor."""
-    from ..gate import SentenceGate
+    from .._gate import SentenceGate
+    from .._stream import Pipeline
     from ..redaction import Redactor
-    from ..stream import Pipeline
 
     return Pipeline(SentenceGate(list(record["sources"]), language=language), Redactor())
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .._errors import SluicegateError
-from ..gate.person import SUPPORTED_LANGUAGES
+from .._gate.person import SUPPORTED_LANGUAGES
 
 EXPECTED = ("release", "stop", "refuse")
 

@@ -17,9 +17,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._driver import FALLBACK_NOTICE, Outcome, drive
 from .._errors import SluicegateError
-from ..driver import FALLBACK_NOTICE, Outcome, drive
-from ..stream import Event, Guard, StreamFilter
+from .._stream import Event, Guard, StreamFilter
 from ..testing import pieces_of, random_chunking
 from .filters import FilterSpecError, RecordFactory
 from .records import ReplayRecord
@@ -148,7 +148,7 @@ class ReplayResult:
 
 
 def _sentences(text: str) -> list[str]:
-    from ..gate.segment import SentenceSplitter
+    from .._gate.segment import SentenceSplitter
 
     splitter = SentenceSplitter()
     out = splitter.feed(text)

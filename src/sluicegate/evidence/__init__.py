@@ -5,8 +5,8 @@ retrieved passage reaches the evidence threshold. Either refusal is a fixed text
 runs them in that order. Every score carries its `ScoreKind`; rank-fusion and raw BM25 scores are refused.
 """
 
+from .._gate.person import SUPPORTED_LANGUAGES
 from .._public import publish
-from ..gate.person import SUPPORTED_LANGUAGES
 from .coverage import content_words, keyword_coverage, stopwords
 from .decision import NO_EVIDENCE, NO_RECORDS, Decision, Passage, Record, record_text
 from .embedding import EmbeddingUnavailable, HashingEmbedding, cosine

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from ..notices import notice
+from .._notices import notice
 from .coverage import MIN_MATCHES, PassageWords, content_words, coverage
 from .decision import NO_EVIDENCE, Decision, Passage
 from .normalize import normalize_question

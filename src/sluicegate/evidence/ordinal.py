@@ -20,8 +20,8 @@ from typing import Literal
 import regex
 
 from .._data import list_names, word_list
-from ..gate.markers import strip_markers
-from ..gate.person import SUPPORTED_LANGUAGES
+from .._gate.markers import strip_markers
+from .._gate.person import SUPPORTED_LANGUAGES
 from .coverage import content_words
 from .normalize import normalize_question
 from .patterns import compile_entry, phrase_source

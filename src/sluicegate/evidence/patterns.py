@@ -27,7 +27,7 @@ from pathlib import Path
 import regex
 
 from .._errors import SluicegateError
-from ..gate.normalize import normalize
+from .._gate.normalize import normalize
 from .normalize import APOSTROPHES, has_han, normalize_question
 
 REGEX_LANGUAGES: frozenset[str] = frozenset({"en", "fa"})

@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from ..stream import Guard, StreamFilter
+from .._stream import Guard, StreamFilter
 from .assembly import Assembly, AssemblyError, Item
 from .ops import Check, Delta, Duplicate, ItemDone, Kind, Op, ProviderId, Start, StreamViolation, Terminal
 from .policy import Policy, idempotency_key

@@ -18,7 +18,7 @@ import os
 from collections.abc import Iterable
 from typing import Any
 
-from ..stream import EMPTY_STEP, STOPPED_STEP, Done, Guard, Step, check_piece
+from .._stream import EMPTY_STEP, STOPPED_STEP, Done, Guard, Step, check_piece
 from . import prefilter as _pf
 from .detector import LOOKBEHIND, Detector, custom_detector
 from .normalize import extend_view, normalize, plain_view
