@@ -12,7 +12,7 @@ from lc_fakes import INPUT_TOKENS, ScriptedChatModel
 
 from sluicegate._notices import notice
 from sluicegate.budget import CallBudget, Price, SpendCap, SQLiteStore
-from sluicegate.budget.bound import MESSAGE_OVERHEAD_TOKENS
+from sluicegate.budget._bound import MESSAGE_OVERHEAD_TOKENS
 from sluicegate.testing import pieces_of
 from sluicegate_langchain import SourceGate, UsageCallbackHandler
 from tests.budget.helpers import SlowStore

@@ -8,12 +8,12 @@ imported only when a `RedisStore` talks to its server).
 
 from .._deprecation import moved_names
 from .._public import publish
-from .call import REFUSED_REASON, CallBudget, refused
-from .cap import CapDecision, CapStats, Reservation, SpendCap, utc_month
-from .clientkey import client_address, client_key
-from .prices import NANO, Price, from_nano
-from .ratelimit import DEGRADED_HEADER, RateDecision, RateLimits
-from .stores import RedisStore, SpendStore, SQLiteStore, StoreUnavailable, Totals
+from ._call import REFUSED_REASON, CallBudget, refused
+from ._cap import CapDecision, CapStats, Reservation, SpendCap, utc_month
+from ._clientkey import client_address, client_key
+from ._prices import NANO, Price, from_nano
+from ._ratelimit import DEGRADED_HEADER, RateDecision, RateLimits
+from ._stores import RedisStore, SpendStore, SQLiteStore, StoreUnavailable, Totals
 
 __all__ = [
     "DEGRADED_HEADER",

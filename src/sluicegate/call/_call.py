@@ -45,7 +45,7 @@ from ._actions import (
 if TYPE_CHECKING:
     from ..budget import CallBudget, Reservation
     from ..evidence import Decision, Passage, Preflight
-    from ..evidence.ordinal import FollowUp
+    from ..evidence._ordinal import FollowUp
     from ..lifecycle import Generation
     from ..prompts import Prompt
 
@@ -305,7 +305,7 @@ class GuardedCall:
         if self.model_calls:
             raise UnreservedCall("a second model call in one guarded call (a reask?); the cap reserved one")
         if prompt is not None and self.budget is not None and self.reservation is not None:
-            from ..budget.bound import prompt_tokens_bound
+            from ..budget._bound import prompt_tokens_bound
 
             bound, _ = prompt_tokens_bound(prompt, overhead=self.budget.cap.overhead)
             if bound > self.reservation.input_bound:

@@ -7,7 +7,7 @@ rule's deterministic twin is in `RULE_CHECKS` (and docs/prompts.md).
 """
 
 from .._public import publish
-from .render import (
+from ._render import (
     RULE_CHECKS,
     RULES,
     Prompt,

@@ -12,8 +12,8 @@ import math
 from collections.abc import Sequence
 
 from .._errors import SluicegateError
-from .coverage import content_words
-from .normalize import normalize_question
+from ._coverage import content_words
+from ._normalize import normalize_question
 
 
 class EmbeddingUnavailable(SluicegateError, RuntimeError):

@@ -26,9 +26,9 @@ from typing import Any
 
 from .._notices import notice
 from .._usage import Usage
-from .bound import MESSAGE_OVERHEAD_TOKENS, prompt_tokens_bound
-from .prices import Money, Price, PriceSpec, from_nano, price_of, price_table, to_nano
-from .stores.base import SpendStore, StoreUnavailable, Totals
+from ._bound import MESSAGE_OVERHEAD_TOKENS, prompt_tokens_bound
+from ._prices import Money, Price, PriceSpec, from_nano, price_of, price_table, to_nano
+from ._stores.base import SpendStore, StoreUnavailable, Totals
 
 log = logging.getLogger("sluicegate.budget")
 

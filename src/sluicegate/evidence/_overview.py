@@ -13,9 +13,9 @@ from datetime import date
 from pathlib import Path
 
 from .._notices import notice
-from .decision import NO_RECORDS, Decision, Record
-from .normalize import normalize_question, with_aliases
-from .patterns import Entries, Pattern, by_language, compile_all, first_match, shipped, with_users
+from ._decision import NO_RECORDS, Decision, Record
+from ._normalize import normalize_question, with_aliases
+from ._patterns import Entries, Pattern, by_language, compile_all, first_match, shipped, with_users
 
 RecordsSource = Callable[[str, str], Iterable[Record]]  # (question, language) -> the records to answer from
 

@@ -14,7 +14,7 @@ from typing import Any
 from .._driver import Outcome
 from .._stream import Done
 from .._usage import Usage, UsageMeter
-from .cap import Reservation, SpendCap
+from ._cap import Reservation, SpendCap
 
 REFUSED_REASON = "refused"  # Outcome.reason / Done reason of a call the cap refused (no model call)
 

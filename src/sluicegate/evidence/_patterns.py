@@ -28,7 +28,7 @@ import regex
 
 from .._errors import SluicegateError
 from .._gate.normalize import normalize
-from .normalize import APOSTROPHES, has_han, normalize_question
+from ._normalize import APOSTROPHES, has_han, normalize_question
 
 REGEX_LANGUAGES: frozenset[str] = frozenset({"en", "fa"})
 ZWNJ = "\u200c"
