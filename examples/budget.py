@@ -18,9 +18,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from sluicegate import SentenceGate, drive  # noqa: E402
+from sluicegate import (  # noqa: E402
+    Outcome,  # noqa: E402
+    SentenceGate,
+    drive,
+)
 from sluicegate.budget import Price, SpendCap, SQLiteStore, from_nano  # noqa: E402
-from sluicegate.driver import Outcome  # noqa: E402
 
 PRICES = {"small-model": Price("0.15", "0.60")}  # per million tokens
 MESSAGES = [

@@ -19,7 +19,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from sluicegate.lifecycle import AnthropicReader, Generation, OutcomeUnknown, Policy, SQLiteStore
+from sluicegate.lifecycle import AnthropicReader, Generation, OutcomeUnknown, Policy, SQLiteOperationStore
 from sluicegate.sse import SSEParser
 
 
@@ -103,7 +103,7 @@ def main() -> None:
 
     bank, policy = Bank(), Policy(version="policy-2026-12", tools={"transfer"})
     with tempfile.TemporaryDirectory() as tmp:
-        store = SQLiteStore(Path(tmp) / "operations.sqlite3")
+        store = SQLiteOperationStore(Path(tmp) / "operations.sqlite3")
         gen.confirm(store)
         call = gen.tool_calls[0]
         print(f"\n3. Confirmed under {gen.id}; idempotency key {gen.idempotency_key(call, policy)[:20]}...")

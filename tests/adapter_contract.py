@@ -27,9 +27,9 @@ from typing import Any
 import pytest
 
 from sluicegate import GuardedCall, run_call
+from sluicegate._driver import NOTICE_SEPARATOR
+from sluicegate._notices import notice
 from sluicegate.budget import CallBudget
-from sluicegate.driver import NOTICE_SEPARATOR
-from sluicegate.notices import notice
 from tests.call.helpers import (
     PASSING,
     QUESTION,

@@ -19,12 +19,12 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any, TypeVar
 
-from sluicegate.stream import EMPTY_STEP, STOPPED_STEP, Done, Guard, Step, check_piece
+from sluicegate._stream import EMPTY_STEP, STOPPED_STEP, Done, Guard, Step, check_piece
 
 T = TypeVar("T")
 ROOT = Path(__file__).resolve().parents[1]
 NOTICE = "[answer withheld: failed verification]"
-# What a reader is shown after released text: the notice set off as a paragraph (sluicegate.driver)
+# What a reader is shown after released text: the notice set off as a paragraph (sluicegate._driver)
 SHOWN_NOTICE = "\n\n" + NOTICE
 STOP_NOTICE = "The answer was stopped."
 
@@ -118,7 +118,7 @@ BAD_SHOWN = BAD_RELEASED + "\n\n" + STOP_NOTICE  # what a reader of any adapter'
 
 def shown_text(factory: Callable[[], Any], text: str) -> str:
     """What a reader sees for `text` filtered whole: released text, then the notice after a stop."""
-    from sluicegate.driver import drive_text
+    from sluicegate._driver import drive_text
 
     return "".join(drive_text([text], factory()))
 

@@ -8,7 +8,7 @@ stream's `violation` / `outcome`, never from `validation_passed` (guardrails doe
 
 from __future__ import annotations
 
-from sluicegate.plugin import require_extra
+from sluicegate.host import require_extra
 
 require_extra("guardrails", adapter="sluicegate_guardrails", framework="Guardrails AI", extra="guardrails")
 

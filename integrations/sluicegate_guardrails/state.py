@@ -6,7 +6,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from sluicegate.sessions import Session
+from sluicegate.host import Session
 
 STATE_KEY = "sluicegate_stream"
 # End of stream: a private-use marker the model cannot be confused with (guardrails drops empty chunks, and

@@ -8,8 +8,8 @@ from contextlib import suppress
 from typing import Any
 
 from sluicegate import Outcome, adrive, drive, notice_chunk
+from sluicegate.host import sdk_text
 from sluicegate.prompts import render_prompt
-from sluicegate.provider_chunks import sdk_text
 from sluicegate.sources import source_texts
 
 from .state import EOS, STATE_KEY, StreamState

@@ -21,8 +21,7 @@ from guardrails.validator_base import Validator, register_validator
 from guardrails_ai.types import FailResult, PassResult, ValidationResult
 
 from sluicegate import StreamFilter, drive
-from sluicegate.plugin import load_factory
-from sluicegate.sessions import Session
+from sluicegate.host import Session, load_factory
 
 from .state import EOS, STATE_KEY, StreamState
 

@@ -13,7 +13,7 @@
 
 from typing import Any
 
-from sluicegate.plugin import require_extra
+from sluicegate.host import require_extra
 
 require_extra("langchain_core", adapter="sluicegate_langchain", framework="LangChain", extra="langchain")
 

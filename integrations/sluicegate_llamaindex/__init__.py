@@ -5,7 +5,7 @@
 - `UsageEventHandler`: output tokens of every LLM call from instrumentation events, stopped streams included.
 """
 
-from sluicegate.plugin import require_extra
+from sluicegate.host import require_extra
 
 require_extra("llama_index.core", adapter="sluicegate_llamaindex", framework="LlamaIndex", extra="llamaindex")
 

@@ -21,10 +21,9 @@ from llama_index.core.response_synthesizers.base import QueryTextType
 from llama_index.core.schema import NodeWithScore
 from llama_index.core.types import RESPONSE_TEXT_TYPE
 
-from sluicegate import Outcome, UsageMeter, adrive_text, drive_text
+from sluicegate import Done, Outcome, UsageMeter, adrive_text, drive_text
 from sluicegate.prompts import PromptSettings, settings_of, template_prompt
 from sluicegate.sources import FilterFactory, gate_factory, marker, refusal_text
-from sluicegate.stream import Done
 
 from .usage import Metered, install_provider_figures
 

@@ -10,7 +10,7 @@ filters the whole answer in non-streaming `generate_async`.
 
 from __future__ import annotations
 
-from sluicegate.plugin import require_extra
+from sluicegate.host import require_extra
 
 require_extra("nemoguardrails", adapter="sluicegate_nemo", framework="NeMo Guardrails", extra="nemo")
 

@@ -35,8 +35,7 @@ from sluicegate import (
 from sluicegate import UnreservedCall as UnreservedCall  # the core's: one class for every adapter
 from sluicegate.budget import CallBudget, Reservation
 from sluicegate.call import NO_USAGE
-from sluicegate.closing import aclose_now
-from sluicegate.notices import notice
+from sluicegate.host import aclose_now, notice
 
 from .llm import GatedLLM
 from .session import StreamSession, current_session

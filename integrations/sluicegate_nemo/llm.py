@@ -14,7 +14,7 @@ from typing import Any
 from nemoguardrails.types import LLMModel, LLMResponse, LLMResponseChunk
 
 from sluicegate import UsageMeter, adrive
-from sluicegate.provider_chunks import sdk_text, sdk_usage
+from sluicegate.host import sdk_text, sdk_usage
 
 from .session import SessionMissing, StreamSession, current_session
 

@@ -19,7 +19,7 @@ from nemoguardrails import LLMRails, RailsConfig
 from nemoguardrails.actions.rail_outcome import RailOutcome, TransformTarget
 
 from sluicegate import StreamFilter, drive
-from sluicegate.plugin import load_factory
+from sluicegate.host import load_factory
 
 from .session import current_session
 

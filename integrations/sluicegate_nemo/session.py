@@ -17,7 +17,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
-from sluicegate.sessions import Session
+from sluicegate.host import Session
 
 CONTEXT_KEY = "sluicegate_session"
 

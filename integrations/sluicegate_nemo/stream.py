@@ -17,8 +17,8 @@ from typing import Any
 from nemoguardrails import LLMRails
 
 from sluicegate import Outcome, StreamFilter
+from sluicegate.host import sdk_text
 from sluicegate.prompts import settings_of, sources_block, system_prompt
-from sluicegate.provider_chunks import sdk_text
 from sluicegate.sources import source_text
 
 from .llm import GatedLLM, UngatedStream, session_steps

@@ -5,7 +5,7 @@ package adds the HTTP parts (body limits and validation, status codes before the
 check, the `before_upstream` hook) and ships the browser client `sluicegate-client.js`.
 """
 
-from sluicegate.plugin import require_extra
+from sluicegate.host import require_extra
 
 for _module in ("starlette", "sse_starlette", "pydantic"):
     require_extra(_module, adapter="sluicegate_starlette", framework="Starlette and sse-starlette", extra="server")

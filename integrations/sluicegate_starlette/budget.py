@@ -28,7 +28,7 @@ from starlette.routing import Route
 
 from sluicegate import GuardedCall, Outcome, Refuse, areserve_call, asettle_call
 from sluicegate.budget import DEGRADED_HEADER, CallBudget, RateDecision, RateLimits, Reservation, refused
-from sluicegate.notices import languages
+from sluicegate.host import languages
 from sluicegate.sse import SSE_HEADERS, encode_event
 
 from .route import AnswerFn, BeforeUpstream, OnDone, _maybe_await, gated_sse_endpoint

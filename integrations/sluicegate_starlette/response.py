@@ -20,8 +20,7 @@ from sse_starlette.sse import EventSourceResponse
 from starlette.types import Receive, Scope, Send
 
 from sluicegate import Outcome, StreamFilter, UsageMeter
-from sluicegate.closing import aclose_now
-from sluicegate.driver import UsageOf
+from sluicegate.host import UsageOf, aclose_now
 from sluicegate.sse import DEFAULT_PING_INTERVAL, SSE_HEADERS, gated_events
 
 OnDone = Callable[[Outcome], "Awaitable[None] | None"]

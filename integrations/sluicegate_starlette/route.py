@@ -25,7 +25,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from sluicegate import Outcome, StreamFilter, UsageMeter
-from sluicegate.driver import UsageOf
+from sluicegate.host import UsageOf
 from sluicegate.sse import DEFAULT_PING_INTERVAL, ERROR_MESSAGES, UpstreamFailedEarly, peek_first
 
 from .body import DEFAULT_MAX_BODY_BYTES, BodyError, ChatRequest, parse_body, read_body

@@ -5,6 +5,14 @@ violation. For any chunking of the same input, the released text, the stop flag 
 to filtering the whole string at once.
 """
 
+from ._decode import InvalidUtf8Error, Utf8Decoder
+from ._driver import Outcome, adrive, adrive_text, cancellation_swallowed, drive, drive_text, notice_chunk
+from ._errors import SluicegateError
+from ._gate import SentenceGate, SentenceSplitter, Violation
+from ._gate.person import SUPPORTED_LANGUAGES
+from ._public import publish
+from ._stream import Done, Event, Guard, Pipeline, Step, StreamFilter
+from ._usage import RunMeter, Usage, UsageMeter
 from .call import (
     CallModel,
     CallState,
@@ -30,13 +38,7 @@ from .call import (
     settle_call,
     settling,
 )
-from .decode import InvalidUtf8Error, Utf8Decoder
-from .driver import Outcome, adrive, adrive_text, cancellation_swallowed, drive, drive_text, notice_chunk
-from .gate import SentenceGate, SentenceSplitter, Violation
-from .gate.person import SUPPORTED_LANGUAGES
 from .redaction import Redactor, redact
-from .stream import Done, Event, Guard, Pipeline, Step, StreamFilter
-from .usage import RunMeter, Usage, UsageMeter
 
 __all__ = [
     "SUPPORTED_LANGUAGES",
@@ -63,17 +65,17 @@ __all__ = [
     "screen_call",
     "settle_call",
     "settling",
-    "cancellation_swallowed",
     "Done",
     "Event",
     "Guard",
     "InvalidUtf8Error",
     "Outcome",
+    "RunMeter",
     "Pipeline",
     "Redactor",
-    "RunMeter",
     "SentenceGate",
     "SentenceSplitter",
+    "SluicegateError",
     "Step",
     "StreamFilter",
     "Usage",
@@ -82,9 +84,12 @@ __all__ = [
     "Violation",
     "adrive",
     "adrive_text",
+    "cancellation_swallowed",
     "drive",
     "drive_text",
     "notice_chunk",
     "redact",
 ]
 __version__ = "0.1.0"
+
+publish(__name__, globals())  # one documented place per public name (docs/api.md)

@@ -10,8 +10,13 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable, Sequence
 
+from ._errors import SluicegateError
+from ._public import publish
 
-class ProviderError(ConnectionError):
+__all__ = ["ProviderError", "ScriptedProvider"]
+
+
+class ProviderError(SluicegateError, ConnectionError):
     """The scripted provider 'died' (as a provider's connection reset would look)."""
 
 
@@ -63,3 +68,6 @@ class ScriptedProvider:
         finally:
             self.closed = True
             self.closed_event.set()
+
+
+publish(__name__, globals())  # one documented place per public name (docs/api.md)

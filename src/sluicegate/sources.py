@@ -9,7 +9,20 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from .stream import StreamFilter
+from ._public import publish
+from ._stream import StreamFilter
+
+__all__ = [
+    "FilterFactory",
+    "RequestFactory",
+    "format_sources",
+    "gate_factory",
+    "gate_from",
+    "marker",
+    "refusal_text",
+    "source_text",
+    "source_texts",
+]
 
 FilterFactory = Callable[[Sequence[str]], StreamFilter]
 RequestFactory = Callable[[Mapping[str, Any]], StreamFilter]
@@ -17,7 +30,7 @@ RequestFactory = Callable[[Mapping[str, Any]], StreamFilter]
 
 def marker(index: int) -> str:
     """The marker of the 1-based source `index` (the gate's own format, `gate.markers.MARKER_FORMAT`)."""
-    from .gate.markers import marker as gate_marker
+    from ._gate.markers import marker as gate_marker
 
     return gate_marker(index)
 
@@ -55,9 +68,9 @@ def gate_factory(*, redact: bool = False, **gate_options: Any) -> FilterFactory:
     """
 
     def make(texts: Sequence[str]) -> StreamFilter:
-        from .gate import SentenceGate
+        from ._gate import SentenceGate
+        from ._stream import Pipeline
         from .redaction import Redactor
-        from .stream import Pipeline
 
         gate = SentenceGate(list(texts), **gate_options)
         return Pipeline(gate, Redactor()) if redact else gate
@@ -99,6 +112,9 @@ def refusal_text(filt: StreamFilter) -> str:
         text = getattr(stage, "refusal_text", None)
         if isinstance(text, str):
             return text
-    from .notices import notice
+    from ._notices import notice
 
     return notice("en", "refusal")
+
+
+publish(__name__, globals())  # one documented place per public name (docs/api.md)

@@ -11,7 +11,10 @@ import random
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from .stream import Event, StreamFilter
+from ._public import publish
+from ._stream import Event, StreamFilter
+
+__all__ = ["FilterFactory", "Run", "assert_chunk_invariant", "chunkings", "pieces_of", "random_chunking", "run_filter"]
 
 FilterFactory = Callable[[], StreamFilter]
 
@@ -127,3 +130,6 @@ def _describe(label: str, chunks: list[str], whole: Run, got: Run) -> str:
     if got.events != whole.events:
         lines.append(f"  events: streamed {got.events!r} vs whole {whole.events!r}")
     return "\n".join(lines)
+
+
+publish(__name__, globals())  # one documented place per public name (docs/api.md)

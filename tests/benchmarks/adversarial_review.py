@@ -6,7 +6,7 @@ Run: python tests/benchmarks/adversarial_review.py — a row over 1 s is flagged
 import time
 
 from sluicegate import SentenceGate
-from sluicegate.gate.values import extract
+from sluicegate._gate.values import extract
 from sluicegate.redaction import Redactor, redact
 
 N = 100_000

@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT / "src"))
 from measure import repeat, sample  # noqa: E402
 
 from sluicegate.cli.filters import default_filter  # noqa: E402
-from sluicegate.cli.records import Record, read_records  # noqa: E402
+from sluicegate.cli.records import ReplayRecord, read_records  # noqa: E402
 from sluicegate.cli.replayer import parse_sizes, replay  # noqa: E402
 
 EXAMPLES = ROOT / "examples" / "replay" / "answers.jsonl"
@@ -43,7 +43,7 @@ def corpus(n: int) -> list[str]:
     return [json.dumps({**base[i % len(base)], "id": f"r{i}"}, ensure_ascii=False) for i in range(n)]
 
 
-def gate_once(records: list[Record]) -> None:
+def gate_once(records: list[ReplayRecord]) -> None:
     for r in records:
         f = default_filter(r.raw, r.language)
         for piece in r.chunks:
@@ -61,7 +61,7 @@ def main() -> None:
     args = ap.parse_args()
     n, repeats = (20, 1) if args.quick else (args.records, args.repeats)
     lines = corpus(n)
-    records = [r for r in read_records(lines) if isinstance(r, Record)]
+    records = [r for r in read_records(lines) if isinstance(r, ReplayRecord)]
     assert len(records) == n
     chars = sum(len(r.answer) for r in records)
     logging.getLogger("sluicegate").setLevel(logging.ERROR)  # one warning per blocked sentence, as the CLI does

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from sluicegate import Usage
 from sluicegate.budget import Price, SpendCap, SQLiteStore
-from sluicegate.budget.bound import prompt_tokens_bound
+from sluicegate.budget._bound import prompt_tokens_bound
 
 TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=200)
 MESSAGES = st.lists(st.fixed_dictionaries({"role": st.sampled_from(["system", "user", "assistant"]), "content": TEXT}))

@@ -8,10 +8,10 @@ from decimal import Decimal
 import pytest
 
 from sluicegate import Done, SentenceGate, Usage, UsageMeter, drive
+from sluicegate._driver import Outcome
+from sluicegate._notices import languages, notice
 from sluicegate.budget import NANO, Price, SpendCap, from_nano
-from sluicegate.budget.bound import MESSAGE_OVERHEAD_TOKENS
-from sluicegate.driver import Outcome
-from sluicegate.notices import languages, notice
+from sluicegate.budget._bound import MESSAGE_OVERHEAD_TOKENS
 
 from .helpers import PRICES, Clock
 
@@ -159,7 +159,7 @@ def test_bad_arguments_are_clear_errors(make_store):
 
 
 def test_structured_content_counts_its_json_and_media_parts_are_refused():
-    from sluicegate.budget.bound import prompt_tokens_bound
+    from sluicegate.budget._bound import prompt_tokens_bound
 
     call = {"role": "assistant", "content": None, "tool_calls": [{"name": "weather", "args": {"city": "Zürich"}}]}
     bound, size = prompt_tokens_bound([call])

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from sluicegate import Usage
+from sluicegate._notices import notice
 from sluicegate.budget import Price, RedisStore, SpendCap, SQLiteStore
-from sluicegate.notices import notice
 from tests.services.ports import free_port, wait_listening
 from tests.services.redis_server import RedisServer
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from PIL import Image
 
-from sluicegate.notices import notice
+from sluicegate._notices import notice
 from tests.cli.support import EXAMPLES, run_cli, write_jsonl
 
 GREEN, RED = (0x2E, 0x7D, 0x32), (0xC6, 0x28, 0x28)  # released; the first stop rule's colour

@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sluicegate.cli.filters import default_filter, load_filter
-from sluicegate.cli.records import Record
+from sluicegate.cli.records import ReplayRecord
 from sluicegate.cli.replayer import blocked_sentence, parse_sizes, replay
 from tests.cli.filters import PerPiece
 
@@ -31,9 +31,9 @@ def chunked(draw: st.DrawFn) -> tuple[str, list[str], bool]:
     return answer, [answer[a:b] for a, b in zip(bounds, bounds[1:], strict=False)], draw(st.booleans())
 
 
-def record(chunks: list[str], truncated: bool) -> Record:
+def record(chunks: list[str], truncated: bool) -> ReplayRecord:
     raw = {"id": "r", "question": "q", "language": "en", "sources": list(SOURCES)}
-    return Record(1, "r", "q", "en", SOURCES, tuple(chunks), truncated=truncated, raw=raw)
+    return ReplayRecord(1, "r", "q", "en", SOURCES, tuple(chunks), truncated=truncated, raw=raw)
 
 
 @given(chunked())

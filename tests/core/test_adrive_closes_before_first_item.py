@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import gc
 
-from sluicegate.driver import adrive, adrive_text, drive
+from sluicegate._driver import adrive, adrive_text, drive
 from sluicegate.redaction import Redactor
 
 

@@ -1,4 +1,4 @@
-"""`sluicegate.closing`: which parts of an upstream are closed, each once, and a failing close not hiding the rest.
+"""`sluicegate._closing`: which parts of an upstream are closed, each once, and a failing close not hiding the rest.
 
 Plain Python objects shaped like the SDK streams (an object whose `iter()` is a fresh generator, an awaitable
 `close()` without `aclose()`, a context manager that is not iterable); the real SDKs are in
@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from sluicegate.closing import AsyncUpstream, Upstream
-from sluicegate.provider_chunks import sdk_text
+from sluicegate._closing import AsyncUpstream, Upstream
+from sluicegate._provider_chunks import sdk_text
 
 
 class SelfReferencing:

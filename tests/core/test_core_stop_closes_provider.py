@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from sluicegate import Outcome, adrive_text, drive_text
-from sluicegate.responses import OpenResponses
+from sluicegate._responses import OpenResponses
 from tests.services.provider_clients import ASYNC_OPENERS, SYNC_OPENERS, openai_adeltas, openai_deltas
 from tests.services.stop_checks import (
     FIRST,

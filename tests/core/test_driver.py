@@ -10,9 +10,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sluicegate import Done, Guard, Pipeline, UsageMeter, adrive, drive
-from sluicegate.driver import FALLBACK_NOTICE, NOTICE_SEPARATOR, Outcome, adrive_text, drive_text
+from sluicegate._driver import FALLBACK_NOTICE, NOTICE_SEPARATOR, Outcome, adrive_text, drive_text
+from sluicegate._stream import Step
 from sluicegate.scripted import ScriptedProvider
-from sluicegate.stream import Step
 from sluicegate.testing import assert_chunk_invariant, chunkings, pieces_of
 from tests.support import NOTICE, HoldUntilPeriod
 
@@ -297,7 +297,7 @@ async def test_adrive_text_matches_sync_for_every_chunking() -> None:
 def test_non_text_upstream_items_are_a_type_error_not_text(bad: object) -> None:
     """Review finding: bytes or None were turned into "b'hello '" / "None" and shown to the reader."""
     from sluicegate import Redactor
-    from sluicegate.driver import drive_text
+    from sluicegate._driver import drive_text
 
     with pytest.raises(TypeError, match="str"):
         list(drive_text(["hello ", bad, "world"], Redactor()))

@@ -8,8 +8,8 @@ import asyncio
 import pytest
 
 from sluicegate import Done, SentenceGate, SentenceSplitter
-from sluicegate.driver import FALLBACK_NOTICE, Outcome, adrive_text, drive_text
-from sluicegate.notices import notice
+from sluicegate._driver import FALLBACK_NOTICE, Outcome, adrive_text, drive_text
+from sluicegate._notices import notice
 from sluicegate.testing import assert_chunk_invariant, pieces_of
 
 # -- the refusal token ------------------------------------------------------------------------------------------

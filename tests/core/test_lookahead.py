@@ -24,7 +24,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sluicegate import Done, Pipeline, Redactor, SentenceGate, Step
-from sluicegate.stream import reads_lookahead
+from sluicegate._stream import reads_lookahead
 from sluicegate.testing import Run, assert_chunk_invariant, run_filter
 
 

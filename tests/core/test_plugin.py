@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sluicegate.plugin import load_factory, require_extra
+from sluicegate._plugin import load_factory, require_extra
 from sluicegate.sources import format_sources
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from sluicegate import Pipeline, Redactor, SentenceGate, drive
-from sluicegate.sessions import Session
+from sluicegate._sessions import Session
 from tests.support import HoldUntilPeriod
 
 SOURCES = ["Late fees were abolished in 2021."]

@@ -62,7 +62,7 @@ def test_gate_from_fails_with_a_clear_error_when_the_request_has_no_sources() ->
 
 def test_refusal_text_comes_from_the_gate_else_the_fixed_refusal() -> None:
     from sluicegate import Redactor, SentenceGate
-    from sluicegate.notices import notice
+    from sluicegate._notices import notice
     from sluicegate.sources import refusal_text
 
     assert refusal_text(SentenceGate([], refusal_text="Not covered.")) == "Not covered."

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from sluicegate.notices import notice
+from sluicegate._notices import notice
 from tests.support import run_example
 
 DECLINED = notice("en", "declined")

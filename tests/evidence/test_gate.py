@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from sluicegate._notices import notice
 from sluicegate.evidence import (
     EmbeddingUnavailable,
     EvidenceGate,
@@ -21,7 +22,6 @@ from sluicegate.evidence import (
     normalize_question,
     retrieve_for,
 )
-from sluicegate.notices import notice
 
 CORPUS = [
     ("lib-hours", "The central library opens at nine on weekdays and at ten on Saturdays."),

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from sluicegate._notices import notice
 from sluicegate.evidence import SUPPORTED_LANGUAGES, PatternError, RefusalRules
-from sluicegate.evidence.patterns import compile_entry, shipped
-from sluicegate.notices import notice
+from sluicegate.evidence._patterns import compile_entry, shipped
 
 # (language, question, category) that must be refused by the shipped generic categories.
 REFUSED = [

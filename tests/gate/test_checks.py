@@ -2,9 +2,9 @@
 
 import pytest
 
-from sluicegate.gate.checks import Checker, prose, word_count
-from sluicegate.gate.person import FirstPersonChecker
-from sluicegate.gate.values import index_source
+from sluicegate._gate.checks import Checker, prose, word_count
+from sluicegate._gate.person import FirstPersonChecker
+from sluicegate._gate.values import index_source
 
 SOURCES = [
     "The library opens at nine. Late fees were 20 euros until 2019.",

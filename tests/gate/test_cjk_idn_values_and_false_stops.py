@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from sluicegate import Done, SentenceGate
-from sluicegate.gate.values import canonical_url, extract
+from sluicegate._gate.values import canonical_url, extract
 from sluicegate.testing import assert_chunk_invariant
 
 

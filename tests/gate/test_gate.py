@@ -6,8 +6,8 @@ import pytest
 
 import sluicegate
 from sluicegate import Done, Guard, SentenceGate, Violation
-from sluicegate.gate.person import SUPPORTED_LANGUAGES
-from sluicegate.notices import languages, notice
+from sluicegate._gate.person import SUPPORTED_LANGUAGES
+from sluicegate._notices import languages, notice
 from sluicegate.testing import pieces_of, run_filter
 
 SOURCES = ["The library opens at nine.", "Late fees were 20 euros until 2021."]
@@ -250,8 +250,8 @@ def test_custom_notice_is_carried_by_the_guard() -> None:
 
 # Sources are indexed once
 def test_sources_are_indexed_once_never_per_sentence(monkeypatch: pytest.MonkeyPatch) -> None:
-    import sluicegate.gate.gate as gate_module
-    import sluicegate.gate.values as values_module
+    import sluicegate._gate.gate as gate_module
+    import sluicegate._gate.values as values_module
 
     scanned: list[int] = []
     real_scan = values_module._scan

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sluicegate import Done, SentenceGate
-from sluicegate.gate.markers import MARKER_RE
+from sluicegate._gate.markers import MARKER_RE
 from sluicegate.testing import assert_chunk_invariant, run_filter
 
 from .fixtures import ALL, GROUNDED, SOURCES, VIOLATING

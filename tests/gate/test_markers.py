@@ -2,7 +2,7 @@ import re
 
 import pytest
 
-from sluicegate.gate.markers import MARKER_PATTERN, MARKER_RE, marker_numbers, strip_markers
+from sluicegate._gate.markers import MARKER_PATTERN, MARKER_RE, marker_numbers, strip_markers
 
 
 def test_public_pattern_and_regex() -> None:

@@ -1,7 +1,7 @@
 import pytest
 
 from sluicegate import SentenceGate
-from sluicegate.gate.normalize import normalize
+from sluicegate._gate.normalize import normalize
 from sluicegate.testing import run_filter
 
 

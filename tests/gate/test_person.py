@@ -2,7 +2,7 @@
 
 import pytest
 
-from sluicegate.gate.person import SUPPORTED_LANGUAGES, FirstPersonChecker, lists_for, load_list
+from sluicegate._gate.person import SUPPORTED_LANGUAGES, FirstPersonChecker, lists_for, load_list
 
 
 @pytest.mark.parametrize(
@@ -138,9 +138,9 @@ def test_persian_list_has_both_forms_of_prefixed_verbs() -> None:
 from hypothesis import given  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from sluicegate.gate.normalize import normalize as _normalize  # noqa: E402
-from sluicegate.gate.person import FirstPersonChecker as _Checker  # noqa: E402
-from sluicegate.gate.person import load_list as _load_list  # noqa: E402
+from sluicegate._gate.normalize import normalize as _normalize  # noqa: E402
+from sluicegate._gate.person import FirstPersonChecker as _Checker  # noqa: E402
+from sluicegate._gate.person import load_list as _load_list  # noqa: E402
 
 _VOCAB = sorted(
     {

@@ -1,6 +1,6 @@
 import pytest
 
-from sluicegate.gate.values import canonical_number, extract, index_source, unsupported
+from sluicegate._gate.values import canonical_number, extract, index_source, unsupported
 
 
 @pytest.mark.parametrize(
@@ -85,7 +85,7 @@ def test_the_fast_link_test_never_skips_a_link() -> None:
     from hypothesis import given
     from hypothesis import strategies as st
 
-    from sluicegate.gate.values import _URL_HINT, URL_RE
+    from sluicegate._gate.values import _URL_HINT, URL_RE
 
     atoms = ["www.", "WWW.", "http://", "x", ".", "/", "com", "ly", "example", " ", "a1", "-", ":", "．", "org/p"]
 

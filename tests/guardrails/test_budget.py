@@ -9,9 +9,9 @@ import pytest
 from guardrails import AsyncGuard, Guard
 
 import sluicegate_guardrails as sg
+from sluicegate._notices import notice
 from sluicegate.budget import CallBudget, Price, SpendCap, SQLiteStore
-from sluicegate.budget.bound import prompt_tokens_bound
-from sluicegate.notices import notice
+from sluicegate.budget._bound import prompt_tokens_bound
 from sluicegate.testing import pieces_of
 from sluicegate_guardrails.capped import _Reserved
 from tests.budget.helpers import SlowStore

@@ -8,8 +8,8 @@ from guardrails.errors import ValidationError
 from guardrails.validator_base import get_validator_class
 
 import sluicegate_guardrails as sg
+from sluicegate._notices import notice
 from sluicegate.evidence import RefusalRules
-from sluicegate.notices import notice
 from sluicegate.testing import pieces_of
 from sluicegate_guardrails.refuse import DECISION_KEY
 from tests.support import GOOD, make_stop_filter

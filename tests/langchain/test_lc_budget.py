@@ -10,9 +10,9 @@ from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.runnables import RunnablePassthrough
 from lc_fakes import INPUT_TOKENS, ScriptedChatModel
 
+from sluicegate._notices import notice
 from sluicegate.budget import CallBudget, Price, SpendCap, SQLiteStore
-from sluicegate.budget.bound import MESSAGE_OVERHEAD_TOKENS
-from sluicegate.notices import notice
+from sluicegate.budget._bound import MESSAGE_OVERHEAD_TOKENS
 from sluicegate.testing import pieces_of
 from sluicegate_langchain import SourceGate, UsageCallbackHandler
 from tests.budget.helpers import SlowStore

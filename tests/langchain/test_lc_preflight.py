@@ -12,8 +12,8 @@ from langchain_core.runnables import RunnableLambda, RunnablePassthrough
 from langchain_core.vectorstores import InMemoryVectorStore
 from lc_fakes import ScriptedChatModel
 
+from sluicegate._notices import notice
 from sluicegate.evidence import EvidenceGate, HashingEmbedding, RefusalRules, UnusableScoreError
-from sluicegate.notices import notice
 from sluicegate.testing import pieces_of
 from sluicegate_langchain import PreflightGate, SourceGate
 

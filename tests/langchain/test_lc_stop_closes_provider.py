@@ -1,7 +1,7 @@
 """LangChain wirings as docs/langchain.md shows them close the provider's connection, with the real chat models.
 
 `langchain-openai`'s ChatOpenAI closes its SDK stream (`with ... as response`); `langchain-anthropic`'s
-ChatAnthropic iterates its `Stream` without ever closing it, so only `sluicegate.responses` (the driver closing
+ChatAnthropic iterates its `Stream` without ever closing it, so only `sluicegate._responses` (the driver closing
 the HTTP response the model opened while we read it) stops that provider before a GC pass. Both models, both
 documented shapes (`assign(answer=SourceGate(prompt | model))`, `prompt | model | GateStep`), sync and async,
 the three ways to end early; the scripted provider on uvicorn, garbage collection off.

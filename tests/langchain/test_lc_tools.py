@@ -11,7 +11,7 @@ from langchain_core.tools import tool
 from lc_tool_fakes import ToolStreamingChatModel, chunks_from_chat_fixture
 
 from sluicegate import SentenceGate
-from sluicegate.lifecycle import Draft, Generation, Policy, SQLiteStore, State, ToolCall
+from sluicegate.lifecycle import Draft, Generation, Policy, SQLiteOperationStore, State, ToolCall
 from sluicegate_langchain import IdempotentToolExecutor, ToolCallGate
 from tests.lifecycle.helpers import TOOLS, TRANSFER_ARGS
 
@@ -101,7 +101,7 @@ def test_executor_runs_each_tool_once(tmp_path: Path) -> None:
         return f"sunny in {city}"
 
     gen = ToolCallGate(ToolStreamingChatModel(chunks=chunks_from_chat_fixture()), TOOLS).invoke("x", CONFIG)
-    store = SQLiteStore(tmp_path / "ops.sqlite3")
+    store = SQLiteOperationStore(tmp_path / "ops.sqlite3")
     gen.confirm(store)
     executor = IdempotentToolExecutor([transfer, get_weather], store=store, policy=Policy(version="p1"))
     first = executor.run(gen)
@@ -127,7 +127,7 @@ async def test_executor_arun(tmp_path: Path) -> None:
         return city
 
     gen = await ToolCallGate(ToolStreamingChatModel(chunks=chunks_from_chat_fixture()), TOOLS).ainvoke("x", CONFIG)
-    store = SQLiteStore(tmp_path / "ops.sqlite3")
+    store = SQLiteOperationStore(tmp_path / "ops.sqlite3")
     gen.confirm(store)
     executor = IdempotentToolExecutor([transfer, get_weather], store=store, policy=Policy(version="p1"))
     first, second = await executor.arun(gen), await executor.arun(gen)

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from sluicegate.lifecycle import OperationStore, RedisStore, SQLiteStore
+from sluicegate.lifecycle import OperationStore, RedisOperationStore, SQLiteOperationStore
 
 
 @pytest.fixture(params=["sqlite", "redis"])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[OperationStore]:
     if request.param == "sqlite":
-        sqlite = SQLiteStore(tmp_path / "operations.sqlite3")
+        sqlite = SQLiteOperationStore(tmp_path / "operations.sqlite3")
         yield sqlite
         sqlite.close()
     else:
@@ -22,5 +22,5 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[OperationS
 
         server = request.getfixturevalue("redis_server")
         client = redis.Redis.from_url(server.url)
-        yield RedisStore(client, prefix=f"test:{uuid.uuid4().hex}:")
+        yield RedisOperationStore(client, prefix=f"test:{uuid.uuid4().hex}:")
         client.close()

@@ -18,8 +18,8 @@ from sluicegate.lifecycle import (
     OperationStore,
     OutcomeUnknown,
     Policy,
-    RedisStore,
-    SQLiteStore,
+    RedisOperationStore,
+    SQLiteOperationStore,
 )
 
 from .helpers import TOOLS, run
@@ -30,10 +30,10 @@ POLICY = Policy(version="pol-1", tools={"transfer"})
 def open_store(spec: str) -> OperationStore:
     kind, _, where = spec.partition(":")
     if kind == "sqlite":
-        return SQLiteStore(where)
+        return SQLiteOperationStore(where)
     import redis
 
-    return RedisStore(redis.Redis.from_url(where), prefix="restart-test:")
+    return RedisOperationStore(redis.Redis.from_url(where), prefix="restart-test:")
 
 
 def main(phase: str, spec: str, ledger_path: str, generation_id: str = "") -> int:

@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from sluicegate.lifecycle import Generation, IllegalTransition, OutcomeUnknown, Policy, SQLiteStore, State
+from sluicegate.lifecycle import Generation, IllegalTransition, OutcomeUnknown, Policy, SQLiteOperationStore, State
 from sluicegate.sse import SSEEvent, SSEParser
 
 from .helpers import STREAMS, dict_events, events, generation, raw, run
@@ -106,7 +106,7 @@ def test_the_seed_boundaries(name: str) -> None:
         assert gen.close() == State.INCOMPLETE, label
         assert gen.tool_calls == () and gen.text is None, label
         with pytest.raises(IllegalTransition):
-            gen.confirm(SQLiteStore(":memory:"))
+            gen.confirm(SQLiteOperationStore(":memory:"))
 
 
 def test_responses_every_event_twice_is_the_same_answer() -> None:
@@ -195,7 +195,7 @@ def test_error_terminal_mid_stream(name: str) -> None:
 
 
 def test_late_cancellations(tmp_path: object) -> None:
-    store = SQLiteStore(f"{tmp_path}/late.sqlite3")
+    store = SQLiteOperationStore(f"{tmp_path}/late.sqlite3")
     gen = run("anthropic")
     gen.cancel()  # after validation, before confirmation
     assert gen.state == State.CANCELLED and gen.tool_calls == ()
@@ -209,7 +209,7 @@ def test_late_cancellations(tmp_path: object) -> None:
 
 
 def test_lost_tool_response_then_retries(tmp_path: object) -> None:
-    store = SQLiteStore(f"{tmp_path}/lost.sqlite3")
+    store = SQLiteOperationStore(f"{tmp_path}/lost.sqlite3")
     applied: list[int] = []
 
     def tool(args: object) -> object:

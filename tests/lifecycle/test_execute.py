@@ -71,9 +71,9 @@ def test_execute_needs_confirmation(store: OperationStore) -> None:
 
 
 def test_execute_in_a_store_that_never_saw_the_confirmation(store: OperationStore, tmp_path: Any) -> None:
-    from sluicegate.lifecycle import SQLiteStore
+    from sluicegate.lifecycle import SQLiteOperationStore
 
-    gen = confirmed(SQLiteStore(tmp_path / "other.sqlite3"))
+    gen = confirmed(SQLiteOperationStore(tmp_path / "other.sqlite3"))
     with pytest.raises(IllegalTransition, match="no such confirmed version"):
         gen.execute(call_id(gen), Bank().transfer, store=store, policy=POLICY)
 

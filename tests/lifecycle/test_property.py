@@ -9,7 +9,7 @@ from typing import Any
 from hypothesis import event, given
 from hypothesis import strategies as st
 
-from sluicegate.lifecycle import NOT_APPLIED, Generation, OutcomeUnknown, Policy, SQLiteStore, State
+from sluicegate.lifecycle import NOT_APPLIED, Generation, OutcomeUnknown, Policy, SQLiteOperationStore, State
 from sluicegate.sse import SSEEvent
 
 from .helpers import STREAMS, TOOLS, events, generation
@@ -113,7 +113,7 @@ def test_never_confirms_incomplete_content_never_executes_twice(
         return
     # accepted: exactly the complete answer, never a prefix, a duplicate or a reordering of it
     assert tuple(c.canonical for c in gen.tool_calls) == calls and gen.text == text
-    store = SQLiteStore(":memory:")
+    store = SQLiteOperationStore(":memory:")
     gen.confirm(store)
     ledger = Ledger(list(losses))
     policy = Policy(version="p1")

@@ -365,11 +365,11 @@ def _strings(value: Any) -> list[str]:
 
 
 def test_every_real_call_runs_exactly_once_through_confirm_execute_and_restore(tmp_path: Any) -> None:
-    from sluicegate.lifecycle import Policy, SQLiteStore
+    from sluicegate.lifecycle import Policy, SQLiteOperationStore
 
     from .real_streams import READERS
 
-    store = SQLiteStore(tmp_path / "ops.sqlite3")
+    store = SQLiteOperationStore(tmp_path / "ops.sqlite3")
     policy = Policy(version="2026-12")
     runs: dict[tuple[str, str], int] = {}
     total = 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -16,6 +17,8 @@ def worker(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "tests.lifecycle.restart_worker", *args],
         cwd=ROOT,
+        # this tree's code, not whichever sluicegate the interpreter has installed (an editable install elsewhere)
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)])},
         capture_output=True,
         text=True,
         timeout=60,

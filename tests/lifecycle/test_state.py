@@ -39,11 +39,11 @@ def test_terminals_lead_nowhere(terminal: State) -> None:
 
 
 def test_confirm_before_validated_raises(tmp_path: object) -> None:
-    from sluicegate.lifecycle import SQLiteStore
+    from sluicegate.lifecycle import SQLiteOperationStore
 
     gen = run("anthropic", events("anthropic")[:-1], close=False)
     with pytest.raises(IllegalTransition, match="provisional -> confirmed"):
-        gen.confirm(SQLiteStore(f"{tmp_path}/s.sqlite3"))
+        gen.confirm(SQLiteOperationStore(f"{tmp_path}/s.sqlite3"))
 
 
 @pytest.mark.parametrize("end", ["cancel", "close", "expire"])

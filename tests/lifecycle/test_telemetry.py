@@ -6,7 +6,7 @@ import json
 import subprocess
 import sys
 
-from sluicegate.lifecycle import Policy, SQLiteStore, State
+from sluicegate.lifecycle import Policy, SQLiteOperationStore, State
 
 from .helpers import TRANSFER_ARGS, events, generation
 
@@ -32,7 +32,7 @@ def test_timers_and_counters(tmp_path: object) -> None:
     first_delta = next(i for i, e in enumerate(evs) if "text_delta" in e.data)
     assert t.to_first_fragment == first_delta
     assert t.to_terminal == len(evs) - 1 == t.to_validated
-    store = SQLiteStore(f"{tmp_path}/t.sqlite3")
+    store = SQLiteOperationStore(f"{tmp_path}/t.sqlite3")
     clock.now = 200.0
     gen2 = generation("anthropic", clock=clock)
     for event in evs:

@@ -16,7 +16,7 @@ from sluicegate.lifecycle import (
     JsonSchemaTool,
     OpenAIChatReader,
     OpenAIResponsesReader,
-    SQLiteStore,
+    SQLiteOperationStore,
     State,
     schema_tools,
     validate_stream,
@@ -174,7 +174,7 @@ def test_output_can_be_a_json_schema() -> None:
 def test_validation_needs_no_identity_but_confirmation_does(tmp_path: Any) -> None:
     gen = validate_stream([raw("chat")], TOOLS, reader=OpenAIChatReader())
     assert gen.state == State.VALIDATED and len(gen.tool_calls) == 2
-    store = SQLiteStore(tmp_path / "ops.sqlite3")
+    store = SQLiteOperationStore(tmp_path / "ops.sqlite3")
     with pytest.raises(ValueError, match="principal, config_version, operation"):
         gen.confirm(store)
     assert gen.state == State.VALIDATED

@@ -199,9 +199,9 @@ def test_an_event_nested_past_the_stack_fails_the_generation() -> None:
 def test_a_restored_generation_gives_back_its_confirmed_structured_output(tmp_path: Any) -> None:
     """confirm() persists the validated output; after a restart restore() must give it back (strictly
     re-validated), not None, and must not silently drop it when no output model is passed."""
-    from sluicegate.lifecycle import SQLiteStore
+    from sluicegate.lifecycle import SQLiteOperationStore
 
-    store = SQLiteStore(tmp_path / "ops.sqlite3")
+    store = SQLiteOperationStore(tmp_path / "ops.sqlite3")
     gen = run("anthropic", _anthropic_text('{"number": "F-17", "total_cents": 4200}'), output=Invoice)
     gen.confirm(store)
     restored = Generation.restore(store, gen.id, TOOLS, output=Invoice)

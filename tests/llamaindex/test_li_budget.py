@@ -9,9 +9,9 @@ from pathlib import Path
 from li_fakes import PROMPT_TOKENS, ScriptedLLM, make_index
 from llama_index.core import get_response_synthesizer
 
+from sluicegate._notices import notice
 from sluicegate.budget import CallBudget, Price, SpendCap, SQLiteStore
-from sluicegate.budget.bound import MESSAGE_OVERHEAD_TOKENS
-from sluicegate.notices import notice
+from sluicegate.budget._bound import MESSAGE_OVERHEAD_TOKENS
 from sluicegate.testing import pieces_of
 from sluicegate_llamaindex import GATED_QA_TEMPLATE, GatedSynthesizer
 from tests.budget.helpers import SlowStore

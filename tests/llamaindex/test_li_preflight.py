@@ -16,8 +16,8 @@ from llama_index.core.retrievers import QueryFusionRetriever
 from llama_index.core.retrievers.fusion_retriever import FUSION_MODES
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
+from sluicegate._notices import notice
 from sluicegate.evidence import HashingEmbedding, RefusalRules, UnusableScoreError
-from sluicegate.notices import notice
 from sluicegate.testing import pieces_of
 from sluicegate_llamaindex import GATED_QA_TEMPLATE, GatedSynthesizer, PreflightQueryEngine, ScoredLeg
 from sluicegate_llamaindex.synthesizer import GuardEvent

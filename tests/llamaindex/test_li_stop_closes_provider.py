@@ -2,7 +2,7 @@
 
 That LLM iterates `client.chat.completions.create(..., stream=True)` in a generator and never closes the SDK
 stream, so closing LlamaIndex's generator (which the synthesizer does at once) left the provider generating until
-a GC pass. The driver now closes the HTTP response the LLM opened while we read it (`sluicegate.responses`).
+a GC pass. The driver now closes the HTTP response the LLM opened while we read it (`sluicegate._responses`).
 The scripted provider on uvicorn, garbage collection off, sync and async, the three ways to end early.
 """
 

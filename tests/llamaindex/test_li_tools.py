@@ -13,7 +13,7 @@ from llama_index.core.base.llms.types import MessageRole
 from llama_index.core.tools import FunctionTool
 
 from sluicegate import SentenceGate
-from sluicegate.lifecycle import Draft, Generation, OpenAIChatReader, Policy, SQLiteStore, State, ToolCall
+from sluicegate.lifecycle import Draft, Generation, OpenAIChatReader, Policy, SQLiteOperationStore, State, ToolCall
 from sluicegate_llamaindex import IdempotentToolExecutor, astream_tool_calls, stream_tool_calls
 from tests.lifecycle.helpers import TRANSFER_ARGS
 
@@ -103,7 +103,7 @@ def test_executor_runs_each_tool_once(tmp_path: Path) -> None:
     APPLIED.clear()
     _, items = run(fixture_chunks())
     gen: Generation = items[-1]
-    store = SQLiteStore(tmp_path / "ops.sqlite3")
+    store = SQLiteOperationStore(tmp_path / "ops.sqlite3")
     gen.confirm(store)
     executor = IdempotentToolExecutor(TOOLS, store=store, policy=Policy(version="p1"))
     first, second = executor.run(gen), executor.run(gen)
@@ -117,7 +117,7 @@ async def test_executor_arun(tmp_path: Path) -> None:
     APPLIED.clear()
     _, items = run(fixture_chunks())
     gen: Generation = items[-1]
-    store = SQLiteStore(tmp_path / "ops.sqlite3")
+    store = SQLiteOperationStore(tmp_path / "ops.sqlite3")
     gen.confirm(store)
     executor = IdempotentToolExecutor(TOOLS, store=store, policy=Policy(version="p1"))
     first, second = await executor.arun(gen), await executor.arun(gen)

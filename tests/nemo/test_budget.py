@@ -12,9 +12,9 @@ import pytest
 from nemoguardrails import LLMRails
 
 import sluicegate_nemo as sn
+from sluicegate._notices import notice
 from sluicegate.budget import CallBudget, Price, SpendCap, SQLiteStore
-from sluicegate.budget.bound import prompt_tokens_bound
-from sluicegate.notices import notice
+from sluicegate.budget._bound import prompt_tokens_bound
 from tests.budget.helpers import SlowStore
 from tests.nemo.scripted import ScriptedModel, agen
 from tests.support import BAD, BAD_RELEASED, GOOD, make_stop_filter

@@ -17,8 +17,8 @@ from nemoguardrails.types import LLMResponseChunk
 
 import sluicegate_nemo as sn
 from sluicegate import SentenceGate
+from sluicegate._driver import NOTICE_SEPARATOR
 from sluicegate.budget import CallBudget
-from sluicegate.driver import NOTICE_SEPARATOR
 from tests.adapter_contract import AdapterContract, Case, Ran
 from tests.call.helpers import SOURCES
 

@@ -8,8 +8,8 @@ import pytest
 from nemoguardrails import LLMRails, RailsConfig
 
 import sluicegate_nemo as sn
+from sluicegate._notices import notice
 from sluicegate.evidence import EvidenceGate, RefusalRules, UnusableScoreError
-from sluicegate.notices import notice
 from sluicegate.testing import pieces_of
 from sluicegate_nemo.evidence import from_custom_data
 from tests.nemo.scripted import ScriptedModel

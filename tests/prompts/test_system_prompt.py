@@ -9,10 +9,10 @@ from importlib import resources
 import pytest
 
 from sluicegate import SUPPORTED_LANGUAGES, Pipeline, Redactor, SentenceGate, drive_text
-from sluicegate.gate.checks import CODES
-from sluicegate.gate.gate import DEFAULT_REFUSAL_TOKEN
-from sluicegate.gate.markers import MARKER_RE, marker_numbers
-from sluicegate.notices import notice
+from sluicegate._gate.checks import CODES
+from sluicegate._gate.gate import DEFAULT_REFUSAL_TOKEN
+from sluicegate._gate.markers import MARKER_RE, marker_numbers
+from sluicegate._notices import notice
 from sluicegate.prompts import RULE_CHECKS, RULES, PromptSettings, render_prompt, settings_of, system_prompt
 from sluicegate.sources import format_sources, marker
 

@@ -95,7 +95,7 @@ def test_compiled_feed_equals_python_when_the_pair_table_is_full(monkeypatch: py
 def test_a_step_from_the_compiled_feed_is_a_step() -> None:
     import dataclasses
 
-    from sluicegate.stream import EMPTY_STEP, Step
+    from sluicegate._stream import EMPTY_STEP, Step
 
     r = Redactor()
     got = r.feed("Hello there ")

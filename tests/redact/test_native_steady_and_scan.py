@@ -15,13 +15,13 @@ import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from sluicegate._stream import EMPTY_STEP, Step
 from sluicegate.redaction import Redactor
 from sluicegate.redaction import prefilter as _pf
 from sluicegate.redaction import secrets as secrets_module
 from sluicegate.redaction.registry import BUILTIN
 from sluicegate.redaction.scan import _VARIANTS, Scan
 from sluicegate.redaction.starters import BUILTIN_IDS
-from sluicegate.stream import EMPTY_STEP, Step
 
 from .corpus import ENGLISH, FUZZ_VALUES
 from .corpus import feed_steps as _steps

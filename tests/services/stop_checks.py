@@ -26,7 +26,7 @@ from typing import Any
 
 import pytest
 
-from sluicegate.stream import Step
+from sluicegate._stream import Step
 from tests.support import HoldUntilPeriod
 
 from .llm_provider import Generation, ScriptedProvider, serve_provider

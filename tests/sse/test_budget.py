@@ -17,9 +17,9 @@ import httpx
 from starlette.applications import Starlette
 from starlette.requests import Request
 
+from sluicegate._notices import notice
 from sluicegate.budget import DEGRADED_HEADER, CallBudget, Price, RateLimits, RedisStore, SpendCap, SQLiteStore
-from sluicegate.budget.bound import prompt_tokens_bound
-from sluicegate.notices import notice
+from sluicegate.budget._bound import prompt_tokens_bound
 from sluicegate.scripted import ScriptedProvider
 from sluicegate.sse import SSEEvent, SSEParser
 from sluicegate_starlette import Answer, ChatRequest, capped_sse_route

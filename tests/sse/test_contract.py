@@ -14,7 +14,7 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 
 from sluicegate import SentenceGate
-from sluicegate.driver import NOTICE_SEPARATOR
+from sluicegate._driver import NOTICE_SEPARATOR
 from sluicegate.scripted import ScriptedProvider
 from sluicegate.sse import SSEParser
 from sluicegate_starlette import Answer, ChatRequest, capped_sse_route, gated_sse_route

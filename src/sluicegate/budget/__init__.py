@@ -6,12 +6,14 @@ instances. Nothing here imports a database client at import time (sqlite3 is the
 imported only when a `RedisStore` talks to its server).
 """
 
-from .call import REFUSED_REASON, CallBudget, refused
-from .cap import CapStats, Decision, Reservation, SpendCap, utc_month
-from .clientkey import client_address, client_key
-from .prices import NANO, Price, from_nano
-from .ratelimit import DEGRADED_HEADER, RateDecision, RateLimits
-from .stores import RedisStore, SpendStore, SQLiteStore, StoreUnavailable, Totals
+from .._deprecation import moved_names
+from .._public import publish
+from ._call import REFUSED_REASON, CallBudget, refused
+from ._cap import CapDecision, CapStats, Reservation, SpendCap, utc_month
+from ._clientkey import client_address, client_key
+from ._prices import NANO, Price, from_nano
+from ._ratelimit import DEGRADED_HEADER, RateDecision, RateLimits
+from ._stores import RedisStore, SpendStore, SQLiteStore, StoreUnavailable, Totals
 
 __all__ = [
     "DEGRADED_HEADER",
@@ -19,7 +21,7 @@ __all__ = [
     "REFUSED_REASON",
     "CallBudget",
     "CapStats",
-    "Decision",
+    "CapDecision",
     "Price",
     "RateDecision",
     "RateLimits",
@@ -36,3 +38,8 @@ __all__ = [
     "refused",
     "utc_month",
 ]
+
+# Renamed so no class name is defined twice in the core (`sluicegate.evidence.Decision` is the other one).
+__getattr__ = moved_names(__name__, {"Decision": "sluicegate.budget:CapDecision"})
+
+publish(__name__, globals())  # one documented place per public name (docs/api.md)

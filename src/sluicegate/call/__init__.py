@@ -6,8 +6,7 @@ the actions of `_actions`. `run_call`/`arun_call` do the I/O for a caller that h
 whose framework owns the stream use the step helpers. See docs/guarded_call.md.
 """
 
-import inspect
-
+from .._public import publish
 from ._actions import (
     Action,
     CallModel,
@@ -67,9 +66,4 @@ __all__ = [
     "tool_call",
 ]
 
-# One documented import path per public object (httpx's habit): reprs and tracebacks say `sluicegate.call`.
-for _name in __all__:
-    _obj = globals()[_name]
-    if isinstance(_obj, type) or inspect.isfunction(_obj):
-        _obj.__module__ = __name__
-del _name, _obj
+publish(__name__, globals())  # one documented place per public name (docs/api.md)

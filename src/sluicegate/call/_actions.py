@@ -11,12 +11,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:  # the budget and evidence layers are only named here: the actions carry their values
+    from .._driver import Outcome
+    from .._stream import Guard
+    from .._usage import Usage
     from ..budget import CallBudget, Reservation
-    from ..driver import Outcome
     from ..evidence import Decision
     from ..prompts import Prompt
-    from ..stream import Guard
-    from ..usage import Usage
 
 Stage = Literal["rules", "overview", "evidence", "budget"]
 

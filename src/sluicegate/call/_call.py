@@ -22,10 +22,11 @@ import enum
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..driver import FALLBACK_NOTICE, Outcome
+from .._driver import FALLBACK_NOTICE, Outcome
+from .._errors import SluicegateError
+from .._stream import Done, Guard, Step, StreamFilter
+from .._usage import Usage, UsageMeter
 from ..sources import FilterFactory, gate_factory
-from ..stream import Done, Guard, Step, StreamFilter
-from ..usage import Usage, UsageMeter
 from ._actions import (
     After,
     Before,
@@ -44,7 +45,7 @@ from ._actions import (
 if TYPE_CHECKING:
     from ..budget import CallBudget, Reservation
     from ..evidence import Decision, Passage, Preflight
-    from ..evidence.ordinal import FollowUp
+    from ..evidence._ordinal import FollowUp
     from ..lifecycle import Draft, Generation
     from ..prompts import Prompt
 
@@ -79,11 +80,11 @@ _ALLOWED: dict[str, frozenset[CallState]] = {
 }
 
 
-class CallStateError(RuntimeError):
+class CallStateError(SluicegateError, RuntimeError):
     """A method was called in a state where the order does not allow it (a bug in the caller)."""
 
 
-class UnreservedCall(RuntimeError):
+class UnreservedCall(SluicegateError, RuntimeError):
     """The host asked for a model call the reservation does not cover: none is held, a second call (a reask, a
     retry), or a prompt longer than the one reserved. Raised before the call is made: it fails closed."""
 
@@ -304,7 +305,7 @@ class GuardedCall:
         if self.model_calls:
             raise UnreservedCall("a second model call in one guarded call (a reask?); the cap reserved one")
         if prompt is not None and self.budget is not None and self.reservation is not None:
-            from ..budget.bound import prompt_tokens_bound
+            from ..budget._bound import prompt_tokens_bound
 
             bound, _ = prompt_tokens_bound(prompt, overhead=self.budget.cap.overhead)
             if bound > self.reservation.input_bound:

@@ -26,13 +26,13 @@ from collections.abc import (
 from contextlib import asynccontextmanager, contextmanager
 from typing import TYPE_CHECKING, Any
 
-from ..driver import adrive_text, drive_text
+from .._driver import adrive_text, drive_text
 from ._actions import CallModel, Finished, Refuse, Reserve, Retrieve, Settle
 from ._call import CallState, CallStateError, GuardedCall
 
 if TYPE_CHECKING:
+    from .._usage import Usage
     from ..evidence import Passage
-    from ..usage import Usage
 
 RetrieveFn = Callable[[str], "Sequence[Passage]"]
 PromptOf = Callable[[Reserve], Any]

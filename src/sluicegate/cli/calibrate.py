@@ -47,7 +47,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 @dataclass(frozen=True)
-class Result:
+class Calibration:
     """The calibration: best scores per set, the chosen threshold and what it costs."""
 
     answerable: list[float]
@@ -142,7 +142,7 @@ def calibrate(
     rules: bool = True,
     embedding_model: str | None = None,
     corpus: str | None = None,
-) -> Result:
+) -> Calibration:
     """Score both sets (retrieval only) and choose the threshold."""
     from ..evidence import EvidenceGate, RefusalRules
 
@@ -166,7 +166,7 @@ def calibrate(
     threshold, lost = choose_threshold(scores_a, scores_r)
     model = embedding_model or getattr(retriever, "embedding_model", None) or "unknown (pass --embedding-model)"
     corpus_name = corpus or getattr(retriever, "corpus", None) or "unknown (pass --corpus)"
-    return Result(scores_a, scores_r, threshold, lost, taken, str(model), str(corpus_name))
+    return Calibration(scores_a, scores_r, threshold, lost, taken, str(model), str(corpus_name))
 
 
 def _split_language(line: str, default: str) -> tuple[str, str]:
@@ -182,7 +182,7 @@ def _questions(path: Path) -> list[str]:
     return [s for s in (line.strip() for line in lines) if s and not s.startswith("#")]
 
 
-def report(result: Result) -> str:
+def report(result: Calibration) -> str:
     """The text report."""
     lines = [
         f"embedding model: {result.embedding_model}",
@@ -226,7 +226,7 @@ def report(result: Result) -> str:
     return "\n".join(lines)
 
 
-def plot(result: Result, path: Path) -> None:
+def plot(result: Calibration, path: Path) -> None:
     """Draw both distributions to `path` (matplotlib, headless backend)."""
     import matplotlib
 

@@ -12,7 +12,8 @@ import inspect
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..stream import StreamFilter
+from .._errors import SluicegateError
+from .._stream import StreamFilter
 from .imports import import_user_module
 
 RecordFactory = Callable[[Mapping[str, Any], str], StreamFilter]
@@ -20,15 +21,15 @@ RecordFactory = Callable[[Mapping[str, Any], str], StreamFilter]
 DEFAULT_NAME = "SentenceGate then Redactor (default)"
 
 
-class FilterSpecError(ValueError):
+class FilterSpecError(SluicegateError, ValueError):
     """`--filter` names nothing importable or callable."""
 
 
 def default_filter(record: Mapping[str, Any], language: str) -> StreamFilter:
     """The production default: the sentence gate over the record's numbered sources, then the redactor."""
-    from ..gate import SentenceGate
+    from .._gate import SentenceGate
+    from .._stream import Pipeline
     from ..redaction import Redactor
-    from ..stream import Pipeline
 
     return Pipeline(SentenceGate(list(record["sources"]), language=language), Redactor())
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .._errors import SluicegateError
 from .records import RecordError, language_code
 
 SETS = ("must_refuse", "no_evidence", "overview", "answerable", "retrieval")
@@ -28,12 +29,12 @@ DEFAULT_K = 5
 DEFAULT_TOP_K = 8
 
 
-class GoldenError(ValueError):
+class GoldenError(SluicegateError, ValueError):
     """The golden file cannot be used as written; the message names the place."""
 
 
 @dataclass(frozen=True)
-class Item:
+class GoldenItem:
     """One question of a set."""
 
     set: str
@@ -71,7 +72,7 @@ class Golden:
     settings: Settings
     corpus: tuple[tuple[str, str], ...]
     records: tuple[Any, ...]  # sluicegate.evidence.Record
-    items: Mapping[str, tuple[Item, ...]]
+    items: Mapping[str, tuple[GoldenItem, ...]]
 
 
 def _mapping(value: object, where: str) -> Mapping[str, Any]:
@@ -126,7 +127,7 @@ def _settings(raw: Mapping[str, Any]) -> Settings:
     )
 
 
-def _item(set_name: str, index: int, raw: object, default_language: str) -> Item:
+def _item(set_name: str, index: int, raw: object, default_language: str) -> GoldenItem:
     where = f"{set_name}[{index}]"
     if isinstance(raw, str):
         raw = {"question": raw}
@@ -143,7 +144,7 @@ def _item(set_name: str, index: int, raw: object, default_language: str) -> Item
     if previous is not None and not isinstance(previous, str):
         raise GoldenError(f"{where}: 'previous' must be a string")
     category = raw.get("category")
-    return Item(
+    return GoldenItem(
         set=set_name,
         index=index,
         question=_text(raw, "question", where),
@@ -199,7 +200,7 @@ def parse_golden(raw: object, path: Path) -> Golden:
                 _date(entry.get("end"), where),
             )
         )
-    items: dict[str, tuple[Item, ...]] = {}
+    items: dict[str, tuple[GoldenItem, ...]] = {}
     for set_name in SETS:
         raw_items = doc.get(set_name) or ()
         if not isinstance(raw_items, (list, tuple)):
@@ -246,10 +247,10 @@ def load_golden(path: str | Path) -> Golden:
 
 
 @dataclass(frozen=True)
-class Outcome:
+class GoldenOutcome:
     """One item's result: passed or not, and what the layers said (codes and scores, never texts)."""
 
-    item: Item
+    item: GoldenItem
     passed: bool
     got: str  # e.g. "refused: instructions", "below threshold (0.12 keyword_coverage_0_1)", "overview: 3 records"
     score: float | None = None
@@ -262,7 +263,7 @@ def names_of(retriever: Any, settings: Settings) -> tuple[str, str]:
     return str(model), str(corpus)
 
 
-def score_items(golden: Golden, retriever: Any) -> list[Outcome]:
+def score_items(golden: Golden, retriever: Any) -> list[GoldenOutcome]:
     """Run every item through the layers (rules, overview route, retrieval, threshold); nothing calls a model."""
     from ..evidence import EvidenceGate, Overview, RefusalRules, retrieve_for
 
@@ -277,50 +278,50 @@ def score_items(golden: Golden, retriever: Any) -> list[Outcome]:
     records = golden.records
     overview = Overview(lambda q, lang: records, shipped_patterns=s.overview_patterns, aliases=s.aliases or None)
 
-    def retrieve(item: Item) -> list[Any]:
+    def retrieve(item: GoldenItem) -> list[Any]:
         return retrieve_for(retriever, item.question, language=item.language, previous=item.previous)
 
-    out: list[Outcome] = []
+    out: list[GoldenOutcome] = []
     for item in golden.items["must_refuse"]:
         d = rules.check(item.question, language=item.language, previous=item.previous)
         ok = d.refused and (item.category is None or d.category == item.category)
-        out.append(Outcome(item, ok, f"refused: {d.category}" if d.refused else "not refused by the rules"))
+        out.append(GoldenOutcome(item, ok, f"refused: {d.category}" if d.refused else "not refused by the rules"))
     for item in golden.items["no_evidence"]:
         if overview.matches(item.question, language=item.language):
-            out.append(Outcome(item, False, "read as an overview question"))
+            out.append(GoldenOutcome(item, False, "read as an overview question"))
             continue
         d = gate.decide(item.question, retrieve(item), language=item.language, previous=item.previous)
         got = _evidence(d)
-        out.append(Outcome(item, d.refused, got, d.score))
+        out.append(GoldenOutcome(item, d.refused, got, d.score))
     for item in golden.items["overview"]:
         d = rules.check(item.question, language=item.language, previous=item.previous)
         if d.refused:
-            out.append(Outcome(item, False, f"refused by the rules: {d.category}"))
+            out.append(GoldenOutcome(item, False, f"refused by the rules: {d.category}"))
             continue
         routed = overview.decide(item.question, language=item.language)
         if routed is None:
-            out.append(Outcome(item, False, "not read as an overview question"))
+            out.append(GoldenOutcome(item, False, "not read as an overview question"))
             continue
         got_ids = tuple(r.id for r in routed.records)
         ok = all(e in got_ids for e in item.expected)
-        out.append(Outcome(item, ok, f"overview: {len(got_ids)} records", retrieved=got_ids))
+        out.append(GoldenOutcome(item, ok, f"overview: {len(got_ids)} records", retrieved=got_ids))
     for item in golden.items["answerable"]:
         d = rules.check(item.question, language=item.language, previous=item.previous)
         if d.refused:
-            out.append(Outcome(item, False, f"refused by the rules: {d.category}"))
+            out.append(GoldenOutcome(item, False, f"refused by the rules: {d.category}"))
             continue
         routed = overview.decide(item.question, language=item.language)
         if routed is not None:
-            out.append(Outcome(item, not routed.refused, f"overview: {len(routed.records)} records"))
+            out.append(GoldenOutcome(item, not routed.refused, f"overview: {len(routed.records)} records"))
             continue
         d = gate.decide(item.question, retrieve(item), language=item.language, previous=item.previous)
-        out.append(Outcome(item, not d.refused, _evidence(d), d.score))
+        out.append(GoldenOutcome(item, not d.refused, _evidence(d), d.score))
     for item in golden.items["retrieval"]:
         found = tuple(p.id for p in retrieve(item))[: s.top_k]
         hit = any(e in found[: s.k] for e in item.expected)
         rank = next((i + 1 for i, pid in enumerate(found) if pid in item.expected), None)
         got = f"first expected at rank {rank}" if rank is not None else f"no expected id in the top {s.top_k}"
-        out.append(Outcome(item, hit, got, retrieved=found))
+        out.append(GoldenOutcome(item, hit, got, retrieved=found))
     return out
 
 
@@ -339,7 +340,7 @@ def default_retriever(golden: Golden) -> Any:
     )
 
 
-def totals(outcomes: Sequence[Outcome]) -> dict[str, dict[str, int]]:
+def totals(outcomes: Sequence[GoldenOutcome]) -> dict[str, dict[str, int]]:
     out: dict[str, dict[str, int]] = {}
     for name in SETS:
         mine = [o for o in outcomes if o.item.set == name]

@@ -1,4 +1,4 @@
-"""Read recorded answers, one JSON object a line, into `Record`s; a bad line becomes a `LineError`, never a stop.
+"""Read recorded answers, one JSON object a line, into `ReplayRecord`s; a bad line becomes a `LineError`, never a stop.
 
 Why tolerant: a replay file is production data, and one malformed line must not hide the other thousand. Each
 problem is reported with its line number (counted from 1) and the run goes on. Why strict on each line: a
@@ -13,7 +13,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..gate.person import SUPPORTED_LANGUAGES
+from .._errors import SluicegateError
+from .._gate.person import SUPPORTED_LANGUAGES
 
 EXPECTED = ("release", "stop", "refuse")
 
@@ -21,12 +22,12 @@ EXPECTED = ("release", "stop", "refuse")
 SSEExtractor = Callable[[Mapping[str, Any]], "tuple[list[str], bool]"]
 
 
-class RecordError(ValueError):
+class RecordError(SluicegateError, ValueError):
     """A record that cannot be replayed; the message says which field and why."""
 
 
 @dataclass(frozen=True)
-class Record:
+class ReplayRecord:
     """One recorded answer, ready to replay. `chunks` is the recorded chunking (one piece for a whole `answer`)."""
 
     line: int
@@ -85,7 +86,7 @@ def _text_chunks(obj: Mapping[str, Any]) -> tuple[list[str], bool]:
     return [obj["answer"]], False
 
 
-def parse_record(obj: object, line: int, extract: SSEExtractor | None = None) -> Record:
+def parse_record(obj: object, line: int, extract: SSEExtractor | None = None) -> ReplayRecord:
     """Validate one decoded line. `extract` reads the text pieces from recorded SSE (`--format sse`)."""
     if not isinstance(obj, dict):
         raise RecordError(f"a record must be a JSON object, got {type(obj).__name__}")
@@ -106,7 +107,7 @@ def parse_record(obj: object, line: int, extract: SSEExtractor | None = None) ->
     if not isinstance(truncated, bool):
         raise RecordError("'truncated' must be true or false")
     chunks, cut = extract(obj) if extract is not None else _text_chunks(obj)
-    return Record(
+    return ReplayRecord(
         line=line,
         id=rid,
         question=obj["question"],
@@ -119,7 +120,9 @@ def parse_record(obj: object, line: int, extract: SSEExtractor | None = None) ->
     )
 
 
-def read_records(lines: Iterable[str | bytes], extract: SSEExtractor | None = None) -> Iterator[Record | LineError]:
+def read_records(
+    lines: Iterable[str | bytes], extract: SSEExtractor | None = None
+) -> Iterator[ReplayRecord | LineError]:
     """Records and line errors in file order. Blank lines are skipped; a repeated id is an error on its line.
 
     Lines may be bytes (read from a file in binary): a line that is not UTF-8 is an error on that line only."""

@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     # report under them, and every stop is in the report anyway.
     logging.getLogger("sluicegate").setLevel(logging.ERROR)
     from .filters import FilterSpecError, load_filter
-    from .records import LineError, Record, read_records
+    from .records import LineError, ReplayRecord, read_records
     from .replayer import parse_sizes, replay, size_label
     from .summary import BaselineError, compare, load_baseline, report
 
@@ -105,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
     errors: list[LineError] = []
     try:
         for item in progress(read_records(lines, extract), len(lines), stream=sys.stderr, enabled=not args.no_progress):
-            if isinstance(item, Record):
+            if isinstance(item, ReplayRecord):
                 results.append(replay(item, factory, sizes, random_runs=args.random, seed=args.seed))
             else:
                 errors.append(item)

@@ -17,11 +17,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..driver import FALLBACK_NOTICE, Outcome, drive
-from ..stream import Event, Guard, StreamFilter
+from .._driver import FALLBACK_NOTICE, Outcome, drive
+from .._errors import SluicegateError
+from .._stream import Event, Guard, StreamFilter
 from ..testing import pieces_of, random_chunking
 from .filters import FilterSpecError, RecordFactory
-from .records import Record
+from .records import ReplayRecord
 
 # Done reason -> the outcome reported for a record.
 OUTCOMES = {"complete": "released", "stopped": "stopped", "refused": "refused", "truncated": "truncated"}
@@ -51,7 +52,7 @@ def size_label(size: int | None) -> str:
     return "whole" if size is None else str(size)
 
 
-class _ProviderCut(Exception):
+class _ProviderCut(SluicegateError):
     """Raised by the replayed upstream after its last piece when the record was cut short by the provider."""
 
 
@@ -96,10 +97,10 @@ def run_chunking(make: Callable[[], StreamFilter], pieces: Sequence[str], *, cut
 
 
 @dataclass(frozen=True)
-class Result:
+class ReplayResult:
     """The replay of one record: its outcome in the recorded chunking and the chunkings that disagree."""
 
-    record: Record
+    record: ReplayRecord
     runs: tuple[ChunkRun, ...]
     blocked_sentence: str | None = None
     differs: tuple[str, ...] = field(default=())
@@ -147,7 +148,7 @@ class Result:
 
 
 def _sentences(text: str) -> list[str]:
-    from ..gate.segment import SentenceSplitter
+    from .._gate.segment import SentenceSplitter
 
     splitter = SentenceSplitter()
     out = splitter.feed(text)
@@ -173,15 +174,15 @@ def blocked_sentence(make: Callable[[], StreamFilter], answer: str) -> str | Non
     return None
 
 
-def random_seed(seed: int, record: Record) -> int:
+def random_seed(seed: int, record: ReplayRecord) -> int:
     """A seed per record from `--seed` and the record's id: the same chunkings on every run of the same file."""
     digest = hashlib.blake2b(f"{seed}\0{record.id!r}".encode(), digest_size=8).digest()
     return int.from_bytes(digest, "big")
 
 
 def replay(
-    record: Record, factory: RecordFactory, sizes: Sequence[int | None], *, random_runs: int = 0, seed: int = 0
-) -> Result:
+    record: ReplayRecord, factory: RecordFactory, sizes: Sequence[int | None], *, random_runs: int = 0, seed: int = 0
+) -> ReplayResult:
     """Replay `record` in its recorded chunking, then at each of `sizes` and `random_runs` random chunkings
     (seeded per record, so a baseline compares like with like); compare every run with the first."""
 
@@ -199,4 +200,4 @@ def replay(
     first = runs[0].signature
     differs = tuple(run.label for run in runs[1:] if run.signature != first)
     blocked = blocked_sentence(make, answer) if runs[0].reason == "stopped" else None
-    return Result(record, tuple(runs), blocked, differs)
+    return ReplayResult(record, tuple(runs), blocked, differs)

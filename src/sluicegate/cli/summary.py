@@ -13,14 +13,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from .._errors import SluicegateError
 from ..redaction import redact
 from .records import LineError
-from .replayer import Result
+from .replayer import ReplayResult
 
 FORMAT_VERSION = 1
 
 
-class BaselineError(ValueError):
+class BaselineError(SluicegateError, ValueError):
     """The `--baseline` file cannot be read as a previous `--json` report."""
 
 
@@ -31,7 +32,7 @@ def _detail(violation: Any) -> dict[str, str]:
     return {"code": str(code), "detail": redact(str(detail))}
 
 
-def record_row(result: Result) -> dict[str, Any]:
+def record_row(result: ReplayResult) -> dict[str, Any]:
     """One record's line of the report. `server_side` holds what the reader never saw."""
     rec, main = result.record, result.main
     row: dict[str, Any] = {
@@ -69,7 +70,7 @@ def record_row(result: Result) -> dict[str, Any]:
     return row
 
 
-def totals(results: Sequence[Result], errors: Sequence[LineError]) -> dict[str, Any]:
+def totals(results: Sequence[ReplayResult], errors: Sequence[LineError]) -> dict[str, Any]:
     outcomes = Counter(r.outcome for r in results)
     by_code: Counter[str] = Counter(c for r in results if r.outcome == "stopped" for c in r.codes)
     by_language: dict[str, Counter[str]] = {}
@@ -99,7 +100,12 @@ def totals(results: Sequence[Result], errors: Sequence[LineError]) -> dict[str, 
 
 
 def report(
-    results: Sequence[Result], errors: Sequence[LineError], *, source: str, filter_name: str, chunkings: Sequence[str]
+    results: Sequence[ReplayResult],
+    errors: Sequence[LineError],
+    *,
+    source: str,
+    filter_name: str,
+    chunkings: Sequence[str],
 ) -> dict[str, Any]:
     """The whole `--json` document."""
     return {

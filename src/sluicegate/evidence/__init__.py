@@ -5,19 +5,20 @@ retrieved passage reaches the evidence threshold. Either refusal is a fixed text
 runs them in that order. Every score carries its `ScoreKind`; rank-fusion and raw BM25 scores are refused.
 """
 
-from ..gate.person import SUPPORTED_LANGUAGES
-from .coverage import content_words, keyword_coverage, stopwords
-from .decision import NO_EVIDENCE, NO_RECORDS, Decision, Passage, Record, record_text
-from .embedding import EmbeddingUnavailable, HashingEmbedding, cosine
-from .gate import DEFAULT_THRESHOLD, Evidence, EvidenceGate
-from .normalize import normalize_question
-from .ordinal import LAST, NOT_ORDINAL, FollowUp, Ordinal, read_follow_up, read_items, read_ordinals, start_of
-from .overview import Overview
-from .patterns import PatternError
-from .preflight import Preflight
-from .retriever import InMemoryRetriever, Retriever, joined_query, merge_follow_up, retrieve_for
-from .rules import GENERIC, RefusalRules
-from .scores import UNUSABLE, Score, ScoreKind, UnusableScoreError, score_kind
+from .._gate.person import SUPPORTED_LANGUAGES
+from .._public import publish
+from ._coverage import content_words, keyword_coverage, stopwords
+from ._decision import NO_EVIDENCE, NO_RECORDS, Decision, Passage, Record, record_text
+from ._embedding import EmbeddingUnavailable, HashingEmbedding, cosine
+from ._gate import DEFAULT_THRESHOLD, Evidence, EvidenceGate
+from ._normalize import normalize_question
+from ._ordinal import LAST, NOT_ORDINAL, FollowUp, Ordinal, read_follow_up, read_items, read_ordinals, start_of
+from ._overview import Overview
+from ._patterns import PatternError
+from ._preflight import Preflight
+from ._retriever import InMemoryRetriever, Retriever, joined_query, merge_follow_up, retrieve_for
+from ._rules import GENERIC, RefusalRules
+from ._scores import UNUSABLE, Score, ScoreKind, UnusableScoreError, score_kind
 
 __all__ = [
     "DEFAULT_THRESHOLD",
@@ -61,3 +62,5 @@ __all__ = [
     "start_of",
     "stopwords",
 ]
+
+publish(__name__, globals())  # one documented place per public name (docs/api.md)

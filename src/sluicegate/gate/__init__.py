@@ -1,12 +1,6 @@
-"""The sentence gate (seeds 000/001): a streaming splitter finds settled sentences, four deterministic checks
-judge each one, and only sentences that passed are released.
+"""Deprecated module path, kept so old imports still run: each name read here warns and comes from
+`sluicegate._gate`, which is private (import from sluicegate; docs/api.md)."""
 
-The modules behind this package are private; `sluicegate.SentenceGate`, `sluicegate.SentenceSplitter` and
-`sluicegate.Violation` are the public names.
-"""
+from .._deprecation import moved_module
 
-from .checks import Violation
-from .gate import SentenceGate
-from .segment import SentenceSplitter
-
-__all__ = ["SentenceGate", "SentenceSplitter", "Violation"]
+__getattr__ = moved_module(__name__, "sluicegate._gate", "sluicegate")

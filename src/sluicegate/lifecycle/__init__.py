@@ -2,18 +2,21 @@
 
 `Generation` is the state machine (received -> provisional -> assembled -> validated -> confirmed -> executed,
 or cancelled / incomplete / failed / expired); the readers turn documented provider streams into its input;
-`SQLiteStore` / `RedisStore` hold confirmed versions and operations keyed by a server-computed idempotency key.
+`SQLiteOperationStore` / `RedisOperationStore` hold confirmed versions and operations keyed by a server-computed
+idempotency key.
 
 Needs the `[lifecycle]` extra (pydantic). `import sluicegate` does not import this package.
 """
 
+from .._deprecation import moved_names
+from .._public import publish
 from .executor import ToolExecutor, aexecute_calls, execute_calls
 from .generation import NOT_APPLIED, Draft, Generation, Reconcile, ToolCall, validate_stream, validate_tool_calls
 from .ops import Kind
 from .policy import NotAuthorized, Policy, idempotency_key
 from .readers import AnthropicReader, ChunkReader, OpenAIChatReader, OpenAIResponsesReader, Reader
 from .state import IllegalTransition, OutcomeUnknown, State
-from .stores import OperationRecord, OperationStore, RedisStore, SQLiteStore
+from .stores import OperationRecord, OperationStore, RedisOperationStore, SQLiteOperationStore
 from .stores.base import ConfirmationConflict
 from .telemetry import Telemetry
 from .validation import JsonSchemaTool, Rejection, Rule, ToolDefinition, schema_tools
@@ -38,9 +41,9 @@ __all__ = [
     "Reader",
     "Reconcile",
     "Rejection",
-    "RedisStore",
+    "RedisOperationStore",
     "Rule",
-    "SQLiteStore",
+    "SQLiteOperationStore",
     "State",
     "Telemetry",
     "ToolCall",
@@ -53,3 +56,14 @@ __all__ = [
     "validate_stream",
     "validate_tool_calls",
 ]
+
+# Renamed so no class name is defined twice in the core (budget has its own SQLiteStore / RedisStore).
+__getattr__ = moved_names(
+    __name__,
+    {
+        "SQLiteStore": "sluicegate.lifecycle:SQLiteOperationStore",
+        "RedisStore": "sluicegate.lifecycle:RedisOperationStore",
+    },
+)
+
+publish(__name__, globals())  # one documented place per public name (docs/api.md)

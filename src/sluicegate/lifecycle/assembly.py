@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .._errors import SluicegateError
 from .ops import Check, Delta, ItemDone, Kind, Start
 
 
-class AssemblyError(ValueError):
+class AssemblyError(SluicegateError, ValueError):
     """The stream broke the assembly contract; `code` is the rejection code."""
 
     def __init__(self, code: str, key: str) -> None:

@@ -16,9 +16,9 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from ..stream import Guard, StreamFilter
+from .._stream import Guard, StreamFilter
 from .assembly import Assembly, AssemblyError, Item
-from .ops import Check, Delta, Duplicate, ItemDone, Kind, Op, ProviderId, Start, Terminal, Violation
+from .ops import Check, Delta, Duplicate, ItemDone, Kind, Op, ProviderId, Start, StreamViolation, Terminal
 from .policy import Policy, idempotency_key
 from .readers.base import EventError, Reader, coerce_event
 from .state import ALTERNATIVE_TERMINALS, IllegalTransition, OutcomeUnknown, State, check_transition
@@ -235,7 +235,7 @@ class Generation:
                 t.duplicates_dropped += 1
             elif isinstance(op, ProviderId):
                 self.provider_id = t.provider_id = op.value
-            elif isinstance(op, Violation):
+            elif isinstance(op, StreamViolation):
                 self._fail("*", op.code, op.detail)
         except AssemblyError as exc:
             self._fail(exc.key, exc.code)
@@ -812,7 +812,7 @@ class _RestoredReader(Reader):
         self.provider = provider
 
     def read_payload(self, name: str | None, payload: Mapping[str, Any] | str) -> list[Op]:
-        return [Violation("restored_generation_reads_nothing")]
+        return [StreamViolation("restored_generation_reads_nothing")]
 
 
 def validate_stream(

@@ -86,11 +86,11 @@ class Duplicate:
 
 
 @dataclass(frozen=True)
-class Violation:
+class StreamViolation:
     """The stream broke its documented contract (bad JSON, delta for an unknown item...): the generation fails."""
 
     code: str
     detail: str = ""  # e.g. the output item type that is not modelled (a type name, never content)
 
 
-Op = Start | Delta | ItemDone | Check | Terminal | ProviderId | Duplicate | Violation
+Op = Start | Delta | ItemDone | Check | Terminal | ProviderId | Duplicate | StreamViolation

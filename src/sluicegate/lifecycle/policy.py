@@ -12,11 +12,13 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .._errors import SluicegateError
+
 if TYPE_CHECKING:
     from .generation import ToolCall
 
 
-class NotAuthorized(PermissionError):
+class NotAuthorized(SluicegateError, PermissionError):
     """The policy refused this call for this principal and operation; nothing was executed."""
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from enum import Enum
 
+from .._errors import SluicegateError
+
 
 class State(str, Enum):
     """Where a generation is. Terminal alternatives (cancelled/incomplete/failed/expired) never lead anywhere."""
@@ -53,7 +55,7 @@ _MOVES: dict[State, frozenset[State]] = {
 ALTERNATIVE_TERMINALS: frozenset[State] = frozenset(_ALTERNATIVES)
 
 
-class IllegalTransition(RuntimeError):
+class IllegalTransition(SluicegateError, RuntimeError):
     """A move the state machine does not allow (e.g. confirm before validated, execute before confirmed)."""
 
     def __init__(self, current: State, target: State, why: str = "") -> None:
@@ -63,7 +65,7 @@ class IllegalTransition(RuntimeError):
         super().__init__(f"illegal transition {current.value} -> {target.value}{detail}")
 
 
-class OutcomeUnknown(RuntimeError):
+class OutcomeUnknown(SluicegateError, RuntimeError):
     """A tool call may or may not have been applied (its response was lost, or another executor holds it).
 
     Never retried automatically: pass `reconcile=` to `Generation.execute` to look the operation up.

@@ -15,6 +15,8 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Union
 
+from .._errors import SluicegateError
+
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
@@ -36,7 +38,7 @@ class Rejection:
     provider_code: str | None = None  # the provider's error code/type on a provider failure (`overloaded_error`)
 
 
-class Rejected(ValueError):
+class Rejected(SluicegateError, ValueError):
     """Raised inside validation; carries the rejection code and a value-free detail."""
 
     def __init__(self, code: str, detail: str = "") -> None:

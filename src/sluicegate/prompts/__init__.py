@@ -6,7 +6,8 @@ it will sometimes be ignored: its job is to make the answer that passes the gate
 rule's deterministic twin is in `RULE_CHECKS` (and docs/prompts.md).
 """
 
-from .render import (
+from .._public import publish
+from ._render import (
     RULE_CHECKS,
     RULES,
     Prompt,
@@ -31,3 +32,5 @@ __all__ = [
     "template_prompt",
     "user_message",
 ]
+
+publish(__name__, globals())  # one documented place per public name (docs/api.md)

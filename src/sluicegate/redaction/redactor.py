@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..stream import EMPTY_STEP, STOPPED_STEP, Done, Guard, Step, check_piece
+from .._stream import EMPTY_STEP, STOPPED_STEP, Done, Guard, Step, check_piece
 from . import fastpath
 from . import prefilter as _pf
 from .detector import LOOKBEHIND, Detector, custom_detector

@@ -3,6 +3,7 @@
 Nothing here imports a web framework: the Starlette endpoint lives in `integrations/sluicegate_starlette`.
 """
 
+from .._public import publish
 from .encode import SSE_HEADERS, encode_comment, encode_event
 from .gated import DEFAULT_PING_INTERVAL, ERROR_MESSAGES, gated_events
 from .parser import DEFAULT_MAX_EVENT_BYTES, SSEEvent, SSEEventTooLarge, SSEParser
@@ -24,3 +25,5 @@ __all__ = [
     "gated_events",
     "peek_first",
 ]
+
+publish(__name__, globals())  # one documented place per public name (docs/api.md)

@@ -29,9 +29,9 @@ from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Awaita
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from ..driver import FALLBACK_NOTICE, Outcome, UsageOf, _text, adrive
-from ..stream import Guard, Step, StreamFilter
-from ..usage import UsageMeter
+from .._driver import FALLBACK_NOTICE, Outcome, UsageOf, _text, adrive
+from .._stream import Guard, Step, StreamFilter
+from .._usage import UsageMeter
 from .encode import encode_comment, encode_event
 from .parser import DEFAULT_MAX_EVENT_BYTES
 

@@ -18,6 +18,8 @@ import codecs
 import re
 from dataclasses import dataclass
 
+from .._errors import SluicegateError
+
 DEFAULT_MAX_EVENT_BYTES = 1 << 20  # 1 MiB: far above any answer's frame, far below a memory problem
 # `retry` above this (ms, about 292 million years) is not a reconnection time anyone means: ignored, as a value
 # that is not all digits is. It also keeps int() away from Python's 4300-digit limit.
@@ -37,7 +39,7 @@ class SSEEvent:
     retry: int | None = None
 
 
-class SSEEventTooLarge(ValueError):
+class SSEEventTooLarge(SluicegateError, ValueError):
     """One event grew past `max_event_bytes`. `events` holds what the same `feed` call had already dispatched,
     so nothing that arrived whole before the oversized event is lost."""
 

@@ -10,7 +10,7 @@ Never use it as the only filter in front of a reader: it checks nothing.
 
 from __future__ import annotations
 
-from ..stream import EMPTY_STEP, Step, check_piece
+from .._stream import EMPTY_STEP, Step, check_piece
 
 
 class PassThrough:

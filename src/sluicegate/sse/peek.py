@@ -13,10 +13,11 @@ import asyncio
 from collections.abc import AsyncIterable, AsyncIterator
 from typing import Any
 
-from ..closing import AsyncUpstream
+from .._closing import AsyncUpstream
+from .._errors import SluicegateError
 
 
-class UpstreamFailedEarly(Exception):
+class UpstreamFailedEarly(SluicegateError):
     """The provider failed before its first piece; `__cause__` is its exception."""
 
 
@@ -24,7 +25,7 @@ async def peek_first(upstream: AsyncIterable[Any], *, timeout: float) -> AsyncIt
     """Return an iterator equal to `upstream` whose first piece is already awaited (for up to `timeout` s).
 
     Raises `UpstreamFailedEarly` (the upstream closed) if the first piece failed within the wait. Closing the
-    returned iterator closes the upstream (the SDK stream object itself, `sluicegate.closing`), whether or not
+    returned iterator closes the upstream (the SDK stream object itself, `sluicegate._closing`), whether or not
     the first piece has arrived.
     """
     source = AsyncUpstream(upstream)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from sluicegate.stream import EMPTY_STEP, STOPPED_STEP, Done, Guard, Step, check_piece
+from sluicegate._stream import EMPTY_STEP, STOPPED_STEP, Done, Guard, Step, check_piece
 from .detector import LOOKBEHIND, Detector, custom_detector
 from .normalize import extend_view, needs_normalizing, normalize
 from .operators import OperatorSpec, resolve_operator

@@ -23,7 +23,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from ..ops import Delta, Duplicate, ItemDone, Kind, Op, ProviderId, Start, Terminal, Violation
+from ..ops import Delta, Duplicate, ItemDone, Kind, Op, ProviderId, Start, StreamViolation, Terminal
 from .base import DONE_SENTINEL, Reader
 from .codes import provider_code
 
@@ -53,12 +53,12 @@ class AnthropicReader(Reader):
 
     def read_payload(self, name: str | None, payload: Mapping[str, Any] | str) -> list[Op]:
         if payload == DONE_SENTINEL or not isinstance(payload, Mapping):
-            return [Violation("unexpected_done_sentinel")]
+            return [StreamViolation("unexpected_done_sentinel")]
         kind = self.event_type(name, payload)
         if kind == "message_start":
             mid = (payload.get("message") or {}).get("id")
             if self._id is not None:
-                return [Duplicate("repeated_message_start")] if mid == self._id else [Violation("second_message")]
+                return [Duplicate("repeated_message_start")] if mid == self._id else [StreamViolation("second_message")]
             self._id = str(mid or "")
             return [ProviderId(self._id)] if self._id else []
         if kind == "content_block_start":
@@ -68,7 +68,7 @@ class AnthropicReader(Reader):
         if kind == "content_block_stop":
             index = payload.get("index")
             if index not in self._kinds:
-                return [Violation("stop_for_unknown_block")]
+                return [StreamViolation("stop_for_unknown_block")]
             return [ItemDone(f"block:{index}", source=kind)]
         if kind == "message_delta":
             reason = (payload.get("delta") or {}).get("stop_reason")
@@ -95,10 +95,10 @@ class AnthropicReader(Reader):
     def _block_start(self, p: Mapping[str, Any]) -> list[Op]:
         index, block = p.get("index"), p.get("content_block") or {}
         if not isinstance(index, int) or isinstance(index, bool) or not isinstance(block, Mapping):
-            return [Violation("block_without_index")]
+            return [StreamViolation("block_without_index")]
         kind = _BLOCK_KINDS.get(str(block.get("type")), Kind.OTHER)
         if index in self._kinds and self._kinds[index] != kind:
-            return [Violation("conflicting_item_start")]
+            return [StreamViolation("conflicting_item_start")]
         self._kinds[index] = kind
         initial = ""
         if kind == Kind.TOOL:
@@ -112,7 +112,7 @@ class AnthropicReader(Reader):
     def _block_delta(self, p: Mapping[str, Any]) -> list[Op]:
         index, delta = p.get("index"), p.get("delta") or {}
         if index not in self._kinds:
-            return [Violation("delta_for_unknown_block")]
+            return [StreamViolation("delta_for_unknown_block")]
         dtype = str(delta.get("type"))
         expected = _DELTA_KINDS.get(dtype)
         block_kind = self._kinds[index]
@@ -121,13 +121,13 @@ class AnthropicReader(Reader):
             # validated. It must still be a string where the format says so.
             piece = delta.get(_DELTA_FIELDS[dtype]) if expected is not None else ""
             if not isinstance(piece, str):
-                return [Violation("delta_not_a_string")]
+                return [StreamViolation("delta_not_a_string")]
             return [Delta(f"block:{index}", piece)] if piece else []
         if expected is None:
             return []  # signature_delta, citations_delta: not content we assemble
         if expected != block_kind:
-            return [Violation("delta_kind_mismatch")]
+            return [StreamViolation("delta_kind_mismatch")]
         piece = delta.get(_DELTA_FIELDS[dtype])
         if not isinstance(piece, str):
-            return [Violation("delta_not_a_string")]
+            return [StreamViolation("delta_not_a_string")]
         return [Delta(f"block:{index}", piece)]

@@ -6,12 +6,13 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from ..._errors import SluicegateError
 from ..ops import Op
 
 DONE_SENTINEL = "[DONE]"
 
 
-class EventError(ValueError):
+class EventError(SluicegateError, ValueError):
     """The event could not be read (not JSON, not an object): the generation fails with `code`."""
 
     def __init__(self, code: str) -> None:

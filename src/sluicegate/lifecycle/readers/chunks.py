@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..ops import Delta, Kind, Op, ProviderId, Terminal, Violation
+from ..ops import Delta, Kind, Op, ProviderId, StreamViolation, Terminal
 from .base import Reader
 
 # OpenAI (stop, tool_calls, function_call) and Anthropic (end_turn, tool_use, stop_sequence) reasons.
@@ -37,7 +37,7 @@ class ChunkReader(Reader):
 
     def read_payload(self, name: str | None, payload: Mapping[str, Any] | str) -> list[Op]:
         if not isinstance(payload, Mapping):
-            return [Violation("unexpected_done_sentinel")]
+            return [StreamViolation("unexpected_done_sentinel")]
         ops: list[Op] = []
         cid = payload.get("id")
         if isinstance(cid, str) and cid and self._id is None:
@@ -49,10 +49,10 @@ class ChunkReader(Reader):
         for chunk in payload.get("tool_call_chunks") or []:
             key = self._key(chunk)
             if key is None:
-                return [*ops, Violation("tool_call_chunk_without_index_or_id")]
+                return [*ops, StreamViolation("tool_call_chunk_without_index_or_id")]
             args = chunk.get("args") or ""
             if not isinstance(args, str):
-                return [*ops, Violation("arguments_not_a_string")]
+                return [*ops, StreamViolation("arguments_not_a_string")]
             ops.append(Delta(key, args, kind=Kind.TOOL, call_id=chunk.get("id") or None, name=chunk.get("name")))
         reason = payload.get("finish_reason")
         if isinstance(reason, str) and reason:

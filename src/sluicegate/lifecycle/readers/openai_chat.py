@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..ops import Delta, Kind, Op, ProviderId, Terminal, Violation
+from ..ops import Delta, Kind, Op, ProviderId, StreamViolation, Terminal
 from .base import DONE_SENTINEL, Reader
 from .codes import provider_code
 
@@ -53,17 +53,17 @@ class OpenAIChatReader(Reader):
                 self._id = chunk_id
                 ops.append(ProviderId(chunk_id))
             elif chunk_id != self._id:
-                return [Violation("provider_id_changed")]
+                return [StreamViolation("provider_id_changed")]
         choices = payload.get("choices") or []
         if not isinstance(choices, list):
-            return [Violation("choices_not_a_list")]
+            return [StreamViolation("choices_not_a_list")]
         for choice in choices:
             ops.extend(self._choice(choice))
         return ops
 
     def _choice(self, choice: Any) -> list[Op]:
         if not isinstance(choice, Mapping) or choice.get("index", 0) != 0:
-            return [Violation("multiple_choices_unsupported")]
+            return [StreamViolation("multiple_choices_unsupported")]
         ops: list[Op] = []
         delta = choice.get("delta") or {}
         content = delta.get("content")
@@ -74,15 +74,15 @@ class OpenAIChatReader(Reader):
         if delta.get("function_call"):
             # The deprecated `functions` API: a call without an id, which cannot be confirmed or answered by id.
             # Refused by name rather than dropped (the SDK returns it as `message.function_call`).
-            return [Violation("legacy_function_call")]
+            return [StreamViolation("legacy_function_call")]
         for call in delta.get("tool_calls") or []:
             index = call.get("index") if isinstance(call, Mapping) else None
             if not isinstance(index, int) or isinstance(index, bool):
-                return [Violation("tool_call_without_index")]
+                return [StreamViolation("tool_call_without_index")]
             function = call.get("function") or {}
             arguments = function.get("arguments") or ""
             if not isinstance(arguments, str):
-                return [Violation("arguments_not_a_string")]
+                return [StreamViolation("arguments_not_a_string")]
             ops.append(
                 Delta(f"tool:{index}", arguments, kind=Kind.TOOL, call_id=call.get("id"), name=function.get("name"))
             )

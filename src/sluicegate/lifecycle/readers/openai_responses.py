@@ -30,7 +30,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from ..ops import Check, Delta, Duplicate, ItemDone, Kind, Op, ProviderId, Start, Terminal, Violation
+from ..ops import Check, Delta, Duplicate, ItemDone, Kind, Op, ProviderId, Start, StreamViolation, Terminal
 from .base import DONE_SENTINEL, EventError, Reader
 from .codes import provider_code
 
@@ -107,7 +107,7 @@ class OpenAIResponsesReader(Reader):
 
     def read_payload(self, name: str | None, payload: Mapping[str, Any] | str) -> list[Op]:
         if payload == DONE_SENTINEL or not isinstance(payload, Mapping):
-            return [Violation("unexpected_done_sentinel")]
+            return [StreamViolation("unexpected_done_sentinel")]
         kind = self.event_type(name, payload)
         seq = payload.get("sequence_number")
         numbered = isinstance(seq, int) and not isinstance(seq, bool)
@@ -115,16 +115,16 @@ class OpenAIResponsesReader(Reader):
             self._numbered = numbered
         if not numbered:
             if self._numbered:
-                return [Violation("missing_sequence_number")]
+                return [StreamViolation("missing_sequence_number")]
             return self._arrival(kind, payload)
         if not self._numbered:
-            return [Violation("sequence_numbers_mixed")]
+            return [StreamViolation("sequence_numbers_mixed")]
         assert isinstance(seq, int)
         if seq in self._held or (self._next is not None and seq < self._next):
             return [Duplicate("sequence_number_seen")]
         self._held[seq] = (kind, payload)
         if len(self._held) > self._max_held:
-            return [Violation("sequence_gap_too_long")]
+            return [StreamViolation("sequence_gap_too_long")]
         ops: list[Op] = []
         if self._next is None:
             if kind != "response.created":
@@ -148,10 +148,10 @@ class OpenAIResponsesReader(Reader):
                 return (
                     [Duplicate("repeated_response_created")]
                     if rid == self._response_id
-                    else [Violation("second_response")]
+                    else [StreamViolation("second_response")]
                 )
         elif self._response_id is None:
-            return [Violation("event_before_response_created")]
+            return [StreamViolation("event_before_response_created")]
         return self._apply(kind, payload)
 
     def at_close(self) -> list[Op]:
@@ -166,7 +166,7 @@ class OpenAIResponsesReader(Reader):
             if self._response_id is None:
                 self._response_id = rid
             elif rid != self._response_id:
-                return [Violation("provider_id_changed")]
+                return [StreamViolation("provider_id_changed")]
             return [ProviderId(rid)]
         if kind == "response.output_item.added":
             return self._item_added(p.get("item") or {})
@@ -215,7 +215,7 @@ class OpenAIResponsesReader(Reader):
     def _item_added(self, item: Mapping[str, Any]) -> list[Op]:
         kind, iid = item.get("type"), item.get("id")
         if not isinstance(iid, str) or not iid:
-            return [Violation("item_without_id")]
+            return [StreamViolation("item_without_id")]
         if kind == "function_call":
             return [Start(iid, Kind.TOOL, call_id=item.get("call_id"), name=item.get("name"))]
         if kind == "reasoning":
@@ -226,12 +226,12 @@ class OpenAIResponsesReader(Reader):
             return []  # opened when it is finished: its `call_id` and arguments are final only then
         if kind in HOSTED_ITEMS or kind in CLIENT_CALLS:
             return [Start(iid, Kind.OTHER)]
-        return [Violation("unsupported_output_item", str(kind)[:64])]
+        return [StreamViolation("unsupported_output_item", str(kind)[:64])]
 
     def _item_done(self, item: Mapping[str, Any], source: str) -> list[Op]:
         kind, iid = item.get("type"), item.get("id")
         if not isinstance(iid, str) or not iid:
-            return [Violation("item_without_id")]
+            return [StreamViolation("item_without_id")]
         if kind == "function_call":
             if item.get("status") == "incomplete":
                 return [Terminal("incomplete", "item_incomplete")]
@@ -246,7 +246,7 @@ class OpenAIResponsesReader(Reader):
             return self._client_done_ops(iid, item, source)
         if kind in HOSTED_ITEMS or kind in CLIENT_CALLS or kind == "reasoning":
             return [ItemDone(iid, source=source, copy=True)]
-        return [Violation("unsupported_output_item", str(kind)[:64])]
+        return [StreamViolation("unsupported_output_item", str(kind)[:64])]
 
     def _client_done_ops(self, iid: str, item: Mapping[str, Any], source: str) -> list[Op]:
         if item.get("status") == "incomplete":
@@ -254,7 +254,7 @@ class OpenAIResponsesReader(Reader):
         arguments = client_arguments(item)
         seen = self._client_done.get(iid)
         if seen is not None:
-            return [Duplicate("repeated_item_done")] if seen == arguments else [Violation("integrity_mismatch")]
+            return [Duplicate("repeated_item_done")] if seen == arguments else [StreamViolation("integrity_mismatch")]
         self._client_done[iid] = arguments
         return [
             Start(iid, Kind.TOOL, call_id=item.get("call_id"), name=client_tool_name(item)),
@@ -278,7 +278,7 @@ class OpenAIResponsesReader(Reader):
             elif _client_call(item):
                 ops.append(Check(iid, client_arguments(item), "response.completed"))
             elif kind not in HOSTED_ITEMS and kind not in CLIENT_CALLS and kind != "reasoning":
-                ops.append(Violation("unsupported_output_item", str(kind)[:64]))
+                ops.append(StreamViolation("unsupported_output_item", str(kind)[:64]))
         return ops
 
 

@@ -15,6 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
+from ..._errors import SluicegateError
+
 PENDING = "pending"
 DONE = "done"
 UNKNOWN = "unknown"
@@ -36,7 +38,7 @@ class OperationRecord:
     claimed: bool = False
 
 
-class ConfirmationConflict(ValueError):
+class ConfirmationConflict(SluicegateError, ValueError):
     """A generation id was confirmed before with a different validated version."""
 
 

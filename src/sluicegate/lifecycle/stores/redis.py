@@ -1,4 +1,4 @@
-"""Redis store for many instances: `RedisStore(redis.Redis.from_url(url))`. Claims are one Lua step.
+"""Redis store for many instances: `RedisOperationStore(redis.Redis.from_url(url))`. Claims are one Lua step.
 
 The client is the caller's (we never open one behind their back). Use Redis with AOF persistence
 (`appendonly yes`, `appendfsync everysec` or `always`) if recorded results must survive a Redis restart.
@@ -46,8 +46,8 @@ def _text(value: Any) -> str | None:
     return value.decode("utf-8") if isinstance(value, bytes) else str(value)
 
 
-class RedisStore(StatusMoves):
-    """Same semantics as `SQLiteStore`; keys live under `prefix`."""
+class RedisOperationStore(StatusMoves):
+    """Same semantics as `SQLiteOperationStore`; keys live under `prefix`."""
 
     def __init__(self, client: Any, *, prefix: str = "sluicegate:lifecycle:") -> None:
         self.client = client

@@ -23,8 +23,8 @@ CREATE TABLE IF NOT EXISTS sg_operations (
 """
 
 
-class SQLiteStore(StatusMoves):
-    """The embedded default: `SQLiteStore("ops.sqlite3")`. Every write is its own committed transaction."""
+class SQLiteOperationStore(StatusMoves):
+    """The embedded default: `SQLiteOperationStore("ops.sqlite3")`. Every write is its own committed transaction."""
 
     def __init__(self, path: str | PathLike[str], *, timeout: float = 30.0) -> None:
         self.path = str(path)

@@ -11,13 +11,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from ..notices import notice
-from .coverage import MIN_MATCHES, PassageWords, content_words, coverage
-from .decision import NO_EVIDENCE, Decision, Passage
-from .normalize import normalize_question
-from .ordinal import FollowUp
-from .retriever import joined_query
-from .scores import Score, ScoreKind, score_kind
+from .._notices import notice
+from ._coverage import MIN_MATCHES, PassageWords, content_words, coverage
+from ._decision import NO_EVIDENCE, Decision, Passage
+from ._normalize import normalize_question
+from ._ordinal import FollowUp
+from ._retriever import joined_query
+from ._scores import Score, ScoreKind, score_kind
 
 DEFAULT_THRESHOLD = 0.35  # the seed's design default, checked on a substitute embedding: not a calibration
 

@@ -20,11 +20,11 @@ from typing import Literal
 import regex
 
 from .._data import list_names, word_list
-from ..gate.markers import strip_markers
-from ..gate.person import SUPPORTED_LANGUAGES
-from .coverage import content_words
-from .normalize import normalize_question
-from .patterns import compile_entry, phrase_source
+from .._gate.markers import strip_markers
+from .._gate.person import SUPPORTED_LANGUAGES
+from ._coverage import content_words
+from ._normalize import normalize_question
+from ._patterns import compile_entry, phrase_source
 
 LAST = -1  # the position "the last one"
 START_CHARS = 200  # the start of the previous answer joined when no item can be read: its first sentence, capped

@@ -15,10 +15,10 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from ..gate.checks import CITATION_MISSING, CITATION_OUT_OF_RANGE, FIRST_PERSON, UNSUPPORTED_VALUE
-from ..gate.gate import DEFAULT_REFUSAL_TOKEN, SentenceGate, _language
-from ..gate.markers import marker
-from ..gate.person import SUPPORTED_LANGUAGES
+from .._gate.checks import CITATION_MISSING, CITATION_OUT_OF_RANGE, FIRST_PERSON, UNSUPPORTED_VALUE
+from .._gate.gate import DEFAULT_REFUSAL_TOKEN, SentenceGate, _language
+from .._gate.markers import marker
+from .._gate.person import SUPPORTED_LANGUAGES
 from ..sources import format_sources
 
 # The seed's rules, in the order the prompt states them.

@@ -10,8 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
+from ..._errors import SluicegateError
 
-class StoreUnavailable(Exception):
+
+class StoreUnavailable(SluicegateError):
     """The store could not answer (server down, database locked past the retries, disk error)."""
 
 

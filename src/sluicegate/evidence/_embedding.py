@@ -11,11 +11,12 @@ import hashlib
 import math
 from collections.abc import Sequence
 
-from .coverage import content_words
-from .normalize import normalize_question
+from .._errors import SluicegateError
+from ._coverage import content_words
+from ._normalize import normalize_question
 
 
-class EmbeddingUnavailable(RuntimeError):
+class EmbeddingUnavailable(SluicegateError, RuntimeError):
     """The embedding service cannot be reached: retrieval falls back to keywords, and the threshold still applies."""
 
 

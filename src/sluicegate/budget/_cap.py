@@ -24,11 +24,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from ..notices import notice
-from ..usage import Usage
-from .bound import MESSAGE_OVERHEAD_TOKENS, prompt_tokens_bound
-from .prices import Money, Price, PriceSpec, from_nano, price_of, price_table, to_nano
-from .stores.base import SpendStore, StoreUnavailable, Totals
+from .._notices import notice
+from .._usage import Usage
+from ._bound import MESSAGE_OVERHEAD_TOKENS, prompt_tokens_bound
+from ._prices import Money, Price, PriceSpec, from_nano, price_of, price_table, to_nano
+from ._stores.base import SpendStore, StoreUnavailable, Totals
 
 log = logging.getLogger("sluicegate.budget")
 
@@ -37,7 +37,7 @@ MAX_PENDING_SETTLES = 10_000
 
 
 @dataclass(frozen=True)
-class Decision:
+class CapDecision:
     """Whether a call may go to the model. Refused: `notice` is the fixed text to show the reader.
 
     `reason` is "admitted", "monthly_limit" (the bound would pass the cap) or "store_unavailable" (refused
@@ -57,7 +57,7 @@ class Reservation:
     """One held upper bound. Pass it to `SpendCap.settle` when the call ends, however it ends."""
 
     id: str
-    decision: Decision
+    decision: CapDecision
     model: str
     scope: str
     month: str  # UTC calendar month the call started in, "YYYY-MM": the month it is charged to
@@ -171,10 +171,12 @@ class SpendCap:
             result = self.store.reserve(self.scope, month, rid, amount, self.cap, now=now, expires_at=expires)
             totals = result.totals
             self._replay_pending()  # the store answered: a good moment to retry settles it refused earlier
-            decision = Decision(True, "admitted") if result.admitted else Decision(False, "monthly_limit", refusal)
+            decision = (
+                CapDecision(True, "admitted") if result.admitted else CapDecision(False, "monthly_limit", refusal)
+            )
         except Exception as exc:  # StoreUnavailable, or a store that misbehaves: unknown spend, so refuse
             self._store_error("reserve", exc)
-            decision = Decision(False, "store_unavailable", refusal)
+            decision = CapDecision(False, "store_unavailable", refusal)
         with self._lock:
             if decision.admitted:
                 self.stats.admitted += 1

@@ -12,10 +12,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import date
 from pathlib import Path
 
-from ..notices import notice
-from .decision import NO_RECORDS, Decision, Record
-from .normalize import normalize_question, with_aliases
-from .patterns import Entries, Pattern, by_language, compile_all, first_match, shipped, with_users
+from .._notices import notice
+from ._decision import NO_RECORDS, Decision, Record
+from ._normalize import normalize_question, with_aliases
+from ._patterns import Entries, Pattern, by_language, compile_all, first_match, shipped, with_users
 
 RecordsSource = Callable[[str, str], Iterable[Record]]  # (question, language) -> the records to answer from
 

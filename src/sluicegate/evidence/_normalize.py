@@ -12,7 +12,7 @@ from collections.abc import Mapping
 
 import regex
 
-from ..gate.normalize import normalize
+from .._gate.normalize import normalize
 
 APOSTROPHES = str.maketrans({"\u2019": "'", "\u02bc": "'", "\u2018": "'", "\uff07": "'"})
 _SPACES = regex.compile(r"\s+")

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .clientkey import IPNetwork, client_key, networks
+from ._clientkey import IPNetwork, client_key, networks
 
 log = logging.getLogger("sluicegate.budget")
 
@@ -46,11 +46,11 @@ def _limits_storage(store: Any) -> Any:
 
     if isinstance(store, Storage):
         return store
-    from .stores.redis import RedisStore
-    from .stores.sqlite import SQLiteStore
+    from ._stores.redis import RedisStore
+    from ._stores.sqlite import SQLiteStore
 
     if isinstance(store, SQLiteStore):
-        from .stores.sqlite_limits import SQLiteLimitsStorage
+        from ._stores.sqlite_limits import SQLiteLimitsStorage
 
         return SQLiteLimitsStorage(store)
     if isinstance(store, RedisStore):

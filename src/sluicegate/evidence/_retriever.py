@@ -10,12 +10,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Protocol, runtime_checkable
 
-from .coverage import PassageWords, content_words, coverage
-from .decision import Passage
-from .embedding import EmbeddingUnavailable, HashingEmbedding
-from .normalize import normalize_question
-from .ordinal import FollowUp
-from .scores import Score, ScoreKind
+from ._coverage import PassageWords, content_words, coverage
+from ._decision import Passage
+from ._embedding import EmbeddingUnavailable, HashingEmbedding
+from ._normalize import normalize_question
+from ._ordinal import FollowUp
+from ._scores import Score, ScoreKind
 
 
 @runtime_checkable

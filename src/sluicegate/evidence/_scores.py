@@ -13,6 +13,8 @@ import math
 from dataclasses import dataclass
 from enum import Enum
 
+from .._errors import SluicegateError
+
 
 class ScoreKind(str, Enum):
     """What a retriever's number is. The value is the code written in logs."""
@@ -29,7 +31,7 @@ UNUSABLE: frozenset[ScoreKind] = frozenset({ScoreKind.BM25_RAW, ScoreKind.RRF})
 _TOLERANCE = 1e-6  # float noise of a normalized dot product (1.0000001)
 
 
-class UnusableScoreError(ValueError):
+class UnusableScoreError(SluicegateError, ValueError):
     """A rank-fusion or unbounded score was offered as evidence (raised when configuring, or when one arrives)."""
 
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..driver import Outcome
-from ..stream import Done
-from ..usage import Usage, UsageMeter
-from .cap import Reservation, SpendCap
+from .._driver import Outcome
+from .._stream import Done
+from .._usage import Usage, UsageMeter
+from ._cap import Reservation, SpendCap
 
 REFUSED_REASON = "refused"  # Outcome.reason / Done reason of a call the cap refused (no model call)
 

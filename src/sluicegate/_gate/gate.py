@@ -13,8 +13,8 @@ from typing import cast
 
 import regex
 
-from ..notices import notice as fixed_text
-from ..stream import EMPTY_STEP, STOPPED_STEP, Done, Event, Guard, Step, check_piece
+from .._notices import notice as fixed_text
+from .._stream import EMPTY_STEP, STOPPED_STEP, Done, Event, Guard, Step, check_piece
 from .checks import Checker, Violation
 from .markers import strip_markers
 from .person import SUPPORTED_LANGUAGES, checker_for

@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
-from ..gate.person import SUPPORTED_LANGUAGES  # one list of the ten languages, the gate's
-from ..notices import languages as notice_languages
-from ..notices import notice
-from .decision import Decision, MatchedOn
-from .normalize import normalize_question, with_aliases
-from .patterns import Entries, Pattern, by_language, compile_all, first_match, shipped, with_users
+from .._gate.person import SUPPORTED_LANGUAGES  # one list of the ten languages, the gate's
+from .._notices import languages as notice_languages
+from .._notices import notice
+from ._decision import Decision, MatchedOn
+from ._normalize import normalize_question, with_aliases
+from ._patterns import Entries, Pattern, by_language, compile_all, first_match, shipped, with_users
 
 GENERIC: tuple[str, ...] = ("instructions", "tasks")  # the shipped categories, on by default
 

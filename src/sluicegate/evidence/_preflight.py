@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
-from .decision import Decision, Passage
-from .gate import EvidenceGate
-from .ordinal import FollowUp, read_follow_up
-from .overview import Overview
-from .retriever import Retriever, retrieve_for
-from .rules import RefusalRules
+from ._decision import Decision, Passage
+from ._gate import EvidenceGate
+from ._ordinal import FollowUp, read_follow_up
+from ._overview import Overview
+from ._retriever import Retriever, retrieve_for
+from ._rules import RefusalRules
 
 RetrieveFn = Callable[[str], Sequence[Passage]]
 

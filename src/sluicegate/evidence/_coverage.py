@@ -17,7 +17,7 @@ from functools import cache
 import regex
 
 from .._data import list_names, word_list
-from .normalize import normalize_question, words
+from ._normalize import normalize_question, words
 
 MIN_LENGTH = 3  # content words have 3+ characters (2+ in Chinese)
 MIN_MATCHES = 2  # coverage counts only when at least two distinct content words match

@@ -26,8 +26,9 @@ from pathlib import Path
 
 import regex
 
-from ..gate.normalize import normalize
-from .normalize import APOSTROPHES, has_han, normalize_question
+from .._errors import SluicegateError
+from .._gate.normalize import normalize
+from ._normalize import APOSTROPHES, has_han, normalize_question
 
 REGEX_LANGUAGES: frozenset[str] = frozenset({"en", "fa"})
 ZWNJ = "\u200c"
@@ -41,7 +42,7 @@ _WORD_SPLIT = regex.compile(r"[^\p{L}\p{M}\p{Nd}]+")
 Entries = Mapping[str, Mapping[str, Sequence[str]]]  # category -> language -> entries
 
 
-class PatternError(ValueError):
+class PatternError(SluicegateError, ValueError):
     """An entry that does not compile; the message names where it came from."""
 
 

@@ -6,10 +6,10 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from .scores import Score, ScoreKind
+from ._scores import Score, ScoreKind
 
 if TYPE_CHECKING:
-    from .ordinal import FollowUp
+    from ._ordinal import FollowUp
 
 Route = Literal["refusal", "overview", "evidence"]
 MatchedOn = Literal["question", "alias", "follow_up", "brief"]  # brief: the overview fallback for the subject

@@ -22,7 +22,7 @@ from functools import cache, lru_cache
 import regex
 
 from .._data import list_names, word_list
-from ..stream import check_piece
+from .._stream import check_piece
 
 TERMINATORS = ".!?…؟۔。！？।॥"
 CJK_TERMINATORS = "。！？"
