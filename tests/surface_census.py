@@ -29,6 +29,7 @@ PUBLIC_PLACES = (
     "sluicegate",
     "sluicegate.budget",
     "sluicegate.call",
+    "sluicegate.dialects",
     "sluicegate.evidence",
     "sluicegate.host",
     "sluicegate.lifecycle",

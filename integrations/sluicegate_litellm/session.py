@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sluicegate import GuardedCall, Redactor, Show, Stop, StreamFilter, ToolCallValidated
-from sluicegate.driver import NOTICE_SEPARATOR
+from sluicegate.host import NOTICE_SEPARATOR
 from sluicegate.lifecycle import Generation, OpenAIChatReader, ToolCall, schema_tools
 from sluicegate.sources import gate_factory
 

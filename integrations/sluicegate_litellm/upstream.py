@@ -17,7 +17,7 @@ from typing import Any
 
 from litellm import CustomStreamWrapper
 
-from sluicegate.closing import AsyncUpstream, aclose_now
+from sluicegate.host import AsyncUpstream, aclose_now
 
 _DEPTH = 8  # generator layers searched (the proxy stacks two or three)
 

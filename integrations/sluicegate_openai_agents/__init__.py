@@ -8,7 +8,7 @@
 See docs/openai_agents.md.
 """
 
-from sluicegate.plugin import require_extra
+from sluicegate.host import require_extra
 
 require_extra("agents", adapter="sluicegate_openai_agents", framework="the OpenAI Agents SDK", extra="openai-agents")
 

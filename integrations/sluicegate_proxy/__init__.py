@@ -5,7 +5,7 @@ A thin Starlette + httpx shell over the core's guarded call and dialect codecs (
 `GET /healthz`, `GET /metrics`. See docs/proxy.md.
 """
 
-from sluicegate.plugin import require_extra
+from sluicegate.host import require_extra
 
 for _module in ("starlette", "httpx", "jsonschema"):
     require_extra(_module, adapter="sluicegate_proxy", framework="Starlette, httpx and jsonschema", extra="proxy")

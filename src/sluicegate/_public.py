@@ -16,6 +16,7 @@ PLACES = (
     "sluicegate",
     "sluicegate.budget",
     "sluicegate.call",
+    "sluicegate.dialects",
     "sluicegate.evidence",
     "sluicegate.host",
     "sluicegate.lifecycle",

@@ -5,8 +5,8 @@ A host (LangChain, LlamaIndex, NeMo, Guardrails AI, Starlette, the next one) imp
 modules without breaking an adapter (`tests/test_public_surface.py` enforces it; docs/api.md lists every name).
 """
 
-from ._closing import aclose_now, close_now
-from ._driver import FALLBACK_NOTICE, TextOf, UsageOf
+from ._closing import AsyncUpstream, Upstream, aclose_now, close_now
+from ._driver import FALLBACK_NOTICE, NOTICE_SEPARATOR, TextOf, UsageOf
 from ._notices import NoticeKind, languages, notice
 from ._plugin import load_factory, require_extra
 from ._provider_chunks import sdk_text, sdk_usage
@@ -15,10 +15,13 @@ from ._sessions import STOP_PREFIX, Session
 
 __all__ = [
     "FALLBACK_NOTICE",
+    "NOTICE_SEPARATOR",
     "STOP_PREFIX",
+    "AsyncUpstream",
     "NoticeKind",
     "Session",
     "TextOf",
+    "Upstream",
     "UsageOf",
     "aclose_now",
     "close_now",

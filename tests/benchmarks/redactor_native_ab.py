@@ -26,12 +26,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT / "src"), str(ROOT)]
 
+from sluicegate._stream import EMPTY_STEP, Step  # noqa: E402
 from sluicegate.redaction import Redactor, prefilter  # noqa: E402
 from sluicegate.redaction import redactor as redactor_module  # noqa: E402
 from sluicegate.redaction import starters as starters_module  # noqa: E402
 from sluicegate.redaction.detector import LOOKBEHIND  # noqa: E402
 from sluicegate.redaction.normalize import _SPECIAL  # noqa: E402
-from sluicegate.stream import EMPTY_STEP, Step  # noqa: E402
 from tests.benchmarks import corpus as bench_corpus  # noqa: E402
 from tests.benchmarks.corpora27 import CORPORA  # noqa: E402
 

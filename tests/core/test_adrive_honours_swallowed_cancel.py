@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import asyncio
 
-from sluicegate import Outcome, UsageMeter
-from sluicegate.driver import adrive
+from sluicegate import Outcome, UsageMeter, adrive
 from tests.support import HoldUntilPeriod
 
 

@@ -19,7 +19,7 @@ from lc_agent_fakes import AgentScriptedModel, turn
 
 from sluicegate import Outcome
 from sluicegate.evidence import EvidenceGate, Preflight, RefusalRules
-from sluicegate.notices import notice
+from sluicegate.host import notice
 from sluicegate_langchain import GateMiddleware, stream_agent
 from tests.call.helpers import (
     PASSING,

@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import AsyncGenerator, AsyncIterable, Callable, Generator, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..closing import AsyncUpstream, Upstream
-from ..stream import EMPTY_STEP, Step, StreamFilter
+from .._closing import AsyncUpstream, Upstream
+from .._stream import EMPTY_STEP, Step, StreamFilter
 from ._actions import CallModel
 from ._call import CallState, CallStateError, GuardedCall
 from ._drive import asettling, settling

@@ -26,6 +26,8 @@ from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._errors import SluicegateError
+
 APIS = ("chat", "responses", "anthropic")
 KEY_HEADER = "x-replay"
 # `[replay:KEY]` anywhere in the body (a prompt): survives gateways that rewrite `model` and drop headers.
@@ -160,7 +162,7 @@ class Exchange:
         return self
 
 
-class UpstreamDied(Exception):
+class UpstreamDied(SluicegateError):
     """Raised inside the app to make the server drop the connection mid-body (an upstream crash)."""
 
 

@@ -12,6 +12,7 @@ Needs the `[lifecycle]` dependencies (jsonschema) for tool-call validation; `imp
 import this package.
 """
 
+from .._public import publish
 from ._base import Answer, Billed, Encoder, End
 from .anthropic import AnthropicEncoder
 from .chat import ChatEncoder
@@ -39,3 +40,5 @@ __all__ = [
     "parse_request",
     "text_filter",
 ]
+
+publish(__name__, globals())  # one documented place per public name (docs/api.md)

@@ -18,10 +18,10 @@ import json
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from .._driver import FALLBACK_NOTICE, NOTICE_SEPARATOR
+from .._stream import StreamFilter
 from ..call import GuardedCall, Show, Stop, ToolCallValidated
-from ..driver import FALLBACK_NOTICE, NOTICE_SEPARATOR
 from ..sse import SSEParser
-from ..stream import StreamFilter
 from ._base import Billed, Encoder, End
 from .anthropic import AnthropicEncoder
 from .chat import ChatEncoder
@@ -29,9 +29,9 @@ from .request import ClientRequest
 from .responses import ResponsesEncoder
 
 if TYPE_CHECKING:
+    from .._usage import UsageMeter
     from ..budget import CallBudget
     from ..evidence import Preflight
-    from ..usage import UsageMeter
 
 _LENGTH = frozenset({"length", "max_tokens", "max_output_tokens", "model_context_window_exceeded"})
 _LIVE = ("received", "provisional")

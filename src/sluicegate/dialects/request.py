@@ -14,12 +14,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._errors import SluicegateError
+
 DIALECTS = ("chat", "responses", "anthropic")
 OPTIONS_KEY = "sluicegate"
 _OPTION_NAMES = frozenset({"sources", "language"})
 
 
-class RequestError(ValueError):
+class RequestError(SluicegateError, ValueError):
     """The client's body cannot be served: answered with `status` (400) in the dialect's error shape."""
 
     def __init__(self, code: str, message: str, status: int = 400) -> None:

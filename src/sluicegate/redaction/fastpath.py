@@ -37,7 +37,7 @@ except ImportError:  # no C compiler at install time, or turned off: the pure pa
 def configure(eager: int) -> None:
     """Hand the compiled feed the module values it mirrors (again after a test changes one of them)."""
     if native is not None:
-        from ..stream import EMPTY_STEP, Step
+        from .._stream import EMPTY_STEP, Step
         from . import prefilter, starters
         from .detector import LOOKBEHIND
         from .normalize import _SPECIAL
