@@ -16,6 +16,13 @@ max_body_bytes = 1048576           # larger bodies get 413
 redact = true                      # the redactor after the gate (with sources) or alone (without)
 preflight = false                  # refusal rules + evidence threshold on the last user message (with sources)
 
+[rate_limits]                      # absent: no rate limits; fail open when the store is down
+per_minute = 10                    # any of per_minute, per_hour, per_day
+per_hour = 200
+by = "key"                         # "key" (the client key, else the address) or "address"
+store = "memory://"                # or "sqlite:///path" or "redis://host:6379/0" (shared by several proxies)
+trusted_proxies = []               # peers whose X-Forwarded-For is believed (none by default)
+
 [budget]                           # absent: no spend cap
 monthly_limit = "50"               # dollars
 store = "sqlite:///var/lib/sluicegate/spend.sqlite3"   # or "redis://host:6379/0"
@@ -52,6 +59,16 @@ class BudgetConfig:
 
 
 @dataclass(frozen=True)
+class RateLimitConfig:
+    per_minute: int | None = None
+    per_hour: int | None = None
+    per_day: int | None = None
+    by: str = "key"
+    store: str = "memory://"
+    trusted_proxies: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class ProxyConfig:
     upstream_url: str
     upstream_api_key: str | None = field(default=None, repr=False)
@@ -61,6 +78,7 @@ class ProxyConfig:
     redact: bool = True
     preflight: bool = False
     budget: BudgetConfig | None = None
+    rate_limits: RateLimitConfig | None = None
 
     def __post_init__(self) -> None:
         if not self.upstream_url.startswith(("http://", "https://")):
@@ -90,7 +108,7 @@ def load_config(path: str | Path | None, *, upstream: str | None = None) -> Prox
 
 
 def config_from(data: Mapping[str, Any], *, upstream: str | None = None) -> ProxyConfig:
-    known = {"upstream", "auth", "limits", "pipeline", "budget"}
+    known = {"upstream", "auth", "limits", "pipeline", "budget", "rate_limits"}
     unknown = set(data) - known
     if unknown:
         raise ConfigError(f"unknown section(s): {', '.join(sorted(unknown))}")
@@ -113,6 +131,7 @@ def config_from(data: Mapping[str, Any], *, upstream: str | None = None) -> Prox
         redact=bool(pipeline.get("redact", True)),
         preflight=bool(pipeline.get("preflight", False)),
         budget=_budget(data.get("budget")),
+        rate_limits=_rate_limits(data.get("rate_limits")),
     )
 
 
@@ -137,4 +156,40 @@ def _budget(table: Any) -> BudgetConfig | None:
         prices={str(k): (float(v[0]), float(v[1])) for k, v in prices.items()},
         max_output_tokens=int(table.get("max_output_tokens", 1024)),
         scope=str(table.get("scope", "default")),
+    )
+
+
+_RATE_KEYS = frozenset({"per_minute", "per_hour", "per_day", "by", "store", "trusted_proxies"})
+
+
+def _rate_limits(table: Any) -> RateLimitConfig | None:
+    if table is None:
+        return None
+    if not isinstance(table, Mapping):
+        raise ConfigError("[rate_limits] must be a table")
+    unknown = set(table) - _RATE_KEYS
+    if unknown:
+        raise ConfigError(f"[rate_limits] unknown key(s): {', '.join(sorted(unknown))}")
+    windows = {k: table.get(k) for k in ("per_minute", "per_hour", "per_day")}
+    if all(v is None for v in windows.values()):
+        raise ConfigError("[rate_limits] needs at least one of per_minute, per_hour, per_day")
+    for name, value in windows.items():
+        if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
+            raise ConfigError(f"[rate_limits] {name} must be a positive integer")
+    by = table.get("by", "key")
+    if by not in ("key", "address"):
+        raise ConfigError('[rate_limits] by must be "key" or "address"')
+    store = table.get("store", "memory://")
+    if not isinstance(store, str) or not store.startswith(("memory://", "sqlite:///", "redis://", "rediss://")):
+        raise ConfigError("[rate_limits] store must be memory://, sqlite:///path, redis:// or rediss://")
+    proxies = table.get("trusted_proxies", [])
+    if not isinstance(proxies, list) or not all(isinstance(p, str) for p in proxies):
+        raise ConfigError("[rate_limits] trusted_proxies must be a list of addresses or networks")
+    return RateLimitConfig(
+        per_minute=windows["per_minute"],
+        per_hour=windows["per_hour"],
+        per_day=windows["per_day"],
+        by=by,
+        store=store,
+        trusted_proxies=tuple(proxies),
     )
