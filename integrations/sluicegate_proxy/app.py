@@ -120,6 +120,8 @@ class Proxy:
         )
         self.cap = _cap(config)
         self.limits = _limits(config)
+        self._rules: Any = None
+        self._gate: Any = None
 
     # -- helpers -------------------------------------------------------------------------------------------
 
@@ -221,7 +223,13 @@ class Proxy:
         try:
             creq = parse_request(dialect, raw)
             budget = self._budget(creq)
-            call = build_call(creq, budget=budget, preflight=self._preflight(creq), redact=self.config.redact)
+            call = build_call(
+                creq,
+                budget=budget,
+                preflight=self._preflight(creq),
+                redact=self.config.redact,
+                redactor_options=self.config.redactor,
+            )
         except RequestError as exc:
             return self._error(dialect, exc.status, exc.code, exc.message)
         except (TypeError, ValueError) as exc:  # a tool schema the strict validator cannot close, a price missing
@@ -428,9 +436,12 @@ class Proxy:
     def _preflight(self, creq: ClientRequest) -> Any:
         if not self.config.preflight or creq.sources is None:
             return None
-        from sluicegate.evidence import InMemoryRetriever, Preflight
+        from sluicegate.evidence import EvidenceGate, InMemoryRetriever, Preflight, RefusalRules
 
-        return Preflight(InMemoryRetriever(list(creq.sources)))
+        if self._rules is None:  # built once (the patterns compile once), on the first screened request
+            self._rules = RefusalRules(**self.config.refusal)
+            self._gate = EvidenceGate(**self.config.evidence)
+        return Preflight(InMemoryRetriever(list(creq.sources)), rules=self._rules, gate=self._gate)
 
     async def aclose(self) -> None:
         await self.client.aclose()
