@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import hmac
 import json
 import logging
@@ -20,11 +21,12 @@ from typing import Any
 
 import httpx
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from sluicegate.budget import CallBudget, SpendCap
+from sluicegate.budget import DEGRADED_HEADER, CallBudget, RateDecision, RateLimits, SpendCap
 from sluicegate.call import (
     NO_USAGE,
     CallModel,
@@ -117,6 +119,9 @@ class Proxy:
             transport=transport,
         )
         self.cap = _cap(config)
+        self.limits = _limits(config)
+        self._rules: Any = None
+        self._gate: Any = None
 
     # -- helpers -------------------------------------------------------------------------------------------
 
@@ -149,6 +154,32 @@ class Proxy:
             headers["x-api-key" if anthropic_style else "authorization"] = key if anthropic_style else f"Bearer {key}"
         return headers
 
+    def _rate_key(self, request: Request) -> str:
+        """The client key (hashed: keys are not written to the store) when `by = "key"` and one is sent, else
+        the address (the peer, or the trusted proxies' X-Forwarded-For)."""
+        assert self.limits is not None and self.config.rate_limits is not None
+        given = self._client_key(request) if self.config.rate_limits.by == "key" else None
+        if given:
+            return "key:" + hashlib.sha256(given.encode()).hexdigest()[:32]
+        return self.limits.client_key(request.scope)
+
+    async def rate_check(self, request: Request, dialect: str) -> tuple[RateDecision | None, Response | None]:
+        """One hit against the limits (in a worker thread: a slow store delays this request only)."""
+        if self.limits is None:
+            return None, None
+        decision = await run_in_threadpool(self.limits.hit, self._rate_key(request))
+        if decision.degraded:
+            self.metrics.count(self.metrics.refusals, "rate_limit_fail_open")
+            log.warning("rate limiter store down: request let through (fail open) dialect=%s", dialect)
+        if decision.allowed:
+            return decision, None
+        self.metrics.count(self.metrics.refusals, "rate_limited")
+        response = self._error(
+            dialect, 429, "rate_limited", f"rate limit reached ({decision.limit})", "rate_limit_error"
+        )
+        response.headers["retry-after"] = str(decision.retry_after)
+        return decision, response
+
     async def read_body(self, request: Request) -> bytes:
         limit = self.config.max_body_bytes
         declared = request.headers.get("content-length")
@@ -165,11 +196,20 @@ class Proxy:
 
     async def guarded(self, request: Request) -> Response:
         dialect = ROUTES[request.url.path]
-        m = self.metrics
         if not self.authorized(request):
             return self._error(
                 dialect, 401, "invalid_api_key", "a valid client key is required", "authentication_error"
             )
+        decision, limited = await self.rate_check(request, dialect)
+        if limited is not None:
+            return limited
+        response = await self._guarded(request, dialect)
+        if decision is not None and decision.degraded:
+            response.headers[DEGRADED_HEADER] = "fail-open"
+        return response
+
+    async def _guarded(self, request: Request, dialect: str) -> Response:
+        m = self.metrics
         try:
             raw = await self.read_body(request)
         except TooLarge:
@@ -183,7 +223,13 @@ class Proxy:
         try:
             creq = parse_request(dialect, raw)
             budget = self._budget(creq)
-            call = build_call(creq, budget=budget, preflight=self._preflight(creq), redact=self.config.redact)
+            call = build_call(
+                creq,
+                budget=budget,
+                preflight=self._preflight(creq),
+                redact=self.config.redact,
+                redactor_options=self.config.redactor,
+            )
         except RequestError as exc:
             return self._error(dialect, exc.status, exc.code, exc.message)
         except (TypeError, ValueError) as exc:  # a tool schema the strict validator cannot close, a price missing
@@ -390,9 +436,12 @@ class Proxy:
     def _preflight(self, creq: ClientRequest) -> Any:
         if not self.config.preflight or creq.sources is None:
             return None
-        from sluicegate.evidence import InMemoryRetriever, Preflight
+        from sluicegate.evidence import EvidenceGate, InMemoryRetriever, Preflight, RefusalRules
 
-        return Preflight(InMemoryRetriever(list(creq.sources)))
+        if self._rules is None:  # built once (the patterns compile once), on the first screened request
+            self._rules = RefusalRules(**self.config.refusal)
+            self._gate = EvidenceGate(**self.config.evidence)
+        return Preflight(InMemoryRetriever(list(creq.sources)), rules=self._rules, gate=self._gate)
 
     async def aclose(self) -> None:
         await self.client.aclose()
@@ -441,6 +490,35 @@ def _cap(config: ProxyConfig) -> SpendCap | None:
         path = b.store.removeprefix("sqlite:///") if b.store.startswith("sqlite:///") else b.store
         store = SQLiteStore(path)
     return SpendCap(store, b.monthly_limit, dict(b.prices), scope=b.scope)
+
+
+def _limits(config: ProxyConfig) -> RateLimits | None:
+    r = config.rate_limits
+    if r is None:
+        return None
+    store: Any
+    if r.store.startswith(("redis://", "rediss://")):
+        import redis
+
+        from sluicegate.budget import RedisStore
+
+        store = RedisStore(redis.Redis.from_url(r.store, socket_connect_timeout=2, socket_timeout=2))
+    elif r.store.startswith("sqlite:///"):
+        from sluicegate.budget import SQLiteStore
+
+        store = SQLiteStore(r.store.removeprefix("sqlite:///"))
+    else:
+        from limits.storage import MemoryStorage
+
+        store = MemoryStorage()
+    return RateLimits(
+        store,
+        per_minute=r.per_minute,
+        per_hour=r.per_hour,
+        per_day=r.per_day,
+        trusted_proxies=r.trusted_proxies,
+        scope="proxy",
+    )
 
 
 def create_app(config: ProxyConfig, *, transport: httpx.AsyncBaseTransport | None = None) -> Starlette:

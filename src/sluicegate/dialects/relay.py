@@ -47,18 +47,29 @@ def encoder_for(request: ClientRequest, **kwargs: Any) -> Encoder:
 
 
 def text_filter(
-    request: ClientRequest, *, redact: bool = True, gate_options: Mapping[str, Any] | None = None
+    request: ClientRequest,
+    *,
+    redact: bool = True,
+    gate_options: Mapping[str, Any] | None = None,
+    redactor_options: Mapping[str, Any] | None = None,
 ) -> Callable[[Any], StreamFilter]:
-    """The pipeline: with `sources`, the sentence gate then the redactor; without, the redactor alone."""
+    """The pipeline: with `sources`, the sentence gate then the redactor; without, the redactor alone.
+
+    `redactor_options` go to `Redactor` (`entities`, `allow`, ...): the operator's choice of detectors."""
     from ..redaction import Redactor
     from ..sources import gate_factory
+    from ..stream import Pipeline
 
+    ropts = dict(redactor_options or {})
     if request.sources is not None:
         options = dict(gate_options or {})
         if request.language:
             options["language"] = request.language
-        return gate_factory(redact=redact, **options)
-    return lambda _sources: Redactor()
+        gate = gate_factory(redact=False, **options)
+        if not redact:
+            return gate
+        return lambda texts: Pipeline(gate(texts), Redactor(**ropts))
+    return lambda _sources: Redactor(**ropts)
 
 
 def build_call(
@@ -67,6 +78,7 @@ def build_call(
     budget: CallBudget | None = None,
     preflight: Preflight | None = None,
     redact: bool = True,
+    redactor_options: Mapping[str, Any] | None = None,
 ) -> GuardedCall:
     """The guarded call for one proxied request: tool calls validated against the request's own schemas.
 
@@ -90,7 +102,7 @@ def build_call(
         sources=None if screened else list(request.sources or ()),
         preflight=preflight if screened else None,
         budget=budget,
-        filter_factory=text_filter(request, redact=redact),
+        filter_factory=text_filter(request, redact=redact, redactor_options=redactor_options),
         generation=generation,
         prompt=False,
     )
