@@ -133,12 +133,7 @@ def unread_bytes(response: Any) -> bytes:
     import select
     import socket
 
-    buffered = b""
-    stream = getattr(response, "stream", None)
-    for name in ("_httpcore_stream", "_stream", "_connection", "_h11_state", "_receive_buffer", "_data"):
-        stream = getattr(stream, name, stream) if name != "_data" else getattr(stream, name, None)
-    if isinstance(stream, bytes | bytearray):
-        buffered = bytes(stream)
+    buffered = _h11_buffered(getattr(response, "stream", None))
     extensions = getattr(response, "extensions", None) or {}
     network = extensions.get("network_stream")
     if network is None or network.get_extra_info("ssl_object") is not None:
@@ -153,6 +148,23 @@ def unread_bytes(response: Any) -> bytes:
     except (BlockingIOError, InterruptedError):
         peeked = b""
     return buffered + peeked
+
+
+def _h11_buffered(stream: Any) -> bytes:
+    """What h11 received and has not handed on: httpx's stream wraps httpcore's pool stream, which wraps the
+    connection's stream, whose connection holds the h11 state (private names, so any miss is just no bytes)."""
+    for _ in range(8):
+        state = getattr(stream, "_h11_state", None)
+        if state is not None:
+            data = getattr(getattr(state, "_receive_buffer", None), "_data", None)
+            return bytes(data) if isinstance(data, bytes | bytearray) else b""
+        stream = next(
+            (getattr(stream, n) for n in ("_httpcore_stream", "_stream", "_connection") if hasattr(stream, n)),
+            None,
+        )
+        if stream is None:
+            break
+    return b""
 
 
 def unread_text(data: bytes) -> list[str]:
