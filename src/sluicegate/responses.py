@@ -128,7 +128,7 @@ UNREAD_BOUND = 1 << 20  # bytes peeked per response at most: an estimate, never 
 
 def unread_bytes(response: Any) -> bytes:
     """The bytes of `response` already on this machine but not read: h11's receive buffer, then the kernel's
-    socket buffer (`MSG_PEEK | MSG_DONTWAIT` after a zero-timeout `select`, so nothing blocks and nothing more is
+    socket buffer (`MSG_PEEK | MSG_DONTWAIT` after a zero-timeout `poll`, so nothing blocks and nothing more is
     read from the provider). TLS sockets hold ciphertext: only the h11 buffer counts there."""
     import select
     import socket
@@ -141,7 +141,12 @@ def unread_bytes(response: Any) -> bytes:
     sock = network.get_extra_info("socket")
     if not isinstance(sock, socket.socket) or sock.fileno() < 0:
         return buffered
-    if not select.select([sock], [], [], 0)[0]:
+    if hasattr(select, "poll"):  # poll, not select: select refuses a descriptor past 1023
+        poller = select.poll()
+        poller.register(sock, select.POLLIN)
+        if not poller.poll(0):
+            return buffered
+    elif not select.select([sock], [], [], 0)[0]:
         return buffered
     try:
         peeked = sock.recv(UNREAD_BOUND, socket.MSG_PEEK | socket.MSG_DONTWAIT)

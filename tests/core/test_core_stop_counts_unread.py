@@ -113,3 +113,32 @@ def test_unread_text_reads_each_wire_format() -> None:
         b'data: {"choices":[{"delta":{"content":"never fin'
     )
     assert responses_module.unread_text(data) == ["a", "b", "c", "?"]
+
+
+async def test_a_failing_count_never_prevents_the_async_close(bursting: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    import asyncio
+
+    def broken(data: bytes) -> list[str]:
+        raise ValueError("the parse broke")
+
+    monkeypatch.setattr(responses_module, "unread_text", broken)
+    provider, url = bursting
+    provider.script(SCRIPTS["leave"])
+    number = len(provider.generations) + 1
+    chunks = adrive_text(await ASYNC_OPENERS["anthropic"](url), make_filter(), outcome=Outcome())
+    await asyncio.sleep(0.05)
+    assert await chunks.__anext__() == FIRST
+    await chunks.aclose()
+    gen = provider.generations[number - 1]
+    deadline = time.monotonic() + 10
+    while not gen.done.is_set() and time.monotonic() < deadline:
+        await asyncio.sleep(0.002)
+    _settle(gen)
+
+
+def test_a_response_without_a_network_stream_has_nothing_unread() -> None:
+    class Bare:
+        stream = None
+        extensions: dict[str, Any] = {}
+
+    assert responses_module.unread_bytes(Bare()) == b""
