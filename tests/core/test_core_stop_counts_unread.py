@@ -142,3 +142,20 @@ def test_a_response_without_a_network_stream_has_nothing_unread() -> None:
         extensions: dict[str, Any] = {}
 
     assert responses_module.unread_bytes(Bare()) == b""
+
+
+def test_the_responses_api_stream_is_covered_too(bursting: Any) -> None:
+    from tests.services.provider_clients import MESSAGES, openai_client
+
+    provider, url = bursting
+    provider.script(SCRIPTS["stop"])
+    number = len(provider.generations) + 1
+    outcome = Outcome()
+    stream = openai_client(url).responses.create(model="m", input=MESSAGES[0]["content"], stream=True)
+    chunks = drive_text(stream, make_filter(), outcome=outcome)
+    time.sleep(0.05)
+    assert list(chunks) == [FIRST, SHOWN_NOTICE]
+    gen = provider.generations[number - 1]
+    _settle(gen)
+    assert outcome.usage is not None and len(gen.sent) >= BURST
+    assert outcome.usage.output_tokens >= len(gen.sent)
