@@ -23,10 +23,13 @@ SDK stream without ever closing it (LlamaIndex's OpenAI LLM, LangChain's Anthrop
 from __future__ import annotations
 
 import inspect
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
+from . import _responses
 from ._responses import OpenResponses
+
+OnUnread = Callable[[list[str]], None]
 
 
 def _is_manager_only(obj: Any) -> bool:
@@ -89,6 +92,25 @@ def _distinct(*objs: Any) -> list[Any]:
     return out
 
 
+def count_unread(tracked: list[Any], on_unread: OnUnread | None) -> None:
+    """Hand `on_unread` the text deltas delivered to this machine but not read from each response still open,
+    just before it is closed (issue 22: usage of a stopped stream is never below what the provider generated).
+    Fail-safe: any error here is swallowed, since counting must never prevent the close."""
+    if on_unread is None:
+        return
+    try:
+        seen: list[Any] = []
+        for response in tracked:
+            if getattr(response, "is_closed", True) or any(response is r for r in seen):
+                continue
+            seen.append(response)
+            pieces = _responses.unread_text(_responses.unread_bytes(response))
+            if pieces:
+                on_unread(pieces)
+    except Exception:  # noqa: S110 - an estimate that failed is no reason to leave the provider generating
+        pass
+
+
 class Upstream:
     """A sync upstream opened for reading: `next()` pulls one item, `close()` closes everything it opened.
 
@@ -97,7 +119,8 @@ class Upstream:
     part was tried.
     """
 
-    def __init__(self, upstream: Any) -> None:
+    def __init__(self, upstream: Any, on_unread: OnUnread | None = None) -> None:
+        self._on_unread = on_unread
         self._exit: Any = None
         stream = upstream
         if _is_manager_only(upstream):  # Anthropic's MessageStreamManager: entering it opens the stream
@@ -120,6 +143,7 @@ class Upstream:
         if self.closed:
             return
         self.closed = True
+        count_unread([*self.responses.tracked(), *_responses_of(self._parts)], self._on_unread)
         error: BaseException | None = None
         for part in self._parts:
             try:
@@ -146,7 +170,8 @@ class AsyncUpstream:
     entering it is awaited.
     """
 
-    def __init__(self, upstream: Any) -> None:
+    def __init__(self, upstream: Any, on_unread: OnUnread | None = None) -> None:
+        self._on_unread = on_unread
         self._upstream = upstream
         self._manager: Any = upstream if _is_amanager_only(upstream) else None
         self._entered = self._manager is None
@@ -177,6 +202,7 @@ class AsyncUpstream:
         self.closed = True
         error: BaseException | None = None
         responses = _responses_of(self._parts)
+        count_unread([*self.responses.tracked(), *responses], self._on_unread)
         for part in self._parts:
             try:
                 await aclose_now(part)

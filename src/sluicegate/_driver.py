@@ -114,6 +114,14 @@ class _Run:
         self.usage_of(item, self.meter)
         return text
 
+    def unread(self, pieces: list[str]) -> None:
+        """Bill the text a provider delivered that nobody read before the close (counted by `closing`): it was
+        generated. A figure already taken is refreshed (a leave closes the books before the close)."""
+        for piece in pieces:
+            self.meter.observe(piece)
+        if self.outcome.usage is not None:
+            self.outcome.usage = self.meter.usage
+
     def take(self, item: Any) -> Step:
         """Account for one raw upstream item, then feed its text to the filter."""
         return self.record(self.filter.feed(self.account(item)))
@@ -268,7 +276,7 @@ def drive(
     upstream item; True closes the upstream at once and ends the run `cancelled` (the item is billed, not shown).
     """
     run = _Run(filt, meter, text_of, usage_of, outcome)
-    source = Upstream(upstream)
+    source = Upstream(upstream, run.unread)
 
     def cancelled() -> None:
         try:
@@ -339,7 +347,7 @@ def adrive(
     when the reader has gone.
     """
     run = _Run(filt, meter, text_of, usage_of, outcome)
-    source = AsyncUpstream(upstream)
+    source = AsyncUpstream(upstream, run.unread)
 
     async def cancelled() -> None:
         try:

@@ -39,6 +39,10 @@ class OpenResponses:
         self._responses = [r for r in self._responses if not getattr(r, "is_closed", False)]
         self._responses.append(response)
 
+    def tracked(self) -> list[Any]:
+        """The responses recorded so far (open or not)."""
+        return list(self._responses)
+
     def __len__(self) -> int:
         return sum(1 for r in self._responses if not getattr(r, "is_closed", False))
 
@@ -115,3 +119,93 @@ def _install() -> None:
         setattr(wrapper, "_sluicegate", True)  # noqa: B010
     httpx.Client.send = send
     httpx.AsyncClient.send = asend
+
+
+# -- what was delivered but not read, counted just before a close (issue 22: usage >= what was generated) ------
+
+UNREAD_BOUND = 1 << 20  # bytes peeked per response at most: an estimate, never a read that could block
+
+
+def unread_bytes(response: Any) -> bytes:
+    """The bytes of `response` already on this machine but not read: h11's receive buffer, then the kernel's
+    socket buffer (`MSG_PEEK | MSG_DONTWAIT` after a zero-timeout `poll`, so nothing blocks and nothing more is
+    read from the provider). TLS sockets hold ciphertext: only the h11 buffer counts there."""
+    import select
+    import socket
+
+    buffered = _h11_buffered(getattr(response, "stream", None))
+    extensions = getattr(response, "extensions", None) or {}
+    network = extensions.get("network_stream")
+    if network is None or network.get_extra_info("ssl_object") is not None:
+        return buffered
+    sock = network.get_extra_info("socket")
+    if not isinstance(sock, socket.socket) or sock.fileno() < 0:
+        return buffered
+    if hasattr(select, "poll"):  # poll, not select: select refuses a descriptor past 1023
+        poller = select.poll()
+        poller.register(sock, select.POLLIN)
+        if not poller.poll(0):
+            return buffered
+    elif not select.select([sock], [], [], 0)[0]:
+        return buffered
+    try:
+        peeked = sock.recv(UNREAD_BOUND, socket.MSG_PEEK | socket.MSG_DONTWAIT)
+    except (BlockingIOError, InterruptedError):
+        peeked = b""
+    return buffered + peeked
+
+
+def _h11_buffered(stream: Any) -> bytes:
+    """What h11 received and has not handed on: httpx's stream wraps httpcore's pool stream, which wraps the
+    connection's stream, whose connection holds the h11 state (private names, so any miss is just no bytes)."""
+    for _ in range(8):
+        state = getattr(stream, "_h11_state", None)
+        if state is not None:
+            data = getattr(getattr(state, "_receive_buffer", None), "_data", None)
+            return bytes(data) if isinstance(data, bytes | bytearray) else b""
+        stream = next(
+            (getattr(stream, n) for n in ("_httpcore_stream", "_stream", "_connection") if hasattr(stream, n)),
+            None,
+        )
+        if stream is None:
+            break
+    return b""
+
+
+def unread_text(data: bytes) -> list[str]:
+    """The text deltas in unread SSE bytes (Chat `choices[].delta.content`, Anthropic `text_delta`, Responses
+    `output_text.delta`); any other data event that is not JSON (a cut-off line, chunk framing) counts as one
+    one-byte piece, so the estimate errs high. Bytes from mid-event (the first partial line) parse as nothing."""
+    import json
+
+    from .sse import SSEParser
+
+    pieces: list[str] = []
+    events = SSEParser(max_event_bytes=len(data) + 1).feed(data)
+    for event in events:
+        if not event.data or event.data == "[DONE]":
+            continue
+        try:
+            payload = json.loads(event.data)
+        except ValueError:
+            pieces.append("?")
+            continue
+        pieces.extend(_delta_texts(payload))
+    return pieces
+
+
+def _delta_texts(payload: Any) -> list[str]:
+    if not isinstance(payload, dict):
+        return []
+    kind = payload.get("type")
+    delta = payload.get("delta")
+    if kind == "response.output_text.delta" and isinstance(delta, str):
+        return [delta]
+    if kind == "content_block_delta" and isinstance(delta, dict) and isinstance(delta.get("text"), str):
+        return [delta["text"]]
+    out: list[str] = []
+    for choice in payload.get("choices") or ():
+        content = ((choice or {}).get("delta") or {}).get("content") if isinstance(choice, dict) else None
+        if isinstance(content, str) and content:
+            out.append(content)
+    return out

@@ -60,6 +60,7 @@ class ScriptedProvider:
         self.tool_calls: list[tuple[str, list[str]]] = []  # (name, argument pieces) streamed after the text
         self.keyed: dict[str, list[str]] = {}  # scripts by the request's last message (concurrent requests)
         self.generations: list[Generation] = []
+        self.burst = 0  # the first `burst` tokens go out at once (they pile up unread in the client's buffers)
         self._new = threading.Condition()
 
     def script(self, tokens: Sequence[str], tool_calls: Sequence[tuple[str, Sequence[str]]] = ()) -> None:
@@ -120,7 +121,7 @@ class ScriptedProvider:
             await send({"type": "http.response.start", "status": 200, "headers": _SSE_HEADERS})
             frames = {"anthropic": _anthropic_frames, "responses": _responses_frames}.get(api, _openai_frames)
             for frame, is_token in frames(self._tokens(request), request, self.tool_calls):
-                if is_token:
+                if is_token and len(gen.sent) >= self.burst:
                     with suppress(asyncio.TimeoutError):
                         await asyncio.wait_for(gone.wait(), self.interval)
                 if gone.is_set():
