@@ -99,13 +99,6 @@ async def test_async_leave(llm_provider: Any) -> None:
     await acheck(provider.generations[number - 1], "leave", left=left, returned=returned)
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="open, intermittent: passes alone (7 of 7 runs, with and without gc), but after this module's other "
-    "tests about 2 runs in 11 the provider never sees the disconnect and generates all its tokens; the same "
-    "symptom as the LCEL adapters' cancelled ChatOpenAI reader (tests/langchain/test_lc_stop_closes_provider.py, "
-    "issue 22 report): not understood yet",
-)
 async def test_async_cancel_while_held(llm_provider: Any) -> None:
     provider, url = llm_provider
     provider.script(SCRIPTS["held"])
