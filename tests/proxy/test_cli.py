@@ -13,8 +13,8 @@ import pytest
 from sluicegate.cli import main
 from sluicegate.cli.proxy import parse_listen
 from tests.dialects import streams
+from tests.proxy.process import proxy_process
 from tests.proxy.upstream import Upstream, events_of
-from tests.services.ports import free_port, wait_listening
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -48,40 +48,10 @@ def test_the_command_serves(upstream_server: tuple[Upstream, str], tmp_path: Pat
     upstream, url = upstream_server
     config = tmp_path / "sluicegate.toml"
     config.write_text("[limits]\nmax_body_bytes = 4096\n")
-    port = free_port()
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT / "integrations")])}
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "sluicegate.cli",
-            "proxy",
-            "--upstream",
-            url,
-            "--listen",
-            f"127.0.0.1:{port}",
-            "--config",
-            str(config),
-            "--log-level",
-            "warning",
-        ],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    try:
-        wait_listening(port, timeout=90)
-        base = f"http://127.0.0.1:{port}"
+    with proxy_process(url, config) as base:
         assert httpx.get(base + "/healthz", timeout=5).status_code == 200
         upstream.play(events_of(streams.chat(streams.pieces(streams.WITH_SECRET))))
         r = httpx.post(base + "/v1/chat/completions", json=streams.request_body("chat", stream=False), timeout=10)
         assert r.status_code == 200 and streams.SECRET not in r.text and "<OPENAI_KEY>" in r.text
         big = streams.request_body("chat", question="x" * 5000)
         assert httpx.post(base + "/v1/chat/completions", json=big, timeout=5).status_code == 413
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()

@@ -3,17 +3,13 @@
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
 
 from tests.dialects import sdk, streams
+from tests.proxy.process import proxy_process
 from tests.proxy.upstream import Upstream, events_of
-from tests.services.ports import free_port, wait_listening
 
 ROOT = Path(__file__).resolve().parents[2]
 # 11 input + 23 output tokens at 1 and 2 dollars per million = 57 micro-dollars billed per answer; a reservation
@@ -28,41 +24,6 @@ scope = "{scope}"
 [budget.prices]
 "m" = [1.0, 2.0]
 """
-
-
-@contextmanager
-def proxy_process(upstream: str, config: Path) -> Iterator[str]:
-    port = free_port()
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT / "integrations")])}
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "sluicegate.cli",
-            "proxy",
-            "--upstream",
-            upstream,
-            "--listen",
-            f"127.0.0.1:{port}",
-            "--config",
-            str(config),
-            "--log-level",
-            "warning",
-        ],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        wait_listening(port, timeout=90)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 def test_two_proxies_share_one_cap(redis_server: object, upstream_server: tuple[Upstream, str], tmp_path: Path) -> None:
