@@ -164,8 +164,9 @@ def _tls_unread(network: Any) -> bytes:
     Sync (httpcore's `SyncStream` over an `ssl.SSLSocket`): what the SSL object decrypted and holds
     (`pending()`), then the records in the kernel buffer, read with the socket non-blocking until
     `SSLWantReadError`. Async (httpcore's `AnyIOStream` over anyio's `TLSStream` over its asyncio socket
-    stream): the ciphertext asyncio already read into the protocol's `read_queue` is fed into the TLS stream's
-    read BIO and decrypted until `SSLWantReadError`; nothing is awaited. Both consume: the connection is about
+    stream): the ciphertext asyncio already read into the protocol's `read_queue`, then what waits in the kernel
+    buffer (anyio pauses reading between receives; read from the non-blocking descriptor) is fed into the TLS
+    stream's read BIO and decrypted until `SSLWantReadError`; nothing is awaited. Both consume: the connection is about
     to be closed. Any attribute missing (another backend, a newer private layout) counts nothing more."""
     import ssl
 
@@ -177,13 +178,27 @@ def _tls_unread(network: Any) -> bytes:
     read_bio = getattr(tls, "_read_bio", None)
     if not isinstance(ssl_object, ssl.SSLObject) or not isinstance(read_bio, ssl.MemoryBIO):
         return b""
-    queue = getattr(getattr(getattr(tls, "transport_stream", None), "_protocol", None), "read_queue", None)
+    transport_stream = getattr(tls, "transport_stream", None)
+    queue = getattr(getattr(transport_stream, "_protocol", None), "read_queue", None)
     fed = 0
     while queue and fed < UNREAD_BOUND:  # a deque of the bytes asyncio read from the socket
         chunk = queue.popleft()
         if isinstance(chunk, bytes | bytearray):
             read_bio.write(chunk)
             fed += len(chunk)
+    # anyio pauses the transport's reading between receives, so the rest waits in the kernel buffer: read it
+    # from the descriptor (non-blocking, as asyncio set it; nobody else reads it while this code runs)
+    fileno = getattr(network.get_extra_info("socket"), "fileno", None)
+    fd = fileno() if callable(fileno) else -1
+    while fd >= 0 and fed < UNREAD_BOUND:
+        try:
+            chunk = os.read(fd, min(65536, UNREAD_BOUND - fed))
+        except OSError:  # BlockingIOError: nothing more there; anything else: count what was read
+            break
+        if not chunk:
+            break
+        read_bio.write(chunk)
+        fed += len(chunk)
     return _drain(ssl_object.read)
 
 
