@@ -168,9 +168,18 @@ def _tls_unread(network: Any) -> bytes:
     buffer (anyio pauses reading between receives; read from the non-blocking descriptor) is fed into the TLS
     stream's read BIO and decrypted until `SSLWantReadError`; nothing is awaited. Both consume: the connection is about
     to be closed. Any attribute missing (another backend, a newer private layout) counts nothing more."""
+    import socket
     import ssl
 
     sock = network.get_extra_info("socket")
+    inner, incoming = getattr(network, "ssl_obj", None), getattr(network, "_incoming", None)
+    if isinstance(inner, ssl.SSLObject) and isinstance(incoming, ssl.MemoryBIO):
+        # httpcore's TLSinTLSStream (HTTPS through an HTTPS proxy): the socket yields the inner ciphertext
+        if isinstance(sock, ssl.SSLSocket):
+            incoming.write(_sslsocket_unread(sock))
+        elif isinstance(sock, socket.socket):
+            incoming.write(_nonblocking(sock, sock.recv))
+        return _drain(inner.read)
     if isinstance(sock, ssl.SSLSocket):
         return _sslsocket_unread(sock)
     tls = getattr(network, "_stream", None)
@@ -188,7 +197,9 @@ def _tls_unread(network: Any) -> bytes:
             fed += len(chunk)
     # anyio pauses the transport's reading between receives, so the rest waits in the kernel buffer: read it
     # from the descriptor (non-blocking, as asyncio set it; nobody else reads it while this code runs)
-    fileno = getattr(network.get_extra_info("socket"), "fileno", None)
+    abc = sys.modules.get("anyio.abc")
+    on_socket = abc is not None and isinstance(transport_stream, abc.SocketStream)  # not TLS over TLS
+    fileno = getattr(sock, "fileno", None) if on_socket else None
     fd = fileno() if callable(fileno) else -1
     while fd >= 0 and fed < UNREAD_BOUND:
         try:
@@ -203,10 +214,17 @@ def _tls_unread(network: Any) -> bytes:
 
 
 def _sslsocket_unread(sock: Any) -> bytes:
+    """Decrypted bytes pending in the SSL socket, then the complete records in the kernel buffer."""
+    return _nonblocking(sock, sock.recv)
+
+
+def _nonblocking(sock: Any, read: Any) -> bytes:
+    """`_drain(read)` with `sock` non-blocking (a read with nothing, or no complete record, there raises at
+    once), its timeout restored after."""
     timeout = sock.gettimeout()
     try:
-        sock.settimeout(0.0)  # non-blocking: a read with no complete record raises SSLWantReadError
-        return _drain(sock.recv)
+        sock.settimeout(0.0)
+        return _drain(read)
     finally:
         try:
             sock.settimeout(timeout)
