@@ -208,3 +208,66 @@ def test_the_ca_is_really_checked(tls_provider: Any) -> None:
     with pytest.raises(httpx.ConnectError):
         httpx.get(url + "/v1/models", verify=True)
     assert Path(tls_provider[2]).read_text().startswith("-----BEGIN CERTIFICATE-----")
+
+
+def _handshake(client: Any, server: Any, pipes: tuple[Any, Any, Any, Any]) -> None:
+    import ssl
+
+    c_in, c_out, s_in, s_out = pipes
+    for _ in range(20):
+        done = 0
+        for side in (client, server):
+            try:
+                side.do_handshake()
+                done += 1
+            except ssl.SSLWantReadError:
+                pass
+            s_in.write(c_out.read())
+            c_in.write(s_out.read())
+        if done == 2:
+            return
+    raise AssertionError("no handshake")
+
+
+def test_tls_inside_tls_reads_the_inner_records(tls_files: tuple[str, str]) -> None:
+    """httpcore's TLSinTLSStream (HTTPS through a proxy) keeps the inner TLS in `ssl_obj`/`_incoming`: the
+    records waiting on the socket are fed into it and decrypted, a partial record left for never."""
+    import socket
+    import ssl
+
+    cert, key = tls_files
+    server_ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    server_ctx.load_cert_chain(cert, key)
+    pipes = (ssl.MemoryBIO(), ssl.MemoryBIO(), ssl.MemoryBIO(), ssl.MemoryBIO())
+    client = _ctx(cert).wrap_bio(pipes[0], pipes[1], server_hostname="127.0.0.1")
+    server = server_ctx.wrap_bio(pipes[2], pipes[3], server_side=True)
+    _handshake(client, server, pipes)
+    events = [f'data: {{"choices":[{{"delta":{{"content":"t{i} "}}}}]}}\n\n'.encode() for i in range(5)]
+    for event in events:
+        server.write(event)
+    records = pipes[3].read()
+    server.write(b'data: {"choices":[{"delta":{"content":"partial"}}]}\n\n')
+    partial = pipes[3].read()[:-5]  # a record not fully arrived: nothing to decrypt yet
+    near, far = socket.socketpair()
+    try:
+        far.sendall(records + partial)
+
+        class Network:  # the attributes of httpcore's TLSinTLSStream, over a plain outer socket
+            ssl_obj = client
+            _incoming = pipes[0]
+
+            def get_extra_info(self, info: str) -> Any:
+                return {"ssl_object": client, "socket": near}.get(info)
+
+        class Response:
+            stream = None
+            extensions = {"network_stream": Network()}
+
+        near.settimeout(5.0)
+        unread = responses_module.unread_bytes(Response())
+        assert unread == b"".join(events)
+        assert responses_module.unread_text(unread) == [f"t{i} " for i in range(5)]
+        assert near.gettimeout() == 5.0  # restored
+    finally:
+        near.close()
+        far.close()
