@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from contextvars import ContextVar
 from typing import Any
 
@@ -226,10 +226,8 @@ def _nonblocking(sock: Any, read: Any) -> bytes:
         sock.settimeout(0.0)
         return _drain(read)
     finally:
-        try:
+        with suppress(OSError):
             sock.settimeout(timeout)
-        except OSError:
-            pass
 
 
 def _drain(read: Any) -> bytes:

@@ -192,7 +192,11 @@ def test_an_unknown_tls_stream_counts_nothing_more() -> None:
         _stream = object()
 
         def get_extra_info(self, info: str) -> Any:
-            return ssl.create_default_context().wrap_bio(ssl.MemoryBIO(), ssl.MemoryBIO()) if info == "ssl_object" else None
+            return (
+                ssl.create_default_context().wrap_bio(ssl.MemoryBIO(), ssl.MemoryBIO())
+                if info == "ssl_object"
+                else None
+            )
 
     class Response:
         stream = None
