@@ -1,5 +1,6 @@
 #!/bin/sh
-# Installs the Debian packages the tests start on loopback (redis-server, nginx, Chromium and its driver) and the openssl command (test certificates), once.
+# Installs the Debian packages the tests start on loopback (redis-server, nginx, Chromium and its driver) and the
+# openssl command (the HTTPS provider's test certificate), once.
 # Why a script in the test command: a fresh machine has only Python, pip, gcc and apt, and a test that needs a
 # missing server must fail loudly, never skip. Does nothing when every binary is already there.
 set -eu
