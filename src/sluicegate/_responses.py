@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from contextvars import ContextVar
 from typing import Any
 
@@ -129,15 +129,18 @@ UNREAD_BOUND = 1 << 20  # bytes peeked per response at most: an estimate, never 
 def unread_bytes(response: Any) -> bytes:
     """The bytes of `response` already on this machine but not read: h11's receive buffer, then the kernel's
     socket buffer (`MSG_PEEK | MSG_DONTWAIT` after a zero-timeout `poll`, so nothing blocks and nothing more is
-    read from the provider). TLS sockets hold ciphertext: only the h11 buffer counts there."""
+    read from the provider). Over TLS the socket holds ciphertext: what is already decrypted or already buffered
+    is decrypted and *consumed* (`_tls_unread`), which is fine since the connection is closed right after."""
     import select
     import socket
 
     buffered = _h11_buffered(getattr(response, "stream", None))
     extensions = getattr(response, "extensions", None) or {}
     network = extensions.get("network_stream")
-    if network is None or network.get_extra_info("ssl_object") is not None:
+    if network is None:
         return buffered
+    if network.get_extra_info("ssl_object") is not None:
+        return buffered + _tls_unread(network)
     sock = network.get_extra_info("socket")
     if not isinstance(sock, socket.socket) or sock.fileno() < 0:
         return buffered
@@ -153,6 +156,96 @@ def unread_bytes(response: Any) -> bytes:
     except (BlockingIOError, InterruptedError):
         peeked = b""
     return buffered + peeked
+
+
+def _tls_unread(network: Any) -> bytes:
+    """The plaintext of a TLS connection already on this machine, read without waiting for the network.
+
+    Sync (httpcore's `SyncStream` over an `ssl.SSLSocket`): what the SSL object decrypted and holds
+    (`pending()`), then the records in the kernel buffer, read with the socket non-blocking until
+    `SSLWantReadError`. Async (httpcore's `AnyIOStream` over anyio's `TLSStream` over its asyncio socket
+    stream): the ciphertext asyncio already read into the protocol's `read_queue`, then what waits in the kernel
+    buffer (anyio pauses reading between receives; read from the non-blocking descriptor) is fed into the TLS
+    stream's read BIO and decrypted until `SSLWantReadError`; nothing is awaited. Both consume: the connection is about
+    to be closed. Any attribute missing (another backend, a newer private layout) counts nothing more."""
+    import socket
+    import ssl
+
+    sock = network.get_extra_info("socket")
+    inner, incoming = getattr(network, "ssl_obj", None), getattr(network, "_incoming", None)
+    if isinstance(inner, ssl.SSLObject) and isinstance(incoming, ssl.MemoryBIO):
+        # httpcore's TLSinTLSStream (HTTPS through an HTTPS proxy): the socket yields the inner ciphertext
+        if isinstance(sock, ssl.SSLSocket):
+            incoming.write(_sslsocket_unread(sock))
+        elif isinstance(sock, socket.socket):
+            incoming.write(_nonblocking(sock, sock.recv))
+        return _drain(inner.read)
+    if isinstance(sock, ssl.SSLSocket):
+        return _sslsocket_unread(sock)
+    tls = getattr(network, "_stream", None)
+    ssl_object = getattr(tls, "_ssl_object", None)
+    read_bio = getattr(tls, "_read_bio", None)
+    if not isinstance(ssl_object, ssl.SSLObject) or not isinstance(read_bio, ssl.MemoryBIO):
+        return b""
+    transport_stream = getattr(tls, "transport_stream", None)
+    queue = getattr(getattr(transport_stream, "_protocol", None), "read_queue", None)
+    fed = 0
+    while queue and fed < UNREAD_BOUND:  # a deque of the bytes asyncio read from the socket
+        chunk = queue.popleft()
+        if isinstance(chunk, bytes | bytearray):
+            read_bio.write(chunk)
+            fed += len(chunk)
+    # anyio pauses the transport's reading between receives, so the rest waits in the kernel buffer: read it
+    # from the descriptor (non-blocking, as asyncio set it; nobody else reads it while this code runs)
+    abc = sys.modules.get("anyio.abc")
+    on_socket = abc is not None and isinstance(transport_stream, abc.SocketStream)  # not TLS over TLS
+    fileno = getattr(sock, "fileno", None) if on_socket else None
+    fd = fileno() if callable(fileno) else -1
+    while fd >= 0 and fed < UNREAD_BOUND:
+        try:
+            chunk = os.read(fd, min(65536, UNREAD_BOUND - fed))
+        except OSError:  # BlockingIOError: nothing more there; anything else: count what was read
+            break
+        if not chunk:
+            break
+        read_bio.write(chunk)
+        fed += len(chunk)
+    return _drain(ssl_object.read)
+
+
+def _sslsocket_unread(sock: Any) -> bytes:
+    """Decrypted bytes pending in the SSL socket, then the complete records in the kernel buffer."""
+    return _nonblocking(sock, sock.recv)
+
+
+def _nonblocking(sock: Any, read: Any) -> bytes:
+    """`_drain(read)` with `sock` non-blocking (a read with nothing, or no complete record, there raises at
+    once), its timeout restored after."""
+    timeout = sock.gettimeout()
+    try:
+        sock.settimeout(0.0)
+        return _drain(read)
+    finally:
+        with suppress(OSError):
+            sock.settimeout(timeout)
+
+
+def _drain(read: Any) -> bytes:
+    """`read(n)` until the TLS layer wants more from the network (or the bound, or the end of the stream)."""
+    import ssl
+
+    out = bytearray()
+    while len(out) < UNREAD_BOUND:
+        try:
+            data = read(min(65536, UNREAD_BOUND - len(out)))
+        except (ssl.SSLWantReadError, ssl.SSLWantWriteError, BlockingIOError, InterruptedError):
+            break
+        except (ssl.SSLError, OSError):  # a close_notify, a reset: what was read so far still counts
+            break
+        if not data:
+            break
+        out += data
+    return bytes(out)
 
 
 def _h11_buffered(stream: Any) -> bytes:

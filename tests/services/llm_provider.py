@@ -275,10 +275,12 @@ def _anthropic_frames(
 
 
 @contextmanager
-def serve_provider(interval: float = DEFAULT_INTERVAL) -> Iterator[tuple[ScriptedProvider, str]]:
-    """The provider on a loopback port for the block: (provider, base URL)."""
+def serve_provider(
+    interval: float = DEFAULT_INTERVAL, tls: tuple[str, str] | None = None
+) -> Iterator[tuple[ScriptedProvider, str]]:
+    """The provider on a loopback port for the block: (provider, base URL); HTTPS with `tls` (cert, key files)."""
     provider = ScriptedProvider(interval)
-    server = UvicornServer(provider)
+    server = UvicornServer(provider, tls=tls)
     server.start()
     try:
         yield provider, server.url

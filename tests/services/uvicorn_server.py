@@ -19,17 +19,27 @@ from .ports import free_port, wait_listening
 class UvicornServer:
     """uvicorn on 127.0.0.1:`port` in a daemon thread; `stop()` asks it to exit and waits."""
 
-    def __init__(self, app: Any, *, port: int | None = None) -> None:
+    def __init__(self, app: Any, *, port: int | None = None, tls: tuple[str, str] | None = None) -> None:
+        """`tls`: (certificate file, key file) to serve HTTPS."""
         self.port = port or free_port()
+        self.scheme = "https" if tls else "http"
+        certfile, keyfile = tls or (None, None)
         config = uvicorn.Config(
-            app, host="127.0.0.1", port=self.port, log_level="warning", lifespan="off", access_log=False
+            app,
+            host="127.0.0.1",
+            port=self.port,
+            log_level="warning",
+            lifespan="off",
+            access_log=False,
+            ssl_certfile=certfile,
+            ssl_keyfile=keyfile,
         )
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, name=f"uvicorn:{self.port}", daemon=True)
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return f"{self.scheme}://127.0.0.1:{self.port}"
 
     def start(self) -> None:
         self.thread.start()
