@@ -153,6 +153,7 @@ def test_the_place_list_of_the_census_is_the_core_own() -> None:
         ("sluicegate.sessions", "Session", "sluicegate.host"),
         ("sluicegate.plugin", "require_extra", "sluicegate.host"),
         ("sluicegate.responses", "OpenResponses", "sluicegate._responses"),
+        ("sluicegate.cli.upstream", "UpstreamApp", "sluicegate.cli._upstream"),
     ],
 )
 def test_an_old_module_path_still_imports_with_a_deprecation_warning(old: str, name: str, new: str) -> None:

@@ -4,7 +4,7 @@
     python tests/benchmarks/proxy.py --quick     # levels 25/100, 1 repeat, conform --quick
     python tests/benchmarks/proxy.py --no-litellm
 
-The upstream is sluicegate's scripted upstream (sluicegate.cli.upstream) in this process: 64 text deltas 20 ms
+The upstream is sluicegate's scripted upstream (sluicegate.cli._upstream) in this process: 64 text deltas 20 ms
 apart (the onthebench.ai stream lane's pacing), Chat Completions. It records when it wrote each delta, on the
 same clock as the client, so each frame the client gets is timed against the upstream write that made it
 possible: for a frame showing text up to character p, the trigger is the latest write at or before its arrival
@@ -45,7 +45,7 @@ ROOT = HERE.parent.parent
 for _sub in ("integrations", "src", ""):
     sys.path.insert(0, str(ROOT / _sub) if _sub else str(ROOT))
 
-from sluicegate.cli.upstream import Pace, Script, UpstreamApp  # noqa: E402
+from sluicegate.cli._upstream import Pace, Script, UpstreamApp  # noqa: E402
 
 INTERVAL = 0.020
 # LiteLLM's proxy refuses to start without a strong master key; every target gets it as the client's key.

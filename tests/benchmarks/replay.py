@@ -31,9 +31,9 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from measure import repeat, sample  # noqa: E402
 
-from sluicegate.cli.filters import default_filter  # noqa: E402
-from sluicegate.cli.records import ReplayRecord, read_records  # noqa: E402
-from sluicegate.cli.replayer import parse_sizes, replay  # noqa: E402
+from sluicegate.cli._filters import default_filter  # noqa: E402
+from sluicegate.cli._records import ReplayRecord, read_records  # noqa: E402
+from sluicegate.cli._replayer import parse_sizes, replay  # noqa: E402
 
 EXAMPLES = ROOT / "examples" / "replay" / "answers.jsonl"
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sluicegate.cli.filters import default_filter, load_filter
-from sluicegate.cli.records import ReplayRecord
-from sluicegate.cli.replayer import blocked_sentence, parse_sizes, replay
+from sluicegate.cli._filters import default_filter, load_filter
+from sluicegate.cli._records import ReplayRecord
+from sluicegate.cli._replayer import blocked_sentence, parse_sizes, replay
 from tests.cli.filters import PerPiece
 
 SOURCES = (

@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from sluicegate.cli.records import RecordError
-from sluicegate.cli.sse_records import extract_sse
+from sluicegate.cli._records import RecordError
+from sluicegate.cli._sse_records import extract_sse
 from tests.cli.support import EXAMPLES
 
 

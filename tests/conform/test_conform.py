@@ -11,7 +11,7 @@ import pytest
 
 from sluicegate import redact
 from sluicegate.cli import main
-from sluicegate.cli.conform_checks import Case, cases, leak, longest_fragment, read_stream
+from sluicegate.cli._conform_checks import Case, cases, leak, longest_fragment, read_stream
 from tests.services.ports import free_port
 from tests.services.uvicorn_server import UvicornServer
 

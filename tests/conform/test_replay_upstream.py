@@ -11,7 +11,7 @@ import httpx
 import openai
 import pytest
 
-from sluicegate.cli.upstream import count_events
+from sluicegate.cli._upstream import count_events
 from tests.services.replay_upstream import (
     KEY_HEADER,
     Pace,

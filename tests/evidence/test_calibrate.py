@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from sluicegate.cli import main
-from sluicegate.cli.calibrate import choose_threshold, histogram
+from sluicegate.cli._calibrate import choose_threshold, histogram
 
 MODULE = """
 from sluicegate.evidence import InMemoryRetriever

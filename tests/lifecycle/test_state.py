@@ -7,7 +7,7 @@ import itertools
 import pytest
 
 from sluicegate.lifecycle import IllegalTransition, State
-from sluicegate.lifecycle.state import ALTERNATIVE_TERMINALS, check_transition
+from sluicegate.lifecycle._state import ALTERNATIVE_TERMINALS, check_transition
 
 from .helpers import events, run
 

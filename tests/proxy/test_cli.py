@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from sluicegate.cli import main
-from sluicegate.cli.proxy import parse_listen
+from sluicegate.cli._proxy import parse_listen
 from tests.dialects import streams
 from tests.proxy.process import proxy_process
 from tests.proxy.upstream import Upstream, events_of
@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_core_imports_no_web_stack() -> None:
     code = (
-        "import sys, sluicegate, sluicegate.dialects, sluicegate.cli, sluicegate.cli.proxy;"
+        "import sys, sluicegate, sluicegate.dialects, sluicegate.cli, sluicegate.cli._proxy;"
         "print(sorted(m for m in ('starlette', 'httpx', 'uvicorn') if m in sys.modules))"
     )
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT / "integrations")])}

@@ -1,6 +1,6 @@
 """A real HTTP upstream that replays recorded provider streams byte for byte, paced, and records disconnects.
 
-The app is `sluicegate.cli.upstream.UpstreamApp` (the one `sluicegate conform` starts) under a real uvicorn on a
+The app is `sluicegate.cli._upstream.UpstreamApp` (the one `sluicegate conform` starts) under a real uvicorn on a
 loopback port, preloaded with every real stream of tests/lifecycle/fixtures/real (origin, commit and license in
 its README; loaded from there by tests/lifecycle/real_streams.py, not copied). A test picks a stream by key —
 the `x-replay` header, else the request's `model` — e.g. `model="chat/openai_python_parse_nothing.sse"` (the
@@ -29,7 +29,7 @@ from typing import Any
 
 import pytest
 
-from sluicegate.cli.upstream import (
+from sluicegate.cli._upstream import (
     KEY_HEADER,
     Exchange,
     Pace,

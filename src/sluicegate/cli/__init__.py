@@ -12,13 +12,13 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-# name -> (module under sluicegate.cli, one-line help)
+# name -> (private module under sluicegate.cli, one-line help)
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
-    "replay": ("replay", "replay recorded answers through the streaming pipeline at several chunkings"),
-    "eval": ("golden", "score a golden set: refusals, evidence threshold, overview route, retrieval recall"),
-    "calibrate": ("calibrate", "pick an evidence threshold from answerable and must-refuse questions"),
-    "conform": ("conform", "check a streaming endpoint for values leaked across frames (a wire-level test)"),
-    "proxy": ("proxy", "serve an OpenAI/Anthropic-compatible proxy that guards an upstream endpoint"),
+    "replay": ("_replay", "replay recorded answers through the streaming pipeline at several chunkings"),
+    "eval": ("_golden", "score a golden set: refusals, evidence threshold, overview route, retrieval recall"),
+    "calibrate": ("_calibrate", "pick an evidence threshold from answerable and must-refuse questions"),
+    "conform": ("_conform", "check a streaming endpoint for values leaked across frames (a wire-level test)"),
+    "proxy": ("_proxy", "serve an OpenAI/Anthropic-compatible proxy that guards an upstream endpoint"),
 }
 
 

@@ -13,12 +13,12 @@ import this package.
 """
 
 from .._public import publish
+from ._anthropic import AnthropicEncoder
 from ._base import Answer, Billed, Encoder, End
-from .anthropic import AnthropicEncoder
-from .chat import ChatEncoder
-from .relay import Relay, build_call, encoder_for, error_body, text_filter
-from .request import DIALECTS, OPTIONS_KEY, ClientRequest, RequestError, parse_request
-from .responses import ResponsesEncoder, output_text
+from ._chat import ChatEncoder
+from ._relay import Relay, build_call, encoder_for, error_body, text_filter
+from ._request import DIALECTS, OPTIONS_KEY, ClientRequest, RequestError, parse_request
+from ._responses import ResponsesEncoder, output_text
 
 __all__ = [
     "DIALECTS",

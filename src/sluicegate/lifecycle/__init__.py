@@ -10,16 +10,16 @@ Needs the `[lifecycle]` extra (pydantic). `import sluicegate` does not import th
 
 from .._deprecation import moved_names
 from .._public import publish
-from .executor import ToolExecutor, aexecute_calls, execute_calls
-from .generation import NOT_APPLIED, Draft, Generation, Reconcile, ToolCall, validate_stream, validate_tool_calls
-from .ops import Kind
-from .policy import NotAuthorized, Policy, idempotency_key
-from .readers import AnthropicReader, ChunkReader, OpenAIChatReader, OpenAIResponsesReader, Reader
-from .state import IllegalTransition, OutcomeUnknown, State
-from .stores import OperationRecord, OperationStore, RedisOperationStore, SQLiteOperationStore
-from .stores.base import ConfirmationConflict
-from .telemetry import Telemetry
-from .validation import JsonSchemaTool, Rejection, Rule, ToolDefinition, schema_tools
+from ._executor import ToolExecutor, aexecute_calls, execute_calls
+from ._generation import NOT_APPLIED, Draft, Generation, Reconcile, ToolCall, validate_stream, validate_tool_calls
+from ._ops import Kind
+from ._policy import NotAuthorized, Policy, idempotency_key
+from ._readers import AnthropicReader, ChunkReader, OpenAIChatReader, OpenAIResponsesReader, Reader
+from ._state import IllegalTransition, OutcomeUnknown, State
+from ._stores import OperationRecord, OperationStore, RedisOperationStore, SQLiteOperationStore
+from ._stores.base import ConfirmationConflict
+from ._telemetry import Telemetry
+from ._validation import JsonSchemaTool, Rejection, Rule, ToolDefinition, schema_tools
 
 __all__ = [
     "NOT_APPLIED",

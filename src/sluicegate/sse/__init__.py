@@ -4,11 +4,11 @@ Nothing here imports a web framework: the Starlette endpoint lives in `integrati
 """
 
 from .._public import publish
-from .encode import SSE_HEADERS, encode_comment, encode_event
-from .gated import DEFAULT_PING_INTERVAL, ERROR_MESSAGES, gated_events
-from .parser import DEFAULT_MAX_EVENT_BYTES, SSEEvent, SSEEventTooLarge, SSEParser
-from .passthrough import PassThrough
-from .peek import UpstreamFailedEarly, peek_first
+from ._encode import SSE_HEADERS, encode_comment, encode_event
+from ._gated import DEFAULT_PING_INTERVAL, ERROR_MESSAGES, gated_events
+from ._parser import DEFAULT_MAX_EVENT_BYTES, SSEEvent, SSEEventTooLarge, SSEParser
+from ._passthrough import PassThrough
+from ._peek import UpstreamFailedEarly, peek_first
 
 __all__ = [
     "DEFAULT_MAX_EVENT_BYTES",

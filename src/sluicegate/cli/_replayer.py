@@ -21,8 +21,8 @@ from .._driver import FALLBACK_NOTICE, Outcome, drive
 from .._errors import SluicegateError
 from .._stream import Event, Guard, StreamFilter
 from ..testing import pieces_of, random_chunking
-from .filters import FilterSpecError, RecordFactory
-from .records import ReplayRecord
+from ._filters import FilterSpecError, RecordFactory
+from ._records import ReplayRecord
 
 # Done reason -> the outcome reported for a record.
 OUTCOMES = {"complete": "released", "stopped": "stopped", "refused": "refused", "truncated": "truncated"}

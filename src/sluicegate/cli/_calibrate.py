@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .imports import import_user_module
+from ._imports import import_user_module
 
 BINS = 20
 

@@ -17,14 +17,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from .._stream import Guard, StreamFilter
-from .assembly import Assembly, AssemblyError, Item
-from .ops import Check, Delta, Duplicate, ItemDone, Kind, Op, ProviderId, Start, StreamViolation, Terminal
-from .policy import Policy, idempotency_key
-from .readers.base import EventError, Reader, coerce_event
-from .state import ALTERNATIVE_TERMINALS, IllegalTransition, OutcomeUnknown, State, check_transition
-from .stores.base import DONE, OperationStore
-from .telemetry import Clock, Telemetry
-from .validation import (
+from ._assembly import Assembly, AssemblyError, Item
+from ._ops import Check, Delta, Duplicate, ItemDone, Kind, Op, ProviderId, Start, StreamViolation, Terminal
+from ._policy import Policy, idempotency_key
+from ._readers.base import EventError, Reader, coerce_event
+from ._state import ALTERNATIVE_TERMINALS, IllegalTransition, OutcomeUnknown, State, check_transition
+from ._stores.base import DONE, OperationStore
+from ._telemetry import Clock, Telemetry
+from ._validation import (
     JsonSchemaTool,
     Rejected,
     Rejection,
@@ -36,7 +36,7 @@ from .validation import (
     require_closed_schema,
     rules_for,
 )
-from .validation import validate_model as _validate
+from ._validation import validate_model as _validate
 
 if TYPE_CHECKING:
     from ..sse import SSEParser
@@ -461,7 +461,7 @@ class Generation:
         `reader` defaults to `OpenAIResponsesReader(starting_after=cursor)`; one you pass must start after the
         same cursor. Open the new connection with `starting_after=cursor` and feed it here: the overlap is
         dropped, the rest continues the same buffers, validated once at the terminal event."""
-        from .readers.openai_responses import OpenAIResponsesReader
+        from ._readers.openai_responses import OpenAIResponsesReader
 
         record = json.loads(checkpoint)
         if not isinstance(record, dict) or record.get("checkpoint") is not True or record.get("v") != 1:

@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .policy import Policy
-from .stores.base import OperationStore
+from ._policy import Policy
+from ._stores.base import OperationStore
 
 if TYPE_CHECKING:
-    from .generation import Generation, Reconcile, ToolCall
+    from ._generation import Generation, Reconcile, ToolCall
 
 ApplyFor = Callable[["ToolCall"], Callable[[Any], object]]
 AsyncApplyFor = Callable[["ToolCall"], Callable[[Any], Awaitable[object]]]

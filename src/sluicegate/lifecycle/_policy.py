@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from .._errors import SluicegateError
 
 if TYPE_CHECKING:
-    from .generation import ToolCall
+    from ._generation import ToolCall
 
 
 class NotAuthorized(SluicegateError, PermissionError):

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ._base import Billed, Encoder, End, named
-from .chat import error_body
+from ._chat import error_body
 
 
 class ResponsesEncoder(Encoder):

@@ -23,7 +23,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from ..ops import Delta, Duplicate, ItemDone, Kind, Op, ProviderId, Start, StreamViolation, Terminal
+from .._ops import Delta, Duplicate, ItemDone, Kind, Op, ProviderId, Start, StreamViolation, Terminal
 from .base import DONE_SENTINEL, Reader
 from .codes import provider_code
 

@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..sse import SSEParser
-from .records import RecordError
+from ._records import RecordError
 
 # Ends of stream that mean "the model was cut off", although the provider ended the stream properly.
 _CUT_FINISH = {"length", "max_tokens", "max_output_tokens", "content_filter"}

@@ -30,7 +30,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from ..ops import Check, Delta, Duplicate, ItemDone, Kind, Op, ProviderId, Start, StreamViolation, Terminal
+from .._ops import Check, Delta, Duplicate, ItemDone, Kind, Op, ProviderId, Start, StreamViolation, Terminal
 from .base import DONE_SENTINEL, EventError, Reader
 from .codes import provider_code
 

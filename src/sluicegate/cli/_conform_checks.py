@@ -19,7 +19,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from .upstream import Script, plant
+from ._upstream import Script, plant
 
 # Fields that name or sign things rather than carry answer text.
 _ID_FIELDS = frozenset(

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..ops import Delta, Kind, Op, ProviderId, StreamViolation, Terminal
+from .._ops import Delta, Kind, Op, ProviderId, StreamViolation, Terminal
 from .base import DONE_SENTINEL, Reader
 from .codes import provider_code
 

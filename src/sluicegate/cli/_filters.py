@@ -14,7 +14,7 @@ from typing import Any
 
 from .._errors import SluicegateError
 from .._stream import StreamFilter
-from .imports import import_user_module
+from ._imports import import_user_module
 
 RecordFactory = Callable[[Mapping[str, Any], str], StreamFilter]
 

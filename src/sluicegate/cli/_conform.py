@@ -1,6 +1,6 @@
 """`sluicegate conform URL`: does a streaming endpoint leak a value split across frames? A wire-level check.
 
-The command starts a scripted upstream (sluicegate.cli.upstream) on `--serve-upstream PORT` and prints its URL:
+The command starts a scripted upstream (sluicegate.cli._upstream) on `--serve-upstream PORT` and prints its URL:
 configure the target (a guarding proxy, a gateway, a framework's server) to forward to it, then the command
 sends the target prompts whose scripted answers plant values our Redactor redacts (an email, a phone number,
 API keys, an IBAN, a card number) split at every offset, in the OpenAI Chat Completions dialect (`--dialect
@@ -26,8 +26,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from .conform_checks import Case, Seen, cases, leak, read_stream, read_whole
-from .upstream import APIS, Pace, UpstreamApp
+from ._conform_checks import Case, Seen, cases, leak, read_stream, read_whole
+from ._upstream import APIS, Pace, UpstreamApp
 
 PATHS = {"chat": "/chat/completions", "responses": "/responses", "anthropic": "/messages"}
 KEY_PREFIX = "conform"

@@ -32,8 +32,8 @@ from typing import Any
 from .._driver import FALLBACK_NOTICE, Outcome, UsageOf, _text, adrive
 from .._stream import Guard, Step, StreamFilter
 from .._usage import UsageMeter
-from .encode import encode_comment, encode_event
-from .parser import DEFAULT_MAX_EVENT_BYTES
+from ._encode import encode_comment, encode_event
+from ._parser import DEFAULT_MAX_EVENT_BYTES
 
 log = logging.getLogger("sluicegate.sse")
 

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..._errors import SluicegateError
-from ..ops import Op
+from .._ops import Op
 
 DONE_SENTINEL = "[DONE]"
 

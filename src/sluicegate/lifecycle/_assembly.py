@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .._errors import SluicegateError
-from .ops import Check, Delta, ItemDone, Kind, Start
+from ._ops import Check, Delta, ItemDone, Kind, Start
 
 
 class AssemblyError(SluicegateError, ValueError):

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..ops import Delta, Kind, Op, ProviderId, StreamViolation, Terminal
+from .._ops import Delta, Kind, Op, ProviderId, StreamViolation, Terminal
 from .base import Reader
 
 # OpenAI (stop, tool_calls, function_call) and Anthropic (end_turn, tool_use, stop_sequence) reasons.

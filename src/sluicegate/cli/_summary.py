@@ -15,8 +15,8 @@ from typing import Any
 
 from .._errors import SluicegateError
 from ..redaction import redact
-from .records import LineError
-from .replayer import ReplayResult
+from ._records import LineError
+from ._replayer import ReplayResult
 
 FORMAT_VERSION = 1
 

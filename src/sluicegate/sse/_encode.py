@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
-from .parser import _EOL, DEFAULT_MAX_EVENT_BYTES
+from ._parser import _EOL, DEFAULT_MAX_EVENT_BYTES
 
 # The seed's set: no-transform because a proxy that recompresses the body can coalesce frames; X-Accel-Buffering
 # because nginx buffers proxied responses by default; no-store so no cache (or service worker) holds the stream.

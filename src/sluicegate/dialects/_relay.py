@@ -22,11 +22,11 @@ from .._driver import FALLBACK_NOTICE, NOTICE_SEPARATOR
 from .._stream import StreamFilter
 from ..call import GuardedCall, Show, Stop, ToolCallValidated
 from ..sse import SSEParser
+from ._anthropic import AnthropicEncoder
 from ._base import Billed, Encoder, End
-from .anthropic import AnthropicEncoder
-from .chat import ChatEncoder
-from .request import ClientRequest
-from .responses import ResponsesEncoder
+from ._chat import ChatEncoder
+from ._request import ClientRequest
+from ._responses import ResponsesEncoder
 
 if TYPE_CHECKING:
     from .._usage import UsageMeter
@@ -56,9 +56,9 @@ def text_filter(
     """The pipeline: with `sources`, the sentence gate then the redactor; without, the redactor alone.
 
     `redactor_options` go to `Redactor` (`entities`, `allow`, ...): the operator's choice of detectors."""
+    from .._stream import Pipeline
     from ..redaction import Redactor
     from ..sources import gate_factory
-    from ..stream import Pipeline
 
     ropts = dict(redactor_options or {})
     if request.sources is not None:
@@ -239,11 +239,11 @@ class Relay:
 
 def error_body(dialect: str, code: str, message: str, kind: str = "invalid_request_error") -> dict[str, Any]:
     """The dialect's error body for an HTTP error answer (400, 401, 413, 502...)."""
-    from . import anthropic, chat
+    from . import _anthropic, _chat
 
     if dialect == "anthropic":
-        return anthropic.error_body(code, message, kind)
-    return chat.error_body(code, message, kind)
+        return _anthropic.error_body(code, message, kind)
+    return _chat.error_body(code, message, kind)
 
 
 def _meter(dialect: str, data: str, meter: UsageMeter) -> None:

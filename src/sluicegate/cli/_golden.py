@@ -72,8 +72,8 @@ def run(args: argparse.Namespace) -> int:
         except ImportError:
             return _fail(f"needs {extra}: pip install 'sluicegate[cli]'")
     logging.getLogger("sluicegate").setLevel(logging.ERROR)
-    from .calibrate import load_retriever
-    from .golden_set import (
+    from ._calibrate import load_retriever
+    from ._golden_set import (
         REFUSAL_SETS,
         GoldenError,
         check_corpus,

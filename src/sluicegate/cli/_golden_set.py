@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from .._errors import SluicegateError
-from .records import RecordError, language_code
+from ._records import RecordError, language_code
 
 SETS = ("must_refuse", "no_evidence", "overview", "answerable", "retrieval")
 REFUSAL_SETS = ("must_refuse", "no_evidence")

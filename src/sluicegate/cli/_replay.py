@@ -68,10 +68,10 @@ def run(args: argparse.Namespace) -> int:
     # The gate logs one warning per blocked sentence (for production logs); replaying thousands would bury the
     # report under them, and every stop is in the report anyway.
     logging.getLogger("sluicegate").setLevel(logging.ERROR)
-    from .filters import FilterSpecError, load_filter
-    from .records import LineError, ReplayRecord, read_records
-    from .replayer import parse_sizes, replay, size_label
-    from .summary import BaselineError, compare, load_baseline, report
+    from ._filters import FilterSpecError, load_filter
+    from ._records import LineError, ReplayRecord, read_records
+    from ._replayer import parse_sizes, replay, size_label
+    from ._summary import BaselineError, compare, load_baseline, report
 
     try:
         sizes = parse_sizes(args.sizes)
@@ -90,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
     extract = None
     if args.format == "sse":
         try:
-            from .sse_records import extract_sse
+            from ._sse_records import extract_sse
         except ImportError as exc:
             return _fail(f"--format sse needs sluicegate.sse ({exc})")
         extract = extract_sse
@@ -99,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         return _fail(f"cannot read {args.file}: {exc.strerror or exc}")
 
-    from .terminal import print_summary, progress
+    from ._terminal import print_summary, progress
 
     results = []
     errors: list[LineError] = []
@@ -131,7 +131,7 @@ def run(args: argparse.Namespace) -> int:
             else:
                 Path(args.json).write_text(text, "utf-8")
         if args.html:
-            from .html_report import render
+            from ._html_report import render
 
             Path(args.html).write_text(render(doc), "utf-8")
     except OSError as exc:
