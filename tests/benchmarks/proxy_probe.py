@@ -145,6 +145,39 @@ def med(xs: list[float]) -> float:
     return statistics.median(xs) * 1000 if xs else float("nan")
 
 
+def relay_cpu(pieces: list[bytes], runs: int = 200) -> tuple[float, float]:
+    """CPU µs per upstream piece in `Relay.feed` (the proxy's redaction-only relay, no I/O), and CPU ms per
+    request to parse the body and build the call (the request path before the upstream is asked)."""
+    from sluicegate.call import Reserve, areserve_call, ascreen_call
+    from sluicegate.dialects import Relay, build_call, encoder_for, parse_request
+
+    raw = json.dumps({"model": "bench", "stream": True, "messages": [{"role": "user", "content": QUESTION}]})
+
+    async def one() -> tuple[float, float]:
+        c0 = time.process_time()
+        creq = parse_request("chat", raw.encode())
+        call = build_call(creq, budget=None, preflight=None, redact=True, redactor_options={})
+        relay = Relay(call, encoder_for(creq), "chat")
+        action = await ascreen_call(call, lambda q: [])
+        if isinstance(action, Reserve):
+            await areserve_call(call, raw)
+        c1 = time.process_time()
+        for piece in pieces:
+            relay.feed(piece)
+        relay.close(error=None)
+        return c1 - c0, time.process_time() - c1
+
+    async def all_runs() -> list[tuple[float, float]]:
+        for _ in range(20):
+            await one()
+        return [await one() for _ in range(runs)]
+
+    got = asyncio.run(all_runs())
+    setup = sum(g[0] for g in got) / runs
+    feed = sum(g[1] for g in got) / runs / len(pieces)
+    return feed * 1e6, setup * 1e3
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--streams", type=int, default=20)
@@ -156,6 +189,7 @@ def main(argv: list[str] | None = None) -> int:
     up.add("bench", script)
     pieces = Pace().pieces(b"".join(stream_frames("chat", script, {"model": "bench", "stream": True})))
     first = first_text_piece(pieces)
+    feed_us, setup_ms = relay_cpu(pieces)
     up_server, up_port = serve(up)
     upstream = f"http://127.0.0.1:{up_port}"
 
@@ -223,6 +257,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"| client request -> upstream got the request (bare passthrough) | {med(bare_req):.2f} |")
     print(f"| client request -> first text read (proxy) | {med(rows['ttfb']):.2f} |")
     print(f"| client request -> first text read (bare passthrough) | {med(bare_ttfb):.2f} |")
+    print(f"Relay.feed: {feed_us:.1f} CPU µs per upstream piece ({len(pieces)} pieces); request parse + call")
+    print(f"setup: {setup_ms:.3f} CPU ms per request (process_time, mean of 200)")
     print(f"upstream writes held before the release: median {statistics.median(held)}, max {max(held)}")
     for s in (up_server, px_server, pt_server):
         s.should_exit = True
