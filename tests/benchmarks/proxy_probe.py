@@ -182,6 +182,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--streams", type=int, default=20)
     ap.add_argument("--interval", type=float, default=0.020)
+    ap.add_argument("--concurrency", type=int, default=1, help="streams started together (default one at a time)")
     args = ap.parse_args(argv)
 
     up = UpstreamApp(Pace(interval=args.interval))
@@ -208,38 +209,48 @@ def main(argv: list[str] | None = None) -> int:
         up.add(label, script)
         TRACE[label] = {}
         asyncio.run(client(port, label))
-    for n in range(args.streams):
+
+    def measure(kind: str, key: str, t0: float, reads: list[float]) -> None:
+        ex = next(ex for ex in up.exchanges if ex.key == key and ex.stream)
+        writes = ex.sent
+        w = writes[first]
+        if kind == "b":
+            bare.append(reads[0] - w)
+            bare_req.append(ex.started - t0)
+            bare_ttfb.append(reads[0] - t0)
+            return
+        rows["req_body"].append(TRACE[key]["body_read"] - t0)
+        rows["body_up"].append(ex.started - TRACE[key]["body_read"])
+        rows["ttfb"].append(reads[0] - t0)
+        tr = TRACE[key]
+        feeds = tr["feeds"]
+        got = next(f for f in feeds if f[0] >= w)  # the read that got the first text's write
+        rel_i = next(i for i, f in enumerate(feeds) if has_text(f[3]))
+        rel = feeds[rel_i]
+        sent = next(s for s in tr["sends"] if has_text(s[1]))
+        # writes made before the releasing read began, after the first text's write
+        held.append(sum(1 for x in writes if w < x <= rel[0]))
+        rows["w_read"].append(got[0] - w)
+        rows["read_rel"].append(rel[2] - got[0])
+        rows["rel_send"].append(sent[0] - rel[2])
+        rows["send_client"].append(reads[0] - sent[0])
+        rows["total"].append(reads[0] - w)
+
+    async def together(port: int, keys: list[str]) -> list[tuple[float, list[float]]]:
+        return list(await asyncio.gather(*(client(port, k) for k in keys)))
+
+    c = args.concurrency
+    for n in range(0, args.streams, c):
         for kind, port in (("p", px_port), ("b", pt_port)):
-            key = f"{kind}{n}"
-            up.add(key, script)
-            TRACE[key] = {}
-            t0, reads = asyncio.run(client(port, key))
-            ex = next(ex for ex in up.exchanges if ex.key == key and ex.stream)
-            writes = ex.sent
-            w = writes[first]
-            if kind == "b":
-                bare.append(reads[0] - w)
-                bare_req.append(ex.started - t0)
-                bare_ttfb.append(reads[0] - t0)
-                continue
-            rows["req_body"].append(TRACE[key]["body_read"] - t0)
-            rows["body_up"].append(ex.started - TRACE[key]["body_read"])
-            rows["ttfb"].append(reads[0] - t0)
-            tr = TRACE[key]
-            feeds = tr["feeds"]
-            got = next(f for f in feeds if f[0] >= w)  # the read that got the first text's write
-            rel_i = next(i for i, f in enumerate(feeds) if has_text(f[3]))
-            rel = feeds[rel_i]
-            sent = next(s for s in tr["sends"] if has_text(s[1]))
-            # writes made before the releasing read began, after the first text's write
-            held.append(sum(1 for x in writes if w < x <= rel[0]))
-            rows["w_read"].append(got[0] - w)
-            rows["read_rel"].append(rel[2] - got[0])
-            rows["rel_send"].append(sent[0] - rel[2])
-            rows["send_client"].append(reads[0] - sent[0])
-            rows["total"].append(reads[0] - w)
+            keys = [f"{kind}{i}" for i in range(n, min(n + c, args.streams))]
+            for key in keys:
+                up.add(key, script)
+                TRACE[key] = {}
+            for key, (t0, reads) in zip(keys, asyncio.run(together(port, keys)), strict=True):
+                measure(kind, key, t0, reads)
     load = os.getloadavg()
-    print(f"{args.streams} streams, one at a time, pacing {args.interval * 1000:.0f} ms, load {load[0]:.2f}")
+    pace = f"pacing {args.interval * 1000:.0f} ms, load {load[0]:.2f}"
+    print(f"{args.streams} streams, {args.concurrency} at a time, {pace}")
     print("| stage (first text) | median ms |")
     print("|---|---|")
     names = {
