@@ -473,7 +473,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def print_table(rows: list[tuple[Target, dict[str, Any], str]], levels: list[int], repeats: int) -> None:
     ms = 1000.0
-    print(f"\nPaced upstream: {len(DELTAS)} deltas, {INTERVAL * ms:.0f} ms apart; 100 concurrent streams, median of")
+    at = 100 if 100 in levels else max(levels)  # the level the latency columns are read at (summarize)
+    print(f"\nPaced upstream: {len(DELTAS)} deltas, {INTERVAL * ms:.0f} ms apart; {at} concurrent streams, median of")
     print(
         f"{repeats} repeats; levels tried for streams/core: {levels}. "
         f"Python {sys.version.split()[0]}, {os.cpu_count()} cores.\n"

@@ -277,3 +277,24 @@ def test_non_json_event_fails() -> None:
     gen = run("anthropic", [SSEEvent(event="message_start", data="{not json")])
     assert gen.state == State.FAILED
     assert gen.rejections[0].code == "event_not_json"
+
+
+@pytest.mark.parametrize("name", list(STREAMS))
+def test_an_event_carrying_its_decoded_payload_reads_the_same(name: str) -> None:
+    """`coerce_event` takes an event's `.payload` (decoded once by the proxy's relay) instead of decoding
+    `.data` again: the generation is the same, and the `.data` is not decoded (poisoned here to prove it)."""
+    from types import SimpleNamespace
+
+    plain = run(name)
+    carried = [
+        e
+        if e.data.strip() == "[DONE]"
+        else SimpleNamespace(event=e.event, data="{not json", payload=json.loads(e.data), id=e.id, retry=e.retry)
+        for e in events(name)
+    ]
+    shared = run(name, carried)
+    assert shared.state == plain.state == State.VALIDATED
+    assert [(c.call_id, c.name, c.canonical) for c in shared.tool_calls] == [
+        (c.call_id, c.name, c.canonical) for c in plain.tool_calls
+    ]
+    assert shared.telemetry.event_types == plain.telemetry.event_types

@@ -152,8 +152,9 @@ class Relay:
             if self.ended:
                 break
             self.events += 1
-            _meter(self.dialect, event.data, self.meter)
-            out += self._actions(self.call.event(event))
+            payload = _decode(event.data)
+            _meter(self.dialect, payload, self.meter)
+            out += self._actions(self.call.event(event if payload is None else _Decoded(event, payload)))
             gen = self.call.generation
             stopped = gen is not None and any(r.code == "text_gate_stopped" for r in gen.rejections)
             if not self.ended and stopped:
@@ -246,13 +247,29 @@ def error_body(dialect: str, code: str, message: str, kind: str = "invalid_reque
     return _chat.error_body(code, message, kind)
 
 
-def _meter(dialect: str, data: str, meter: UsageMeter) -> None:
-    """Count the raw generated text (the byte estimate) and record the usage the upstream reports."""
+class _Decoded:
+    """An SSE event with its JSON decoded once (`coerce_event` reads `.payload`): the meter and the reader
+    share one `json.loads` per upstream event instead of two."""
+
+    __slots__ = ("data", "event", "id", "payload", "retry")
+
+    def __init__(self, event: Any, payload: dict[str, Any]) -> None:
+        self.event, self.data, self.id, self.retry = event.event, event.data, event.id, event.retry
+        self.payload = payload
+
+
+def _decode(data: str) -> dict[str, Any] | None:
+    """The event's JSON object, or None (not JSON, not an object, `[DONE]`: the reader judges those itself)."""
     try:
         p = json.loads(data)
     except (ValueError, RecursionError):
-        return
-    if not isinstance(p, dict):
+        return None
+    return p if isinstance(p, dict) else None
+
+
+def _meter(dialect: str, p: dict[str, Any] | None, meter: UsageMeter) -> None:
+    """Count the raw generated text (the byte estimate) and record the usage the upstream reports."""
+    if p is None:
         return
     try:
         if dialect == "chat":

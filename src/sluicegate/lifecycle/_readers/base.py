@@ -24,7 +24,8 @@ def coerce_event(event: object) -> tuple[str | None, Mapping[str, Any] | str]:
     """A provider event as (SSE event name or None, payload dict) — or the payload `"[DONE]"`.
 
     Accepts a dict (already decoded JSON), or anything with `.data` (a str, as an SSE parser yields) and an
-    optional `.event` name (`sluicegate.sse.SSEEvent`, or any duck-typed equivalent).
+    optional `.event` name (`sluicegate.sse.SSEEvent`, or any duck-typed equivalent); such an event may carry
+    `.payload`, the dict its `.data` decodes to, so that a caller that decoded it already does not pay twice.
     """
     if isinstance(event, Mapping):
         return None, event
@@ -35,6 +36,9 @@ def coerce_event(event: object) -> tuple[str | None, Mapping[str, Any] | str]:
     name = name if isinstance(name, str) and name and name != "message" else None
     if data.strip() == DONE_SENTINEL:
         return name, DONE_SENTINEL
+    parsed = getattr(event, "payload", None)
+    if isinstance(parsed, dict):  # decoded once already by whoever read the event (the proxy's relay)
+        return name, parsed
     try:
         payload = json.loads(data)
     except (ValueError, RecursionError):  # RecursionError: nested deeper than the stack
