@@ -162,3 +162,19 @@ def test_an_old_module_path_still_imports_with_a_deprecation_warning(old: str, n
     with pytest.warns(DeprecationWarning, match=f"import {name} from"):
         got = getattr(importlib.import_module(old), name)
     assert got is getattr(importlib.import_module(new), name)
+
+
+def test_the_api_guide_lists_every_public_name_under_its_place() -> None:
+    """docs/api.md is the one list a user reads: a name added to a place's `__all__` must appear in its section."""
+    import importlib
+    import re
+
+    guide = (Path(__file__).resolve().parents[1] / "docs" / "api.md").read_text(encoding="utf-8")
+    missing = {}
+    for place in PLACES:
+        found = re.search(r"^## `" + re.escape(place) + r"`\n(.*?)(?=^## )", guide, re.S | re.M)
+        section = found.group(1) if found else ""
+        names = [n for n in importlib.import_module(place).__all__ if f"`{n}`" not in section]
+        if names:
+            missing[place] = names
+    assert missing == {}
