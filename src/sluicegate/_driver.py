@@ -371,14 +371,15 @@ async def _adrive(run: _Run, source: AsyncUpstream, is_cancelled: IsCancelled | 
                 if _nonempty(step):
                     yield step
                 raise
-            if cancellation_swallowed():  # our task was cancelled and something below returned an item anyway
-                run.account(item)
-                raise asyncio.CancelledError("a cancellation of this task was swallowed below the driver")
             if is_cancelled is not None and await is_cancelled():
                 run.account(item)
                 await source.aclose()
                 run.finish("cancelled")
                 return
+            if cancellation_swallowed():  # our task was cancelled and something below returned an item anyway
+                run.account(item)
+                await _close_shielded(source)
+                raise asyncio.CancelledError("a cancellation of this task was swallowed below the driver")
             step = run.take(item)
             if step.stopped:
                 await source.aclose()
@@ -399,6 +400,14 @@ async def _adrive(run: _Run, source: AsyncUpstream, is_cancelled: IsCancelled | 
         raise
     finally:
         await source.aclose()
+
+
+async def _close_shielded(source: AsyncUpstream) -> None:
+    """Close the upstream even though this task is being cancelled: anyio re-delivers a cancelled scope's
+    cancellation at every await (sse-starlette's task group on a disconnect), which would cut an awaited close
+    short and leave the provider generating. The close runs in a task of its own; a cancellation arriving while
+    we wait for it is re-raised, and the close still completes."""
+    await asyncio.shield(asyncio.ensure_future(source.aclose()))
 
 
 def cancellation_swallowed() -> bool:
