@@ -14,19 +14,14 @@ import pytest
 
 from sluicegate import Outcome, adrive_text, drive_text
 from sluicegate import _responses as responses_module
+from tests.core.unread_checks import BURST, run_async, run_sync, settle
 from tests.services.provider_clients import ASYNC_OPENERS, SYNC_OPENERS
 from tests.services.stop_checks import FIRST, SCRIPTS, make_filter
 from tests.support import SHOWN_NOTICE
 
 pytestmark = pytest.mark.usefixtures("no_gc")
 
-BURST = 60
 CLIENTS = ("anthropic", "openai")
-
-
-def _settle(gen: Any) -> None:
-    gen.wait(timeout=10)
-    assert not gen.completed and gen.disconnected is not None
 
 
 @pytest.fixture
@@ -39,28 +34,11 @@ def bursting(llm_provider: Any) -> Any:
         provider.burst = 0
 
 
-def _sync(provider: Any, url: str, client: str, mode: str) -> tuple[int, int]:
-    provider.script(SCRIPTS[mode])
-    number = len(provider.generations) + 1
-    outcome = Outcome()
-    chunks = drive_text(SYNC_OPENERS[client](url), make_filter(), outcome=outcome)
-    if mode == "stop":
-        time.sleep(0.05)  # the burst is on this machine before the first read
-        assert list(chunks) == [FIRST, SHOWN_NOTICE]
-    else:
-        time.sleep(0.05)
-        assert next(chunks) == FIRST
-        chunks.close()
-    gen = provider.generations[number - 1]
-    _settle(gen)
-    assert outcome.usage is not None
-    return outcome.usage.output_tokens, len(gen.sent)
-
-
 @pytest.mark.parametrize("mode", ["stop", "leave"])
 @pytest.mark.parametrize("client", CLIENTS)
 def test_sync_usage_covers_unread_tokens(bursting: Any, client: str, mode: str) -> None:
-    billed, generated = _sync(*bursting, client, mode)
+    provider, url = bursting
+    billed, generated = run_sync(provider, lambda: SYNC_OPENERS[client](url), mode)
     assert generated >= BURST
     assert billed >= generated, f"usage {billed} below the {generated} tokens generated before the close"
 
@@ -68,28 +46,10 @@ def test_sync_usage_covers_unread_tokens(bursting: Any, client: str, mode: str) 
 @pytest.mark.parametrize("mode", ["stop", "leave"])
 @pytest.mark.parametrize("client", CLIENTS)
 async def test_async_usage_covers_unread_tokens(bursting: Any, client: str, mode: str) -> None:
-    import asyncio
-
     provider, url = bursting
-    provider.script(SCRIPTS[mode])
-    number = len(provider.generations) + 1
-    outcome = Outcome()
-    chunks = adrive_text(await ASYNC_OPENERS[client](url), make_filter(), outcome=outcome)
-    await asyncio.sleep(0.05)
-    if mode == "stop":
-        assert [c async for c in chunks] == [FIRST, SHOWN_NOTICE]
-    else:
-        assert await chunks.__anext__() == FIRST
-        await chunks.aclose()
-    gen = provider.generations[number - 1]
-    deadline = time.monotonic() + 10
-    while not gen.done.is_set() and time.monotonic() < deadline:
-        await asyncio.sleep(0.002)
-    _settle(gen)
-    assert outcome.usage is not None
-    generated = len(gen.sent)
+    billed, generated = await run_async(provider, lambda: ASYNC_OPENERS[client](url), mode)
     assert generated >= BURST
-    assert outcome.usage.output_tokens >= generated
+    assert billed >= generated
 
 
 def test_a_failing_count_never_prevents_the_close(bursting: Any, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -97,8 +57,9 @@ def test_a_failing_count_never_prevents_the_close(bursting: Any, monkeypatch: py
         raise RuntimeError("the count broke")
 
     monkeypatch.setattr(responses_module, "unread_bytes", broken)
-    billed, generated = _sync(*bursting, "openai", "stop")
-    assert generated < len(SCRIPTS["stop"])  # closed (the provider saw the disconnect, checked in _sync)
+    provider, url = bursting
+    billed, generated = run_sync(provider, lambda: SYNC_OPENERS["openai"](url), "stop")
+    assert generated < len(SCRIPTS["stop"])  # closed (the provider saw the disconnect, checked in run_sync)
     assert billed < generated  # and the count really did not run
 
 
@@ -133,7 +94,7 @@ async def test_a_failing_count_never_prevents_the_async_close(bursting: Any, mon
     deadline = time.monotonic() + 10
     while not gen.done.is_set() and time.monotonic() < deadline:
         await asyncio.sleep(0.002)
-    _settle(gen)
+    settle(gen)
 
 
 def test_a_response_without_a_network_stream_has_nothing_unread() -> None:
@@ -156,6 +117,6 @@ def test_the_responses_api_stream_is_covered_too(bursting: Any) -> None:
     time.sleep(0.05)
     assert list(chunks) == [FIRST, SHOWN_NOTICE]
     gen = provider.generations[number - 1]
-    _settle(gen)
+    settle(gen)
     assert outcome.usage is not None and len(gen.sent) >= BURST
     assert outcome.usage.output_tokens >= len(gen.sent)

@@ -18,16 +18,14 @@ from typing import Any
 
 import pytest
 
-from sluicegate import Outcome, adrive_text, drive_text
+from sluicegate import Outcome, adrive_text
 from sluicegate import _responses as responses_module
+from tests.core.unread_checks import BURST, run_async, run_sync, settle
 from tests.services.llm_provider import serve_provider
 from tests.services.provider_clients import MESSAGES
 from tests.services.stop_checks import FIRST, SCRIPTS, make_filter
-from tests.support import SHOWN_NOTICE
 
 pytestmark = pytest.mark.usefixtures("no_gc")
-
-BURST = 60
 
 
 @pytest.fixture(scope="module")
@@ -98,32 +96,11 @@ async def _async_open(client: str, url: str, ca: str) -> Any:
     return await aclient.messages.create(model="m", max_tokens=1024, messages=MESSAGES, stream=True)
 
 
-def _settle(gen: Any) -> None:
-    gen.wait(timeout=10)
-    assert not gen.completed and gen.disconnected is not None
-
-
-def _sync(provider: Any, url: str, ca: str, client: str, mode: str) -> tuple[int, int]:
-    provider.script(SCRIPTS[mode])
-    number = len(provider.generations) + 1
-    outcome = Outcome()
-    chunks = drive_text(_sync_opener(client)(url, ca), make_filter(), outcome=outcome)
-    time.sleep(0.05)  # the burst is on this machine before the first read
-    if mode == "stop":
-        assert list(chunks) == [FIRST, SHOWN_NOTICE]
-    else:
-        assert next(chunks) == FIRST
-        chunks.close()
-    gen = provider.generations[number - 1]
-    _settle(gen)
-    assert outcome.usage is not None
-    return outcome.usage.output_tokens, len(gen.sent)
-
-
 @pytest.mark.parametrize("mode", ["stop", "leave"])
 @pytest.mark.parametrize("client", ["anthropic", "openai"])
 def test_sync_usage_covers_unread_tokens_over_tls(bursting: Any, client: str, mode: str) -> None:
-    billed, generated = _sync(*bursting, client, mode)
+    provider, url, ca = bursting
+    billed, generated = run_sync(provider, lambda: _sync_opener(client)(url, ca), mode)
     assert generated >= BURST
     assert billed >= generated, f"usage {billed} below the {generated} tokens generated before the close"
 
@@ -132,25 +109,9 @@ def test_sync_usage_covers_unread_tokens_over_tls(bursting: Any, client: str, mo
 @pytest.mark.parametrize("client", ["anthropic", "openai"])
 async def test_async_usage_covers_unread_tokens_over_tls(bursting: Any, client: str, mode: str) -> None:
     provider, url, ca = bursting
-    provider.script(SCRIPTS[mode])
-    number = len(provider.generations) + 1
-    outcome = Outcome()
-    chunks = adrive_text(await _async_open(client, url, ca), make_filter(), outcome=outcome)
-    await asyncio.sleep(0.05)
-    if mode == "stop":
-        assert [c async for c in chunks] == [FIRST, SHOWN_NOTICE]
-    else:
-        assert await chunks.__anext__() == FIRST
-        await chunks.aclose()
-    gen = provider.generations[number - 1]
-    deadline = time.monotonic() + 10
-    while not gen.done.is_set() and time.monotonic() < deadline:
-        await asyncio.sleep(0.002)
-    _settle(gen)
-    assert outcome.usage is not None
-    generated = len(gen.sent)
+    billed, generated = await run_async(provider, lambda: _async_open(client, url, ca), mode)
     assert generated >= BURST
-    assert outcome.usage.output_tokens >= generated, f"usage {outcome.usage.output_tokens} below {generated}"
+    assert billed >= generated, f"usage {billed} below {generated}"
 
 
 def test_a_failing_tls_count_never_prevents_the_close(bursting: Any, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -158,8 +119,9 @@ def test_a_failing_tls_count_never_prevents_the_close(bursting: Any, monkeypatch
         raise RuntimeError("the TLS count broke")
 
     monkeypatch.setattr(responses_module, "_tls_unread", broken)
-    billed, generated = _sync(*bursting, "openai", "stop")
-    assert billed < generated  # the count really did not run, and the close still happened (checked in _sync)
+    provider, url, ca = bursting
+    billed, generated = run_sync(provider, lambda: _sync_opener("openai")(url, ca), "stop")
+    assert billed < generated  # the count really did not run, and the close still happened (checked in run_sync)
 
 
 async def test_a_failing_async_tls_count_never_prevents_the_close(
@@ -181,7 +143,7 @@ async def test_a_failing_async_tls_count_never_prevents_the_close(
     deadline = time.monotonic() + 10
     while not gen.done.is_set() and time.monotonic() < deadline:
         await asyncio.sleep(0.002)
-    _settle(gen)
+    settle(gen)
     assert outcome.usage is not None and outcome.usage.output_tokens < len(gen.sent)
 
 
