@@ -119,16 +119,11 @@ def create_app(*, delay: float = 0.12, ping_interval: float = 15.0) -> Starlette
 # -- via proxy: the same page, the browser's request through `sluicegate proxy` to an OpenAI-compatible upstream --
 
 
-def chat_chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
-    """One Chat Completions stream frame, as the API writes it."""
-    frame = {
-        "id": "chatcmpl-scripted",
-        "object": "chat.completion.chunk",
-        "created": 0,
-        "model": "scripted-demo",
-        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
-    }
-    return b"data: " + json.dumps(frame).encode() + b"\n\n"
+def chat_chunk(delta: dict[str, Any] | None, finish: str | None = None, **extra: Any) -> bytes:
+    """One Chat Completions stream frame, as the API writes it (`delta=None`: no choice, the usage chunk)."""
+    choices = [] if delta is None else [{"index": 0, "delta": delta, "finish_reason": finish}]
+    frame = {"id": "chatcmpl-scripted", "object": "chat.completion.chunk", "created": 0, "model": "scripted-demo"}
+    return b"data: " + json.dumps({**frame, "choices": choices, **extra}).encode() + b"\n\n"
 
 
 class ScriptedChatEndpoint:
@@ -156,9 +151,11 @@ class ScriptedChatEndpoint:
             return
         provider = ScriptedProvider(pieces(QUESTIONS.get(question, QUESTIONS[FIRST])), delay=self.delay)
         self.state["provider"] = provider
+        self.state["disconnected"] = False  # set when the proxy closed the connection before the end
         await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/event-stream")]})
         gone = asyncio.ensure_future(self._disconnected(receive))
         stream = provider.stream()
+        completed = False
         try:
             await send({"type": "http.response.body", "body": chat_chunk({"role": "assistant"}), "more_body": True})
             while True:
@@ -176,14 +173,15 @@ class ScriptedChatEndpoint:
                 await send({"type": "http.response.body", "body": chat_chunk({"content": piece}), "more_body": True})
             tail = chat_chunk({}, "stop")
             if (request.get("stream_options") or {}).get("include_usage"):
-                usage = {"prompt_tokens": 50, "completion_tokens": provider.produced}
-                usage["total_tokens"] = 50 + provider.produced
-                frame = json.loads(chat_chunk({})[6:])
-                tail += b"data: " + json.dumps({**frame, "choices": [], "usage": usage}).encode() + b"\n\n"
+                n = provider.produced
+                tail += chat_chunk(None, usage={"prompt_tokens": 50, "completion_tokens": n, "total_tokens": 50 + n})
             await send({"type": "http.response.body", "body": tail + b"data: [DONE]\n\n", "more_body": False})
+            completed = True
         except OSError:
             pass  # the connection went away while writing
         finally:
+            if self.state["provider"] is provider:  # not an answer the page has already left for another
+                self.state["disconnected"] = not completed
             gone.cancel()
             await stream.aclose()
 
@@ -197,7 +195,7 @@ def create_upstream_app(*, delay: float = 0.12) -> Starlette:
     """The scripted upstream the proxy stands in front of: the model (`/v1/chat/completions`), and the page,
     the client module and `/provider` (the proxy forwards these paths unchanged, so the browser talks to the
     proxy alone)."""
-    state: dict[str, Any] = {"provider": None}
+    state: dict[str, Any] = {"provider": None, "disconnected": False}
 
     async def page(request: Request) -> Response:
         sources = json.dumps(SOURCES).replace("<", "\\u003c")
@@ -341,6 +339,7 @@ async function ask(question, signal, mine) {
   for (;;) {
     const { value, done: end } = await reader.read();
     const texts = [];
+    let stopped = false; // finish_reason "content_filter" came in this read
     for (const event of end ? parser.close() : parser.feed(value)) {
       if (event.data === "[DONE]") { done = true; continue; }
       const frame = JSON.parse(event.data);
@@ -348,10 +347,10 @@ async function ask(question, signal, mine) {
       const choice = frame.choices?.[0];
       if (!choice) continue; // the usage chunk
       if (choice.delta?.content) texts.push(choice.delta.content);
-      if (choice.finish_reason) finish = choice.finish_reason;
+      if (choice.finish_reason) { finish = choice.finish_reason; stopped = finish === "content_filter"; }
     }
     mine(() => {
-      if (finish === "content_filter") {
+      if (stopped) {
         const notice = texts.length ? texts.pop() : (last?.remove(), last?.data ?? "");
         $("notice").textContent = notice.trim();
       }

@@ -1,0 +1,180 @@
+"""The demo page in via-proxy mode, in a real headless Chromium (Debian's, via Playwright): the browser talks to
+`sluicegate proxy`'s app alone (under a real uvicorn on loopback), which streams from the demo's scripted
+OpenAI-compatible upstream (another uvicorn); the page reads the proxy's Chat Completions frames itself.
+
+What is sampled: every state of the page's visible text (a MutationObserver on the body, `innerText`, so the
+script's own source is not counted), and every byte the page's fetch of /v1/chat/completions received. What the
+upstream recorded (pieces produced, closed, whether the proxy disconnected) is read from its in-process state.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from tests.services.uvicorn_server import UvicornServer, serve
+
+from .test_browser import load_demo
+
+# Every state of the visible page (answer, notice, counters), so "never on screen" covers the whole run.
+OBSERVE = """() => {
+  window.__screens = [document.body.innerText];
+  window.__answers = [];
+  const box = document.getElementById("answer");
+  new MutationObserver(() => {
+    window.__screens.push(document.body.innerText);
+    window.__answers.push(box.textContent);
+  }).observe(document.body, { childList: true, characterData: true, subtree: true });
+}"""
+
+# A copy of every byte the page's fetch of the proxy's /v1/chat/completions received.
+TEE = """(() => {
+  const fetch0 = window.fetch;
+  window.__wire = []; window.__wireDone = false;
+  window.fetch = async (...args) => {
+    const response = await fetch0(...args);
+    if (String(args[0]).endsWith("/v1/chat/completions")) {
+      const reader = response.clone().body.getReader();
+      (async () => {
+        try {
+          for (;;) { const { value, done } = await reader.read(); if (done) break; window.__wire.push(...value); }
+        } finally { window.__wireDone = true; }
+      })();
+    }
+    return response;
+  };
+})();"""
+
+GROUNDED = "When does the library open?"
+INVENTED = "Are there late fees?"
+EMAIL = "How do I contact the desk?"
+PLANTED = ["jane.doe", "example.com", "@exa", "mple.com"]  # the address and each side of its split
+
+
+class ViaProxy:
+    def __init__(self, proxy: UvicornServer, upstream: UvicornServer) -> None:
+        self.url = proxy.url
+        self.upstream_url = upstream.url
+        self.state: dict[str, Any] = upstream.server.config.app.state.demo
+
+
+@pytest.fixture(scope="module")
+def demo() -> ModuleType:
+    return load_demo()
+
+
+@pytest.fixture
+def via_proxy(demo: ModuleType, request: pytest.FixtureRequest) -> Iterator[ViaProxy]:
+    delay = getattr(request, "param", 0.03)
+    with serve(demo.create_upstream_app(delay=delay)) as upstream, serve(demo.create_proxy_app(upstream.url)) as proxy:
+        yield ViaProxy(proxy, upstream)
+
+
+def open_page(page: Any, demo: ViaProxy, *, sources: bool = True) -> None:
+    page.add_init_script(TEE)
+    page.goto(f"{demo.url}/")
+    page.evaluate(OBSERVE)
+    if not sources:
+        page.uncheck("#sources")
+
+
+def ask(page: Any, demo: ViaProxy, question: str, *, sources: bool = True) -> bytes:
+    """Open the page through the proxy, click `question`, wait for the end; the bytes the page received."""
+    open_page(page, demo, sources=sources)
+    page.get_by_role("button", name=question).click()
+    page.wait_for_function("document.getElementById('reason').textContent !== 'streaming'", timeout=15_000)
+    page.wait_for_function("window.__wireDone", timeout=5_000)
+    return bytes(page.evaluate("window.__wire"))
+
+
+def screens(page: Any) -> list[str]:
+    return list(page.evaluate("window.__screens")) + [page.evaluate("document.body.innerText")]
+
+
+def test_the_page_and_its_client_come_through_the_proxy(via_proxy: ViaProxy, demo: ModuleType) -> None:
+    """The browser's one origin is the proxy: the page, the client module and /provider are forwarded."""
+    import httpx
+
+    for path in ("/", "/sluicegate-client.js", "/provider"):
+        through, direct = httpx.get(via_proxy.url + path), httpx.get(via_proxy.upstream_url + path)
+        assert through.status_code == 200 and through.content == direct.content, path
+    assert b"/v1/chat/completions" in httpx.get(via_proxy.url + "/").content
+
+
+def test_grounded_answer_through_the_proxy(browser_page: Any, via_proxy: ViaProxy) -> None:
+    wire = ask(browser_page, via_proxy, GROUNDED)
+    final = browser_page.text_content("#answer")
+    assert final.startswith("The library opens at 9:00 on weekdays. On Saturdays it opens at 10:00.")
+    assert final.rstrip().endswith("within one working day.") and "[S1]" not in final
+    assert b'"finish_reason":"stop"' in wire and wire.endswith(b"data: [DONE]\n\n")
+    answers = {a for a in browser_page.evaluate("window.__answers") if a}
+    assert len(answers) >= 4  # it grew in several steps while the model was still writing
+    assert all(final.startswith(a) for a in answers)  # only ever appended to, never rewritten
+    assert browser_page.text_content("#reason") == "stop"
+    assert browser_page.text_content("#notice") == ""
+    browser_page.wait_for_function("document.getElementById('upstream').textContent === 'finished'")
+    assert via_proxy.state["provider"].exhausted and not via_proxy.state["disconnected"]
+
+
+@pytest.mark.parametrize("sources", [True, False], ids=["gate+redactor", "redactor alone"])
+def test_split_email_is_never_on_screen(browser_page: Any, via_proxy: ViaProxy, demo: ModuleType, sources: bool) -> None:
+    script = demo.pieces(demo.QUESTIONS[EMAIL])
+    cut = [i for i, piece in enumerate(script) if piece.endswith("@exa")]
+    assert cut and script[cut[0] + 1].startswith("mple")  # the model sends the address in two deltas
+    wire = ask(browser_page, via_proxy, EMAIL, sources=sources)
+    seen = screens(browser_page)
+    assert len(seen) > 3 and not [s for s in seen if any(v in s for v in PLANTED)]
+    assert not any(v.encode() in wire for v in PLANTED)
+    final = browser_page.text_content("#answer")
+    assert final.endswith("You can write to <EMAIL_ADDRESS>." if sources else "You can write to <EMAIL_ADDRESS> [S3].")
+    assert browser_page.text_content("#reason") == "stop"
+
+
+def test_gate_stop_shows_the_notice_and_closes_the_model(browser_page: Any, via_proxy: ViaProxy) -> None:
+    wire = ask(browser_page, via_proxy, INVENTED)
+    seen = screens(browser_page)
+    assert seen and not [s for s in seen if "2019" in s or "nothing is owed" in s]
+    assert b"2019" not in wire and b"nothing is owed" not in wire
+    assert b'"finish_reason":"content_filter"' in wire and wire.endswith(b"data: [DONE]\n\n")
+    assert browser_page.text_content("#answer").strip() == "Books can be renewed twice online."
+    notice = browser_page.text_content("#notice")
+    assert "held back" in notice and notice.encode() in wire.replace(b"\\n", b"")
+    assert browser_page.text_content("#reason") == "content_filter"
+    provider = via_proxy.state["provider"]
+    assert provider.closed and not provider.exhausted and via_proxy.state["disconnected"]  # the proxy closed it
+    browser_page.wait_for_function("document.getElementById('upstream').textContent === 'closed early'")
+
+
+def test_without_sources_the_gate_is_off(browser_page: Any, via_proxy: ViaProxy) -> None:
+    """The same question without `"sluicegate": {"sources": ...}`: the redactor alone, which checks no facts."""
+    ask(browser_page, via_proxy, INVENTED, sources=False)
+    assert "abolished in 2019 [S2]" in browser_page.text_content("#answer")
+    assert browser_page.text_content("#reason") == "stop"
+    assert via_proxy.state["provider"].exhausted
+
+
+@pytest.mark.parametrize("via_proxy", [0.1], indirect=True)
+def test_stop_aborts_the_fetch_and_the_model_stops(browser_page: Any, via_proxy: ViaProxy) -> None:
+    open_page(browser_page, via_proxy)
+    browser_page.get_by_role("button", name=GROUNDED).click()
+    browser_page.wait_for_function("document.getElementById('answer').textContent.length > 0", timeout=10_000)
+    provider = via_proxy.state["provider"]
+    browser_page.click("#stop")
+    deadline = time.monotonic() + 10.0
+    while not provider.closed and time.monotonic() < deadline:
+        time.sleep(0.01)
+    # about 45 pieces 0.1 s apart: closed long before the end (no bound in pieces: a wall-clock margin across
+    # Playwright, Chromium and two servers; tests/proxy/test_closes_upstream.py checks the bound exactly)
+    assert provider.closed and not provider.exhausted and via_proxy.state["disconnected"]
+    assert provider.produced < len(provider.pieces)
+    browser_page.wait_for_function("document.getElementById('reason').textContent === 'cancelled'")
+    browser_page.wait_for_function("document.getElementById('upstream').textContent === 'closed early'")
+    shown = int(browser_page.text_content("#produced"))
+    time.sleep(0.5)
+    assert int(browser_page.text_content("#produced")) == shown == provider.produced  # generation stopped
+    assert int(browser_page.text_content("#total")) == len(provider.pieces)
+    assert not [s for s in screens(browser_page) if "[S" in s]  # markers never shown, even mid-answer
