@@ -178,3 +178,43 @@ def test_stop_aborts_the_fetch_and_the_model_stops(browser_page: Any, via_proxy:
     assert int(browser_page.text_content("#produced")) == shown == provider.produced  # generation stopped
     assert int(browser_page.text_content("#total")) == len(provider.pieces)
     assert not [s for s in screens(browser_page) if "[S" in s]  # markers never shown, even mid-answer
+
+
+# The page's reader on chosen reads of real proxy bytes: the page's fetch of /v1/chat/completions answers with a
+# Response built from them (a ReadableStream, one enqueue per read); the other paths go to the proxy as usual.
+CANNED = """(reads) => {
+  const fetch0 = window.fetch;
+  window.fetch = async (...args) => {
+    if (!String(args[0]).endsWith("/v1/chat/completions")) return fetch0(...args);
+    return new Response(new ReadableStream({
+      start(controller) {
+        for (const hex of reads) controller.enqueue(new Uint8Array(hex.match(/../g).map((b) => parseInt(b, 16))));
+        controller.close();
+      },
+    }), { status: 200, headers: { "Content-Type": "text/event-stream" } });
+  };
+}"""
+
+
+def _outcome(page: Any) -> tuple[str, str, str]:
+    return page.text_content("#answer"), page.text_content("#notice"), page.text_content("#reason")
+
+
+def test_the_page_shows_the_same_for_any_cut_of_the_proxy_stream(browser_page: Any, via_proxy: ViaProxy) -> None:
+    """The proxy's bytes of a gate stop, given to the page whole, in 1-byte reads, cut at every event boundary
+    and inside the notice's and the finish's frames: the same answer, notice and end each time (the notice
+    and its `content_filter` finish may arrive in different reads)."""
+    wire = ask(browser_page, via_proxy, INVENTED)
+    want = _outcome(browser_page)
+    assert want[2] == "content_filter" and "held back" in want[1]
+    notice_at = wire.index(b"held back")
+    finish_at = wire.index(b'"content_filter"')
+    cuts = {m + 2 for m in range(len(wire)) if wire.startswith(b"\n\n", m)} | {notice_at, finish_at}
+    chunkings = [[wire], [wire[i : i + 1] for i in range(len(wire))]]
+    chunkings += [[wire[:c], wire[c:]] for c in sorted(cuts) if 0 < c < len(wire)]
+    assert len(chunkings) >= 8
+    for n, reads in enumerate(chunkings):
+        browser_page.evaluate(CANNED, [r.hex() for r in reads])
+        browser_page.get_by_role("button", name=INVENTED).click()
+        browser_page.wait_for_function("document.getElementById('reason').textContent !== 'streaming'")
+        assert _outcome(browser_page) == want, (n, [len(r) for r in reads][:4])
