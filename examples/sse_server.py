@@ -11,6 +11,18 @@ sentence gate, then the redactor:
 3. an e-mail address split across pieces ("jane.doe@exa" + "mple.com"): the reader sees <EMAIL_ADDRESS>.
 The counter under the answer is the number of pieces the provider has produced: press Stop and it stops.
 Needs the [server] extra (`pip install -e ".[server]"`; the test venv, `.[dev]`, has it).
+
+Via proxy (docs/proxy.md), the same page and questions through `sluicegate proxy` (the [proxy] extra too):
+
+    python examples/sse_server.py --via-proxy             # the proxy on :8000, a scripted upstream behind it
+    python examples/sse_server.py --upstream-only --port 8401 &   # or: the upstream alone, and the command
+    sluicegate proxy --upstream http://127.0.0.1:8401 --listen 127.0.0.1:8000
+
+The scripted model is then an OpenAI-compatible upstream (`POST /v1/chat/completions`, streamed
+`chat.completion.chunk`s) that also serves the page, the client module and `/provider`, which the proxy
+forwards unchanged: the browser talks to the proxy alone. The page sends a Chat Completions request (with
+`"sluicegate": {"sources": [...]}` unless the box is unticked) and reads the proxy's frames itself; Stop aborts
+the fetch, the proxy closes the upstream, and the model stops (the counter stops, "closed early").
 """
 
 from __future__ import annotations
@@ -415,10 +427,10 @@ def main() -> None:
         app = create_upstream_app(delay=args.delay)
     elif args.via_proxy:
         upstream, _ = serve_in_thread(create_upstream_app(delay=args.delay))
-        print(f"sluicegate proxy on {url} in front of the scripted upstream {upstream}  (Ctrl-C to stop)")
+        print(f"sluicegate proxy on {url} in front of the scripted upstream {upstream}  (Ctrl-C to stop)", flush=True)
         app = create_proxy_app(upstream)
     else:
-        print(f"sluicegate SSE demo on {url}  (Ctrl-C to stop)")
+        print(f"sluicegate SSE demo on {url}  (Ctrl-C to stop)", flush=True)
         app = create_app(delay=args.delay)
     uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning")
 

@@ -9,16 +9,22 @@ upstream recorded (pieces produced, closed, whether the proxy disconnected) is r
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
 import pytest
 
+from tests.proxy.process import proxy_process
+from tests.services.ports import free_port, wait_listening
 from tests.services.uvicorn_server import UvicornServer, serve
 
-from .test_browser import load_demo
+from .test_browser import ROOT, load_demo
 
 # Every state of the visible page (answer, notice, counters), so "never on screen" covers the whole run.
 OBSERVE = """() => {
@@ -56,10 +62,18 @@ PLANTED = ["jane.doe", "example.com", "@exa", "mple.com"]  # the address and eac
 
 
 class ViaProxy:
+    """The proxy's URL (the browser's one origin), the upstream's, and what the upstream recorded."""
+
     def __init__(self, proxy: UvicornServer, upstream: UvicornServer) -> None:
         self.url = proxy.url
         self.upstream_url = upstream.url
         self.state: dict[str, Any] = upstream.server.config.app.state.demo
+
+
+@dataclass
+class ViaProxyURL:
+    url: str
+    state: dict[str, Any]
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +88,7 @@ def via_proxy(demo: ModuleType, request: pytest.FixtureRequest) -> Iterator[ViaP
         yield ViaProxy(proxy, upstream)
 
 
-def open_page(page: Any, demo: ViaProxy, *, sources: bool = True) -> None:
+def open_page(page: Any, demo: ViaProxy | ViaProxyURL, *, sources: bool = True) -> None:
     page.add_init_script(TEE)
     page.goto(f"{demo.url}/")
     page.evaluate(OBSERVE)
@@ -82,7 +96,7 @@ def open_page(page: Any, demo: ViaProxy, *, sources: bool = True) -> None:
         page.uncheck("#sources")
 
 
-def ask(page: Any, demo: ViaProxy, question: str, *, sources: bool = True) -> bytes:
+def ask(page: Any, demo: ViaProxy | ViaProxyURL, question: str, *, sources: bool = True) -> bytes:
     """Open the page through the proxy, click `question`, wait for the end; the bytes the page received."""
     open_page(page, demo, sources=sources)
     page.get_by_role("button", name=question).click()
@@ -121,7 +135,9 @@ def test_grounded_answer_through_the_proxy(browser_page: Any, via_proxy: ViaProx
 
 
 @pytest.mark.parametrize("sources", [True, False], ids=["gate+redactor", "redactor alone"])
-def test_split_email_is_never_on_screen(browser_page: Any, via_proxy: ViaProxy, demo: ModuleType, sources: bool) -> None:
+def test_split_email_is_never_on_screen(
+    browser_page: Any, via_proxy: ViaProxy, demo: ModuleType, sources: bool
+) -> None:
     script = demo.pieces(demo.QUESTIONS[EMAIL])
     cut = [i for i, piece in enumerate(script) if piece.endswith("@exa")]
     assert cut and script[cut[0] + 1].startswith("mple")  # the model sends the address in two deltas
@@ -218,3 +234,65 @@ def test_the_page_shows_the_same_for_any_cut_of_the_proxy_stream(browser_page: A
         browser_page.get_by_role("button", name=INVENTED).click()
         browser_page.wait_for_function("document.getElementById('reason').textContent !== 'streaming'")
         assert _outcome(browser_page) == want, (n, [len(r) for r in reads][:4])
+
+
+def _wait_closed(url: str, timeout: float = 10.0) -> dict[str, Any]:
+    """`/provider` (through the proxy) until the model's stream is closed."""
+    import httpx
+
+    deadline = time.monotonic() + timeout
+    while True:
+        status: dict[str, Any] = httpx.get(url + "/provider").json()
+        if status["closed"] or time.monotonic() > deadline:
+            return status
+        time.sleep(0.02)
+
+
+def test_the_command_via_proxy(browser_page: Any) -> None:
+    """`python examples/sse_server.py --via-proxy` as users run it (its own process: the proxy on --port, the
+    scripted upstream on a loopback port of its own): the split e-mail arrives redacted, Stop stops the model."""
+    port = free_port()
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT / "integrations")])}
+    command = [sys.executable, str(ROOT / "examples" / "sse_server.py"), "--via-proxy", "--port", str(port)]
+    proc = subprocess.Popen([*command, "--delay", "0.05"], env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    try:
+        wait_listening(port, timeout=60)
+        url = f"http://127.0.0.1:{port}"
+        browser_page.goto(f"{url}/")
+        browser_page.evaluate(OBSERVE)
+        browser_page.get_by_role("button", name=EMAIL).click()
+        browser_page.wait_for_function("document.getElementById('reason').textContent === 'stop'", timeout=15_000)
+        assert browser_page.text_content("#answer").endswith("You can write to <EMAIL_ADDRESS>.")
+        assert not [s for s in screens(browser_page) if any(v in s for v in PLANTED)]
+        browser_page.get_by_role("button", name=GROUNDED).click()
+        browser_page.wait_for_function("document.getElementById('answer').textContent.length > 0", timeout=10_000)
+        browser_page.click("#stop")
+        status = _wait_closed(url)
+        assert status["closed"] and not status["exhausted"] and status["produced"] < status["total"]
+        browser_page.wait_for_function("document.getElementById('upstream').textContent === 'closed early'")
+    finally:
+        proc.terminate()
+        out, _ = proc.communicate(timeout=10)
+    assert b"sluicegate proxy on" in out and b"scripted upstream http://127.0.0.1:" in out
+
+
+def test_the_real_proxy_command_in_front_of_the_upstream(browser_page: Any, demo: ModuleType, tmp_path: Any) -> None:
+    """`sluicegate proxy --upstream URL` (the command, its own process, an empty config: the embedded
+    defaults) in front of the demo's upstream (`--upstream-only`'s app): the same page, the same guarantees."""
+    config = tmp_path / "sluicegate.toml"
+    config.write_text("")
+    with serve(demo.create_upstream_app(delay=0.1)) as upstream, proxy_process(upstream.url, config) as url:
+        state = upstream.server.config.app.state.demo
+        ask(browser_page, ViaProxyURL(url, state), INVENTED)
+        assert browser_page.text_content("#answer").strip() == "Books can be renewed twice online."
+        assert "held back" in browser_page.text_content("#notice")
+        assert not [s for s in screens(browser_page) if "2019" in s]
+        browser_page.get_by_role("button", name=GROUNDED).click()
+        browser_page.wait_for_function("document.getElementById('answer').textContent.length > 0", timeout=10_000)
+        provider = state["provider"]
+        browser_page.click("#stop")
+        deadline = time.monotonic() + 10.0
+        while not provider.closed and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert provider.closed and not provider.exhausted and state["disconnected"]
+        assert provider.produced < len(provider.pieces)
