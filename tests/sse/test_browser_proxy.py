@@ -109,6 +109,12 @@ def screens(page: Any) -> list[str]:
     return list(page.evaluate("window.__screens")) + [page.evaluate("document.body.innerText")]
 
 
+def _until(condition: Any, timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
 def test_the_page_and_its_client_come_through_the_proxy(via_proxy: ViaProxy, demo: ModuleType) -> None:
     """The browser's one origin is the proxy: the page, the client module and /provider are forwarded."""
     import httpx
@@ -161,6 +167,8 @@ def test_gate_stop_shows_the_notice_and_closes_the_model(browser_page: Any, via_
     assert "held back" in notice and notice.encode() in wire.replace(b"\\n", b"")
     assert browser_page.text_content("#reason") == "content_filter"
     provider = via_proxy.state["provider"]
+    # the upstream notices the closed socket a moment after the page's end
+    _until(lambda: provider.closed and via_proxy.state["disconnected"])
     assert provider.closed and not provider.exhausted and via_proxy.state["disconnected"]  # the proxy closed it
     browser_page.wait_for_function("document.getElementById('upstream').textContent === 'closed early'")
 
@@ -180,9 +188,7 @@ def test_stop_aborts_the_fetch_and_the_model_stops(browser_page: Any, via_proxy:
     browser_page.wait_for_function("document.getElementById('answer').textContent.length > 0", timeout=10_000)
     provider = via_proxy.state["provider"]
     browser_page.click("#stop")
-    deadline = time.monotonic() + 10.0
-    while not provider.closed and time.monotonic() < deadline:
-        time.sleep(0.01)
+    _until(lambda: provider.closed and via_proxy.state["disconnected"])
     # about 45 pieces 0.1 s apart: closed long before the end (no bound in pieces: a wall-clock margin across
     # Playwright, Chromium and two servers; tests/proxy/test_closes_upstream.py checks the bound exactly)
     assert provider.closed and not provider.exhausted and via_proxy.state["disconnected"]
@@ -291,8 +297,6 @@ def test_the_real_proxy_command_in_front_of_the_upstream(browser_page: Any, demo
         browser_page.wait_for_function("document.getElementById('answer').textContent.length > 0", timeout=10_000)
         provider = state["provider"]
         browser_page.click("#stop")
-        deadline = time.monotonic() + 10.0
-        while not provider.closed and time.monotonic() < deadline:
-            time.sleep(0.01)
+        _until(lambda: provider.closed and state["disconnected"])
         assert provider.closed and not provider.exhausted and state["disconnected"]
         assert provider.produced < len(provider.pieces)
