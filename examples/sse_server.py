@@ -87,15 +87,15 @@ def provider_route(state: dict[str, Any]) -> Any:
         provider = state["provider"]
         if provider is None:
             return JSONResponse({"produced": 0, "total": 0, "closed": False, "exhausted": False})
-        return JSONResponse(
-            {
-                "produced": provider.produced,
-                "total": len(provider.pieces),
-                "closed": provider.closed,
-                "exhausted": provider.exhausted,
-            },
-            headers={"Cache-Control": "no-store"},
-        )
+        status = {
+            "produced": provider.produced,
+            "total": len(provider.pieces),
+            "closed": provider.closed,
+            "exhausted": provider.exhausted,
+        }
+        if "disconnected" in state:  # via proxy: the upstream saw its client (the proxy) leave before the end
+            status["disconnected"] = state["disconnected"]
+        return JSONResponse(status, headers={"Cache-Control": "no-store"})
 
     return provider_status
 
@@ -236,6 +236,7 @@ def create_proxy_app(upstream: str) -> Starlette:
 
 
 def render_page(heading: str, intro: str, script: str, options: str = "") -> str:
+    """The one page of both modes, with its mode's words, options and script."""
     buttons = "".join(f"<button class=q type=button>{q}</button>" for q in QUESTIONS)
     parts = {"{heading}": heading, "{intro}": intro, "{options}": options, "{script}": script, "{buttons}": buttons}
     page = PAGE
@@ -326,7 +327,8 @@ async function poll() {
   try {
     const s = await (await fetch("/provider", { cache: "no-store" })).json();
     $("produced").textContent = s.produced; $("total").textContent = s.total;
-    $("upstream").textContent = s.closed ? (s.exhausted ? "finished" : "closed early") : (s.total ? "open" : "idle");
+    const early = s.disconnected ? "closed early: the proxy disconnected" : "closed early";
+    $("upstream").textContent = s.closed ? (s.exhausted ? "finished" : early) : (s.total ? "open" : "idle");
   } catch {}
   setTimeout(poll, 100);
 }

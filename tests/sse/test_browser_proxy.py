@@ -170,7 +170,9 @@ def test_gate_stop_shows_the_notice_and_closes_the_model(browser_page: Any, via_
     # the upstream notices the closed socket a moment after the page's end
     _until(lambda: provider.closed and via_proxy.state["disconnected"])
     assert provider.closed and not provider.exhausted and via_proxy.state["disconnected"]  # the proxy closed it
-    browser_page.wait_for_function("document.getElementById('upstream').textContent === 'closed early'")
+    browser_page.wait_for_function(
+        "document.getElementById('upstream').textContent === 'closed early: the proxy disconnected'"
+    )
 
 
 def test_without_sources_the_gate_is_off(browser_page: Any, via_proxy: ViaProxy) -> None:
@@ -194,7 +196,9 @@ def test_stop_aborts_the_fetch_and_the_model_stops(browser_page: Any, via_proxy:
     assert provider.closed and not provider.exhausted and via_proxy.state["disconnected"]
     assert provider.produced < len(provider.pieces)
     browser_page.wait_for_function("document.getElementById('reason').textContent === 'cancelled'")
-    browser_page.wait_for_function("document.getElementById('upstream').textContent === 'closed early'")
+    browser_page.wait_for_function(
+        "document.getElementById('upstream').textContent === 'closed early: the proxy disconnected'"
+    )
     shown = int(browser_page.text_content("#produced"))
     time.sleep(0.5)
     assert int(browser_page.text_content("#produced")) == shown == provider.produced  # generation stopped
@@ -275,7 +279,9 @@ def test_the_command_via_proxy(browser_page: Any) -> None:
         browser_page.click("#stop")
         status = _wait_closed(url)
         assert status["closed"] and not status["exhausted"] and status["produced"] < status["total"]
-        browser_page.wait_for_function("document.getElementById('upstream').textContent === 'closed early'")
+        browser_page.wait_for_function(
+            "document.getElementById('upstream').textContent === 'closed early: the proxy disconnected'"
+        )
     finally:
         proc.terminate()
         out, _ = proc.communicate(timeout=10)
