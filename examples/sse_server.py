@@ -33,9 +33,10 @@ import json
 import socket
 import sys
 import threading
+from collections.abc import AsyncGenerator
 from contextlib import suppress
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 sys.path[:0] = [str(Path(__file__).resolve().parents[1] / p) for p in ("src", "integrations")]
 
@@ -166,7 +167,7 @@ class ScriptedChatEndpoint:
         self.state["disconnected"] = False  # set when the proxy closed the connection before the end
         await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/event-stream")]})
         gone = asyncio.ensure_future(self._disconnected(receive))
-        stream = provider.stream()
+        stream = cast(AsyncGenerator[str, None], provider.stream())  # an async generator: it has aclose()
         completed = False
         try:
             await send({"type": "http.response.body", "body": chat_chunk({"role": "assistant"}), "more_body": True})

@@ -64,10 +64,10 @@ PLANTED = ["jane.doe", "example.com", "@exa", "mple.com"]  # the address and eac
 class ViaProxy:
     """The proxy's URL (the browser's one origin), the upstream's, and what the upstream recorded."""
 
-    def __init__(self, proxy: UvicornServer, upstream: UvicornServer) -> None:
+    def __init__(self, proxy: UvicornServer, upstream: UvicornServer, state: dict[str, Any]) -> None:
         self.url = proxy.url
         self.upstream_url = upstream.url
-        self.state: dict[str, Any] = upstream.server.config.app.state.demo
+        self.state = state
 
 
 @dataclass
@@ -84,8 +84,9 @@ def demo() -> ModuleType:
 @pytest.fixture
 def via_proxy(demo: ModuleType, request: pytest.FixtureRequest) -> Iterator[ViaProxy]:
     delay = getattr(request, "param", 0.03)
-    with serve(demo.create_upstream_app(delay=delay)) as upstream, serve(demo.create_proxy_app(upstream.url)) as proxy:
-        yield ViaProxy(proxy, upstream)
+    app = demo.create_upstream_app(delay=delay)
+    with serve(app) as upstream, serve(demo.create_proxy_app(upstream.url)) as proxy:
+        yield ViaProxy(proxy, upstream, app.state.demo)
 
 
 def open_page(page: Any, demo: ViaProxy | ViaProxyURL, *, sources: bool = True) -> None:
@@ -293,8 +294,9 @@ def test_the_real_proxy_command_in_front_of_the_upstream(browser_page: Any, demo
     defaults) in front of the demo's upstream (`--upstream-only`'s app): the same page, the same guarantees."""
     config = tmp_path / "sluicegate.toml"
     config.write_text("")
-    with serve(demo.create_upstream_app(delay=0.1)) as upstream, proxy_process(upstream.url, config) as url:
-        state = upstream.server.config.app.state.demo
+    app = demo.create_upstream_app(delay=0.1)
+    with serve(app) as upstream, proxy_process(upstream.url, config) as url:
+        state: dict[str, Any] = app.state.demo
         ask(browser_page, ViaProxyURL(url, state), INVENTED)
         assert browser_page.text_content("#answer").strip() == "Books can be renewed twice online."
         assert "held back" in browser_page.text_content("#notice")
