@@ -326,11 +326,13 @@ let controller = null;
 let asked = 0; // which question is current
 async function poll() {
   try {
-    const s = await (await fetch("/provider", { cache: "no-store" })).json();
+    const r = await fetch("/provider", { cache: "no-store" });
+    if (!r.ok) throw new Error(`HTTP ${r.status}`); // the upstream is gone: the proxy answers 502
+    const s = await r.json();
     $("produced").textContent = s.produced; $("total").textContent = s.total;
     const early = s.disconnected ? "closed early: the proxy disconnected" : "closed early";
     $("upstream").textContent = s.closed ? (s.exhausted ? "finished" : early) : (s.total ? "open" : "idle");
-  } catch {}
+  } catch { $("upstream").textContent = "unreachable"; }
   setTimeout(poll, 100);
 }
 poll();

@@ -308,3 +308,22 @@ def test_the_real_proxy_command_in_front_of_the_upstream(browser_page: Any, demo
         _until(lambda: provider.closed and state["disconnected"])
         assert provider.closed and not provider.exhausted and state["disconnected"]
         assert provider.produced < len(provider.pieces)
+
+
+def test_an_unreachable_upstream_is_a_clear_error_on_the_page(browser_page: Any, demo: ModuleType) -> None:
+    """The upstream gone after the page loaded: the proxy answers 502 in the Chat Completions error shape before
+    the first byte, and the page says so (`end: error`) instead of showing an empty answer."""
+    app = demo.create_upstream_app(delay=0.01)
+    upstream = UvicornServer(app)
+    upstream.start()
+    with serve(demo.create_proxy_app(upstream.url)) as proxy:
+        try:
+            open_page(browser_page, ViaProxyURL(proxy.url, app.state.demo))
+        finally:
+            upstream.stop()
+        browser_page.get_by_role("button", name=GROUNDED).click()
+        browser_page.wait_for_function("document.getElementById('reason').textContent !== 'streaming'")
+        assert browser_page.text_content("#reason") == "error"
+        assert "upstream could not be reached" in browser_page.text_content("#notice")
+        assert browser_page.text_content("#answer") == ""
+        browser_page.wait_for_function("document.getElementById('upstream').textContent === 'unreachable'")
