@@ -211,7 +211,7 @@ class Reasoning:
         if op.what == "signature":
             part = self._parts.get(op.key)
             if part is not None:
-                part.signature = (part.signature or "") + op.text
+                part.signature = op.text  # the SDKs keep the last signature_delta, not a concatenation
             return b""
         if op.what == "close":
             return self._close(op.key, flush=True)
