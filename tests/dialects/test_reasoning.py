@@ -83,6 +83,17 @@ def test_usage_is_what_the_upstream_billed(dialect: str) -> None:
     assert sdk.STREAM[dialect](shown).usage[1] == 40  # type: ignore[index]
 
 
+def test_chat_reasoning_resumed_after_the_answer_is_a_new_part() -> None:
+    first = rs.chat([f"Mail {EMAIL[:6]}", f"{EMAIL[6:]} first. "], ["Hello. "])
+    second = rs.chat([f"Then {streams.SECRET[:9]}", f"{streams.SECRET[9:]} too."], ["Bye."])
+    events = [e + b"\n\n" for e in first.split(b"\n\n") if e][:4]  # role, two reasoning deltas, the answer
+    resumed = b"".join(events) + b"".join([e + b"\n\n" for e in second.split(b"\n\n") if e][1:])
+    out, r = relay("chat", _request("chat"), resumed, reasoning=SHOW)
+    seen = reasoning_sdk.chat_stream(out)
+    assert r.reason == "complete" and seen.answer == "Hello. Bye."
+    assert seen.text == seen.final == redact(f"Mail {EMAIL} first. ") + redact(f"Then {streams.SECRET} too.")
+
+
 def test_an_unchanged_thinking_block_keeps_its_signature() -> None:
     upstream = rs.anthropic(streams.pieces(PLAIN, 4), ANSWER)
     out, _ = relay("anthropic", _request("anthropic"), upstream, reasoning=SHOW)

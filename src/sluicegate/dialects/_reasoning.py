@@ -202,8 +202,9 @@ class Reasoning:
         if op.what == "open":
             return self._open(op.key, op.kind, op.item)
         if op.what == "delta":
-            out = b"" if op.key in self._parts else self._open(op.key, op.kind, op.item)
-            part = self._parts.get(op.key)
+            key = self._segment(op.key)
+            out = b"" if key in self._parts else self._open(key, op.kind, op.item)
+            part = self._parts.get(key)
             if part is None:
                 return out
             part.raw += op.text
@@ -216,6 +217,16 @@ class Reasoning:
         if op.what == "close":
             return self._close(op.key, flush=True)
         return b""
+
+    def _segment(self, key: str) -> str:
+        """Chat reasoning that resumes after the answer began (its part was settled): a new part of its own.
+        (Anthropic and Responses parts have their own end events: a delta after it breaks the format and the
+        generation fails on it.)"""
+        n = 0
+        while key in self._closed and key not in self._parts:
+            n += 1
+            key = f"{key.split('#')[0]}#{n}"
+        return key
 
     def _open(self, key: str, kind: str, item: str) -> bytes:
         if key in self._parts or key in self._closed:
