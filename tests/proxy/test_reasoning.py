@@ -20,7 +20,11 @@ from sluicegate.dialects import UNSIGNED_THINKING
 from sluicegate_proxy import ConfigError, config_from
 from tests.dialects import reasoning_streams as rs
 from tests.dialects import streams
+from tests.dialects.test_reasoning import _read, _real_body
+from tests.lifecycle.real_streams import STREAMS, load
+from tests.proxy.conftest import running
 from tests.proxy.upstream import Upstream, events_of
+from tests.services.replay_upstream import Pace, serve_replay
 
 THINKING = f"The user asks for hours. Mail ana.bell@example.org, key {streams.SECRET}. Answer briefly."
 SHOWN = redact(THINKING)
@@ -32,8 +36,6 @@ PATHS = {"chat": "/v1/chat/completions", "responses": "/v1/responses", "anthropi
 
 @pytest.fixture(scope="module")
 def shown_url(upstream_server: tuple[Upstream, str]) -> Iterator[str]:
-    from tests.proxy.conftest import running
-
     with running({"reasoning": {"show": True}}, upstream_server[1]) as url:
         yield url
 
@@ -148,3 +150,30 @@ def test_the_reasoning_table_is_checked() -> None:
         config_from({"reasoning": {"show": "yes"}}, upstream="http://u")
     with pytest.raises(ConfigError, match="unknown key"):
         config_from({"reasoning": {"shown": True}}, upstream="http://u")
+
+
+# Real recordings with reasoning, replayed byte for byte (tests/services/replay_upstream.py; origins, commits and
+# licenses in tests/lifecycle/fixtures/real/README.md), through the proxy with reasoning shown.
+REAL = [
+    "chat/pai_deepseek_thinking.sse",
+    "responses/pai_deepseek_function_tool.sse",
+    "anthropic/pai_anthropic_model_thinking_part_stream__0.sse",
+    "anthropic/pai_anthropic_model_thinking_part_redacted_stream__0.sse",
+]
+
+
+@pytest.fixture(scope="module")
+def replayed() -> Iterator[str]:
+    with serve_replay(Pace()) as replay, running({"reasoning": {"show": True}}, replay.url) as url:
+        yield url
+
+
+@pytest.mark.parametrize("key", REAL)
+def test_real_recordings_through_the_proxy_with_reasoning_shown(replayed: str, key: str) -> None:
+    dialect, body, data = _real_body(key)
+    body["model"] = key  # the replay upstream picks the recording by model
+    options = {"field": "reasoning_content"} if dialect == "chat" else {}
+    raw = httpx.post(replayed + PATHS[dialect], json=body, timeout=20).content
+    recorded, seen = _read(dialect, load(STREAMS[key]), options), _read(dialect, raw, options)
+    assert seen.final == redact(recorded.final) and seen.answer == redact(recorded.answer), key
+    assert seen.end == recorded.end and len(seen.opaque) == len(recorded.opaque), key
