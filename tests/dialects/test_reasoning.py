@@ -271,3 +271,18 @@ def test_real_recordings_show_the_redacted_reasoning_the_sdk_reads_upstream(key:
     assert windows or recorded.opaque, key
     assert not any(str(v)[:40].encode() in hidden for o in recorded.opaque for v in o.values() if len(str(v)) > 40)
     assert _read(dialect, hidden, options).final == ""
+
+
+SDK_CANNOT_READ = {"chat/pai_openrouter_annotations.sse", "responses/vercel_parallel_tool_call_wrapper_1.jsonl"}
+
+
+@pytest.mark.filterwarnings("ignore:Pydantic serializer warnings:UserWarning")
+@pytest.mark.parametrize("key", sorted(set(STREAMS) - SDK_CANNOT_READ))
+def test_showing_reasoning_changes_nothing_of_the_answer(key: str) -> None:
+    """Every real recording, reasoning shown and not: the SDK reads the same answer text, end, calls and error."""
+    dialect, body, data = _real_body(key)
+    shown, on = relay(dialect, body, data, reasoning=SHOW)
+    hidden, off = relay(dialect, body, data)
+    a, b = sdk.STREAM[dialect](shown), sdk.STREAM[dialect](hidden)
+    assert (a.text, a.end, a.calls, a.usage, a.error is None) == (b.text, b.end, b.calls, b.usage, b.error is None)
+    assert on.reason == off.reason
