@@ -6,6 +6,8 @@ the frames to write: released text, whole validated tool calls after the termina
 notice and the dialect's stop shape (then `stopped` is True: close the upstream now). `close(error=)` is the
 upstream's end (or its failure): it writes the normal end with the usage the upstream billed, or the
 dialect's in-stream error. For a non-streaming request the same relay runs and `body()` is the response.
+Reasoning text is never written unless `Relay(reasoning=...)` asks for it; then `_reasoning.py` writes it,
+through redactors of its own, before each event's answer frames.
 
 Released text, the stop and the end depend only on the upstream's events, so they are the same for every
 way the upstream bytes are cut (tests/dialects/test_relay.py proves it at every byte position).
