@@ -15,7 +15,7 @@ import hmac
 import json
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import suppress
 from typing import Any
 
@@ -243,7 +243,7 @@ class Proxy:
             len(creq.tools),
             None if creq.sources is None else len(creq.sources),
         )
-        relay = Relay(call, encoder_for(creq), dialect)
+        relay = Relay(call, encoder_for(creq), dialect, reasoning=self._reasoning())
         action = await ascreen_call(call, _retriever(creq))
         if isinstance(action, Reserve):
             action = await areserve_call(call, json.dumps(creq.upstream, ensure_ascii=False))
@@ -312,6 +312,10 @@ class Proxy:
         status, payload = relay.body()
         return JSONResponse(payload, status_code=status)
 
+    def _reasoning(self) -> Mapping[str, Any] | None:
+        """The reasoning path's redactor options when `[reasoning] show = true` (always redacted), else None."""
+        return self.config.redactor if self.config.show_reasoning else None
+
     async def _frames(self, relay: Relay, upstream: httpx.Response) -> AsyncIterator[bytes]:
         m = self.metrics
         call = relay.call
@@ -351,9 +355,13 @@ class Proxy:
         finally:
             reason = relay.reason or "cancelled"
             m.count(m.ends, (relay.dialect, reason))
+            reasoning = relay.reasoning
             if relay.stopped:
-                m.count(m.stops, _stop_code(call))
+                stopped_in_reasoning = reasoning is not None and reasoning.notice is not None
+                m.count(m.stops, "reasoning_unsettled_secret" if stopped_in_reasoning else _stop_code(call))
             for entity, n in _redactions(call).items():
+                m.count(m.redactions, entity, n)
+            for entity, n in (reasoning.redactions if reasoning is not None else {}).items():
                 m.count(m.redactions, entity, n)
             end = (
                 "stopped"

@@ -12,7 +12,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ._base import Billed, Encoder, End, named
+from ._base import Billed, Encoder, End, Thought, named
+from ._reasoning import UNSIGNED_THINKING
 
 _STOP = {End.COMPLETE: "end_turn", End.TOOL_CALLS: "tool_use", End.LENGTH: "max_tokens", End.CONTENT_FILTER: "refusal"}
 
@@ -27,6 +28,9 @@ class AnthropicEncoder(Encoder):
         self.input_tokens = input_tokens
         self._index = -1  # the open block, -1 for none
         self._blocks = 0
+        self._thinking: dict[str, int] = {}  # reasoning part -> its block index
+        self._opaque: dict[str, dict[str, Any]] = {}  # redacted_thinking blocks, as they came
+        self._placed: list[tuple[int, str]] = []  # (answer blocks before it, reasoning key), for body()
 
     def _prefix(self) -> str:
         return "msg_sg"
@@ -43,12 +47,6 @@ class AnthropicEncoder(Encoder):
             "usage": {"input_tokens": self.input_tokens, "output_tokens": 0},
         }
         return named("message_start", {"type": "message_start", "message": message})
-
-    def _close_block(self) -> bytes:
-        if self._index < 0:
-            return b""
-        index, self._index = self._index, -1
-        return named("content_block_stop", {"type": "content_block_stop", "index": index})
 
     def _open(self, block: dict[str, Any]) -> bytes:
         self._index = self._blocks
@@ -73,6 +71,64 @@ class AnthropicEncoder(Encoder):
         out += named("content_block_delta", {"type": "content_block_delta", "index": self._index, "delta": delta})
         return out + self._close_block()
 
+    # Reasoning: one `thinking` block per upstream thinking block, `thinking_delta`s of the redacted text, the
+    # signature (or UNSIGNED_THINKING, see _reasoning.py) as the `signature_delta` just before the block's stop.
+
+    def _think_open(self, thought: Thought) -> bytes:
+        out = self._close_block() + self._open({"type": "thinking", "thinking": "", "signature": ""})
+        self._thinking[thought.key] = self._index
+        self._placed.append((self._blocks - 1 - len(self._placed), thought.key))
+        return out
+
+    def _think(self, thought: Thought, delta: str) -> bytes:
+        index = self._thinking.get(thought.key)
+        if index is None or index != self._index:
+            return b""  # its block was closed by an answer block: never reopened
+        delta_body = {"type": "thinking_delta", "thinking": delta}
+        return named("content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta_body})
+
+    def _think_done(self, thought: Thought, complete: bool) -> bytes:
+        index = self._thinking.get(thought.key)
+        if index is None or index != self._index:
+            return b""
+        out = b""
+        if thought.signature:
+            delta = {"type": "signature_delta", "signature": thought.signature}
+            out += named("content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta})
+        return out + self._close_block()
+
+    def _think_opaque(self, block: dict[str, Any]) -> bytes:
+        key = f"opaque:{len(self._opaque)}"
+        self._opaque[key] = block
+        out = self._close_block() + self._open(block)
+        self._placed.append((self._blocks - 1 - len(self._placed), key))
+        return out + self._close_block()
+
+    def _close_block(self) -> bytes:
+        if self._index < 0:
+            return b""
+        out = b""
+        for key, index in self._thinking.items():  # a thinking block cut by the answer (a stop): never signed
+            thought = self.answer.thoughts.get(key)
+            if index == self._index and thought is not None and not thought.done:
+                thought.done, thought.signature = True, UNSIGNED_THINKING
+                delta = {"type": "signature_delta", "signature": UNSIGNED_THINKING}
+                out += named("content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta})
+        index, self._index = self._index, -1
+        return out + named("content_block_stop", {"type": "content_block_stop", "index": index})
+
+    def _with_thoughts(self, content: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The reasoning blocks placed among the answer's blocks where the stream had them."""
+        out = list(content)
+        for position, key in reversed(self._placed):
+            if key in self._opaque:
+                block = self._opaque[key]
+            else:
+                t = self.answer.thoughts[key]
+                block = {"type": "thinking", "thinking": t.text, "signature": t.signature or ""}
+            out.insert(min(position, len(out)), block)
+        return out
+
     def _finish(self, end: End, usage: Billed) -> bytes:
         delta = {
             "type": "message_delta",
@@ -88,6 +144,7 @@ class AnthropicEncoder(Encoder):
         a = self.answer
         content: list[dict[str, Any]] = [{"type": "text", "text": a.text}] if a.text else []
         content += [{"type": "tool_use", "id": c, "name": n, "input": json.loads(args)} for c, n, args in a.calls]
+        content = self._with_thoughts(content)
         usage = a.usage or Billed(0, 0)
         return {
             "id": self.id,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._base import Billed, Encoder, End, data_line
+from ._base import Billed, Encoder, End, Thought, data_line
 
 _FINISH = {
     End.COMPLETE: "stop",
@@ -61,6 +61,10 @@ class ChatEncoder(Encoder):
         call = {"index": index, "id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
         return data_line(self._chunk({"tool_calls": [call]}))
 
+    def _think(self, thought: Thought, delta: str) -> bytes:
+        """Reasoning in the field the upstream used (`reasoning_content`, vLLM/DeepSeek; or `reasoning`)."""
+        return data_line(self._chunk({thought.kind: delta}))
+
     def _finish(self, end: End, usage: Billed) -> bytes:
         out = data_line(self._chunk({}, _FINISH[end]))
         if self.include_usage:
@@ -73,6 +77,8 @@ class ChatEncoder(Encoder):
     def body(self) -> dict[str, Any]:
         a = self.answer
         message: dict[str, Any] = {"role": "assistant", "content": a.text or None, "refusal": None}
+        for thought in a.thoughts.values():  # the field the upstream used, as the stream sent it
+            message[thought.kind] = message.get(thought.kind, "") + thought.text
         if a.calls:
             message["tool_calls"] = [
                 {"id": cid, "type": "function", "function": {"name": name, "arguments": args}}

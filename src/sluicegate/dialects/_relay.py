@@ -6,6 +6,8 @@ the frames to write: released text, whole validated tool calls after the termina
 notice and the dialect's stop shape (then `stopped` is True: close the upstream now). `close(error=)` is the
 upstream's end (or its failure): it writes the normal end with the usage the upstream billed, or the
 dialect's in-stream error. For a non-streaming request the same relay runs and `body()` is the response.
+Reasoning text is never written unless `Relay(reasoning=...)` asks for it; then `_reasoning.py` writes it,
+through redactors of its own, before each event's answer frames.
 
 Released text, the stop and the end depend only on the upstream's events, so they are the same for every
 way the upstream bytes are cut (tests/dialects/test_relay.py proves it at every byte position).
@@ -25,6 +27,8 @@ from ..sse import SSEParser
 from ._anthropic import AnthropicEncoder
 from ._base import Billed, Encoder, End
 from ._chat import ChatEncoder
+from ._reasoning import Reasoning
+from ._reasoning import read as read_reasoning
 from ._request import ClientRequest
 from ._responses import ResponsesEncoder
 
@@ -109,12 +113,18 @@ def build_call(
 
 
 class Relay:
-    """Upstream bytes -> client frames for one request (see the module docstring)."""
+    """Upstream bytes -> client frames for one request (see the module docstring).
 
-    def __init__(self, call: GuardedCall, encoder: Encoder, dialect: str) -> None:
+    `reasoning`: None (the default) shows no reasoning text at all; a mapping (the `Redactor` options, `{}` for
+    the defaults) shows it through redactors of its own (`_reasoning.py`)."""
+
+    def __init__(
+        self, call: GuardedCall, encoder: Encoder, dialect: str, *, reasoning: Mapping[str, Any] | None = None
+    ) -> None:
         self.call = call
         self.encoder = encoder
         self.dialect = dialect
+        self.reasoning = None if reasoning is None else Reasoning(encoder, reasoning)
         self.parser = SSEParser()
         self.stopped = False  # a stop was written: close the upstream now
         self.reason: str | None = None  # the end, as a code: complete, tool_calls, length, stopped, or an error
@@ -154,11 +164,23 @@ class Relay:
             self.events += 1
             payload = _decode(event.data)
             _meter(self.dialect, payload, self.meter)
+            if self.reasoning is not None:
+                out += self._reasoning(payload, event.data)
+                if self.ended:
+                    break
             out += self._actions(self.call.event(event if payload is None else _Decoded(event, payload)))
             gen = self.call.generation
             stopped = gen is not None and any(r.code == "text_gate_stopped" for r in gen.rejections)
             if not self.ended and stopped:
                 out += self._stop(FALLBACK_NOTICE)  # a filter stop without a notice of its own
+        return out
+
+    def _reasoning(self, payload: dict[str, Any] | None, data: str) -> bytes:
+        """The event's reasoning frames, before its answer frames; a reasoning stop stops the response."""
+        assert self.reasoning is not None
+        out = self.reasoning.apply(read_reasoning(self.dialect, payload, data))
+        if self.reasoning.notice is not None:
+            out += self._stop(self.reasoning.notice)
         return out
 
     def _actions(self, actions: tuple[Show | Stop | ToolCallValidated, ...]) -> bytes:
@@ -178,7 +200,8 @@ class Relay:
         self.stopped = True
         self.reason = "stopped"
         text = (NOTICE_SEPARATOR if self.encoder.answer.text else "") + notice
-        return self.encoder.text(text) + self.encoder.finish(End.CONTENT_FILTER, self.billed)
+        held = self.reasoning.abort() if self.reasoning is not None else b""
+        return held + self.encoder.text(text) + self.encoder.finish(End.CONTENT_FILTER, self.billed)
 
     def _fail(self, code: str, message: str) -> bytes:
         self.reason = code
@@ -194,6 +217,19 @@ class Relay:
         return tail + (b"" if self.ended else self._end(error))
 
     def _end(self, error: str | None) -> bytes:
+        out = self._settle_reasoning(error)
+        return out if self.ended else out + self._answer_end(error)
+
+    def _settle_reasoning(self, error: str | None) -> bytes:
+        """At the end: reasoning parts still open end (flushed after a terminal event, dropped after a cut)."""
+        if self.reasoning is None:
+            return b""
+        gen = self.call.generation
+        if error is None and gen is not None and gen.state.value == "validated":
+            return self._reasoning(None, "[DONE]")
+        return self.reasoning.abort()
+
+    def _answer_end(self, error: str | None) -> bytes:
         gen = self.call.generation
         if gen is None:
             return self._fail(error or "upstream_empty", "the upstream ended before any event")
