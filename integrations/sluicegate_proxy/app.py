@@ -46,6 +46,7 @@ from sluicegate.dialects import (
     error_body,
     parse_request,
 )
+from sluicegate.redaction import Redactor
 from sluicegate.sse import SSE_HEADERS
 
 from .config import ProxyConfig
@@ -122,6 +123,8 @@ class Proxy:
         self.limits = _limits(config)
         self._rules: Any = None
         self._gate: Any = None
+        # The redactor's detectors compiled once, here: each request's stream gets a fresh Redactor over them.
+        self.redactor = Redactor.factory(**config.redactor)
 
     # -- helpers -------------------------------------------------------------------------------------------
 
@@ -228,7 +231,7 @@ class Proxy:
                 budget=budget,
                 preflight=self._preflight(creq),
                 redact=self.config.redact,
-                redactor_options=self.config.redactor,
+                redactor=self.redactor,
             )
         except RequestError as exc:
             return self._error(dialect, exc.status, exc.code, exc.message)
