@@ -270,6 +270,7 @@ class Run:
     hold: list[int]
     errors: int
     request: list[float] = field(default_factory=list)  # request sent -> the upstream has it, per stream
+    cpu: float = float("nan")  # CPU seconds of the target's process per stream served (`measure`)
 
 
 def judge(streams: list[Stream], writes: dict[str, list[float]]) -> Run:
@@ -430,17 +431,31 @@ def measure(t: Target, upstream: Upstream, levels: list[int], repeats: int, meas
     for level in levels:
         runs = []
         for r in range(repeats if level == 100 else 1):
+            pid = t.proc.pid if t.proc is not None else upstream.proc.pid if upstream.proc is not None else 0
+            cpu0 = cpu_seconds(pid)
             run = asyncio.run(load(port, upstream, level, t.extra, f"{t.port}-{level}-{r}", measured))
+            run.cpu = (cpu_seconds(pid) - cpu0) / (level * (measured + 2))
             runs.append(run)
             print(
                 f"  {level} streams: first text p50 {_quantile(run.ttfb, 0.5) * 1000:.1f} ms, request reached the "
                 f"upstream p50 {_quantile(run.request, 0.5) * 1000:.1f} ms, inter-frame p99 "
-                f"{_quantile(run.latency, 0.99) * 1000:.1f} ms, {run.errors} errors (load {os.getloadavg()[0]:.1f})",
+                f"{_quantile(run.latency, 0.99) * 1000:.1f} ms, {run.cpu * 1000:.1f} CPU ms a stream, {run.errors} "
+                f"errors (load {os.getloadavg()[0]:.1f})",
                 file=sys.stderr,
                 flush=True,
             )
         result["levels"][level] = runs
     return result
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far (Linux /proc; nan elsewhere). The machine's other jobs change
+    it far less than wall-clock latency: what a stream costs the target, whatever else runs."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return float("nan")
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def summarize(res: dict[str, Any], base: dict[str, Any] | None) -> dict[str, Any]:
@@ -458,6 +473,7 @@ def summarize(res: dict[str, Any], base: dict[str, Any] | None) -> dict[str, Any
     out["lat99"] = stat(at, "latency", 0.99)
     out["ttfb_all"] = {lv: [x for run in runs for x in run.ttfb] for lv, runs in res["levels"].items()}
     out["req50"] = stat(at, "request", 0.5)
+    out["cpu"] = statistics.median(run.cpu for run in res["levels"][at])
     out["hold50"] = statistics.median(_quantile([float(h) for h in run.hold], 0.5) for run in res["levels"][at])
     out["holdmax"] = max((max(run.hold) if run.hold else 0) for run in res["levels"][at])
     out["errors"] = sum(run.errors for runs in res["levels"].values() for run in runs)
@@ -601,9 +617,9 @@ def print_table(rows: list[tuple[Target, dict[str, Any], str]], levels: list[int
     )
     print(
         "| target | added TTFB p50 / p99 (ms) | added inter-frame p50 / p99 (ms) | hold p50 / max (chars) "
-        "| streams/core at p99 ≤ 10 ms | added request path p50 (ms) | errors | conform leaks |"
+        "| streams/core at p99 ≤ 10 ms | added request path p50 (ms) | CPU ms / stream | errors | conform leaks |"
     )
-    print("|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|")
     for t, s, leaks in rows:
         if "added_ttfb50" in s:
             ttfb = f"{s['added_ttfb50'] * ms:.1f} / {s['added_ttfb99'] * ms:.1f}"
@@ -618,7 +634,7 @@ def print_table(rows: list[tuple[Target, dict[str, Any], str]], levels: list[int
         )
         print(
             f"| {t.name} | {ttfb} | {lat} | {s['hold50']:.0f} / {s['holdmax']} | {sustained} "
-            f"| {req} | {s['errors']} | {leaks} |"
+            f"| {req} | {s['cpu'] * ms:.1f} | {s['errors']} | {leaks} |"
         )
 
 
