@@ -38,6 +38,7 @@ from sluicegate.call import (
     asettle_call,
 )
 from sluicegate.dialects import (
+    OPTIONS_KEY,
     ClientRequest,
     Relay,
     RequestError,
@@ -71,6 +72,7 @@ _HOP = frozenset(
     }
 )
 _KEYS = frozenset({"authorization", "x-api-key"})
+_WARM_FRAME = b'data: {"choices":[{"index":0,"delta":%s,"finish_reason":null}]}\n\n'
 _OUTPUT_CAP = {"chat": "max_completion_tokens", "responses": "max_output_tokens", "anthropic": "max_tokens"}
 
 
@@ -125,6 +127,28 @@ class Proxy:
         self._gate: Any = None
         # The redactor's detectors compiled once, here: each request's stream gets a fresh Redactor over them.
         self.redactor = Redactor.factory(**config.redactor)
+        self._warm()
+
+    def _warm(self) -> None:
+        """One answer of each pipeline through the core, sans I/O, at start-up (no metrics, no upstream): the
+        first request would otherwise import the tool-call readers and the evidence layer and load the gate's
+        data, about 250 ms before its upstream call (docs/performance.md, issue 26)."""
+        text = "The proxy is ready [S1]. "
+        upstream = (
+            _WARM_FRAME % json.dumps({"role": "assistant", "content": ""}).encode()
+            + _WARM_FRAME % json.dumps({"content": text}).encode()
+            + b'data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n'
+        )
+        for options in ({}, {"sources": [text]}):
+            body: dict[str, Any] = {"model": "warm-up", "stream": True, "messages": [{"role": "user", "content": "?"}]}
+            creq = parse_request("chat", json.dumps({**body, OPTIONS_KEY: options} if options else body))
+            self._preflight(creq)  # the refusal rules and evidence gate, when configured: built once, now
+            call = build_call(creq, redact=self.config.redact, redactor=self.redactor)
+            _retriever(creq)
+            relay = Relay(call, encoder_for(creq), "chat")
+            call.start()
+            relay.feed(upstream)
+            relay.close()
 
     # -- helpers -------------------------------------------------------------------------------------------
 

@@ -145,6 +145,19 @@ def test_healthz_and_metrics(proxy_url: str, upstream: Upstream) -> None:
     assert streams.SECRET not in text
 
 
+def test_start_up_warm_up_is_not_counted(make_proxy: Any, upstream: Upstream) -> None:
+    """The proxy runs one answer of each pipeline through the core at start-up (so that the first request does
+    not pay for imports): it asks no upstream and shows in no counter."""
+    before = len(upstream.seen)
+    with make_proxy({}) as url:
+        text = httpx.get(url + "/metrics", timeout=5).text
+    samples = [line for line in text.splitlines() if line and not line.startswith("#")]
+    assert samples and all(line.startswith("sluicegate_proxy_") for line in samples)
+    assert not [line for line in samples if float(line.rsplit(" ", 1)[1]) != 0]
+    assert not [line for line in samples if "_total{" in line]
+    assert len(upstream.seen) == before
+
+
 def test_logs_carry_no_text(proxy_url: str, upstream: Upstream, caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level("DEBUG", logger="sluicegate.proxy")
     upstream.play(events_of(streams.chat(streams.pieces(streams.WITH_SECRET))))
