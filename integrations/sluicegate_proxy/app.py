@@ -15,7 +15,7 @@ import hmac
 import json
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import suppress
 from typing import Any
 
@@ -38,6 +38,7 @@ from sluicegate.call import (
     asettle_call,
 )
 from sluicegate.dialects import (
+    OPTIONS_KEY,
     ClientRequest,
     Relay,
     RequestError,
@@ -46,6 +47,7 @@ from sluicegate.dialects import (
     error_body,
     parse_request,
 )
+from sluicegate.redaction import Redactor
 from sluicegate.sse import SSE_HEADERS
 
 from .config import ProxyConfig
@@ -70,6 +72,10 @@ _HOP = frozenset(
     }
 )
 _KEYS = frozenset({"authorization", "x-api-key"})
+# Each guarded stream holds one upstream connection while it lasts: no cap (httpx's default, 100, would hold
+# the 101st concurrent request until another stream ended), and enough idle ones kept to reuse under load.
+UPSTREAM_LIMITS = httpx.Limits(max_connections=None, max_keepalive_connections=256)
+_WARM_FRAME = b'data: {"choices":[{"index":0,"delta":%s,"finish_reason":null}]}\n\n'
 _OUTPUT_CAP = {"chat": "max_completion_tokens", "responses": "max_output_tokens", "anthropic": "max_tokens"}
 
 
@@ -116,12 +122,37 @@ class Proxy:
         self.client = httpx.AsyncClient(
             base_url=config.upstream_url,
             timeout=httpx.Timeout(config.timeout_seconds, connect=10.0),
+            limits=UPSTREAM_LIMITS,
             transport=transport,
         )
         self.cap = _cap(config)
         self.limits = _limits(config)
         self._rules: Any = None
         self._gate: Any = None
+        # The redactor's detectors compiled once, here: each request's stream gets a fresh Redactor over them.
+        self.redactor = Redactor.factory(**config.redactor)
+        self._warm()
+
+    def _warm(self) -> None:
+        """One answer of each pipeline through the core, sans I/O, at start-up (no metrics, no upstream): the
+        first request would otherwise import the tool-call readers and the evidence layer and load the gate's
+        data, about 250 ms before its upstream call (docs/performance.md, issue 26)."""
+        text = "The proxy is ready [S1]. "
+        upstream = (
+            _WARM_FRAME % json.dumps({"role": "assistant", "content": ""}).encode()
+            + _WARM_FRAME % json.dumps({"content": text}).encode()
+            + b'data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n'
+        )
+        for options in ({}, {"sources": [text]}):
+            body: dict[str, Any] = {"model": "warm-up", "stream": True, "messages": [{"role": "user", "content": "?"}]}
+            creq = parse_request("chat", json.dumps({**body, OPTIONS_KEY: options} if options else body))
+            self._preflight(creq)  # the refusal rules and evidence gate, when configured: built once, now
+            call = build_call(creq, redact=self.config.redact, redactor=self.redactor)
+            _retriever(creq)
+            relay = Relay(call, encoder_for(creq), "chat")
+            call.start()
+            relay.feed(upstream)
+            relay.close()
 
     # -- helpers -------------------------------------------------------------------------------------------
 
@@ -228,7 +259,7 @@ class Proxy:
                 budget=budget,
                 preflight=self._preflight(creq),
                 redact=self.config.redact,
-                redactor_options=self.config.redactor,
+                redactor=self.redactor,
             )
         except RequestError as exc:
             return self._error(dialect, exc.status, exc.code, exc.message)
@@ -312,9 +343,9 @@ class Proxy:
         status, payload = relay.body()
         return JSONResponse(payload, status_code=status)
 
-    def _reasoning(self) -> Mapping[str, Any] | None:
-        """The reasoning path's redactor options when `[reasoning] show = true` (always redacted), else None."""
-        return self.config.redactor if self.config.show_reasoning else None
+    def _reasoning(self) -> Callable[[], Any] | None:
+        """The reasoning path's redactor maker when `[reasoning] show = true` (always redacted), else None."""
+        return self.redactor if self.config.show_reasoning else None
 
     async def _frames(self, relay: Relay, upstream: httpx.Response) -> AsyncIterator[bytes]:
         m = self.metrics

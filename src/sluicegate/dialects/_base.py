@@ -59,9 +59,15 @@ class Thought:
     done: bool = False
 
 
+# `json.dumps(payload, ensure_ascii=False, separators=(",", ":"))` without making a new encoder every frame.
+compact_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+# A str as compact JSON writes it (ensure_ascii=False): the C function `json.dumps` uses for it.
+json_string = json.encoder.encode_basestring
+
+
 def data_line(payload: dict[str, Any] | str) -> bytes:
     """An unnamed SSE frame (`data: ...`), as OpenAI Chat Completions sends every chunk."""
-    body = payload if isinstance(payload, str) else json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+    body = payload if isinstance(payload, str) else compact_json(payload)
     if "\n" in body or "\r" in body:  # compact JSON never has one; a str payload is the [DONE] sentinel
         raise ValueError("a data line must be one line")
     return f"data: {body}\n\n".encode()

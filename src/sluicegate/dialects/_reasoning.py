@@ -22,7 +22,7 @@ reads: it is passed on as it came.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -167,9 +167,14 @@ class _Part:
 class Reasoning:
     """The reasoning path of one response: parts, their redactors, the frames (see the module docstring)."""
 
-    def __init__(self, encoder: Encoder, redactor_options: Mapping[str, Any] | None = None) -> None:
+    def __init__(self, encoder: Encoder, redactor_options: Mapping[str, Any] | Callable[[], Any] | None = None) -> None:
         self.encoder = encoder
-        self.options = dict(redactor_options or {})
+        if callable(redactor_options):  # a `Redactor.factory(...)`: detectors compiled once per server
+            self._make: Callable[[], Any] = redactor_options
+        else:
+            from ..redaction import Redactor  # not imported with the dialects: only when reasoning is shown
+
+            self._make = Redactor.factory(**dict(redactor_options or {}))
         self.notice: str | None = None  # set when a part's redactor stopped: the relay writes the stop
         self.redactions: dict[str, int] = {}
         self._parts: dict[str, _Part] = {}
@@ -231,13 +236,11 @@ class Reasoning:
     def _open(self, key: str, kind: str, item: str) -> bytes:
         if key in self._parts or key in self._closed:
             return b""
-        from ..redaction import Redactor
-
         out = b""
         if item and item not in self._items:  # a part of an item the upstream never announced: opened here
             self._items.add(item)
             out += self.encoder.think_item(item)
-        self._parts[key] = _Part(key, kind, item, Redactor(**self.options))
+        self._parts[key] = _Part(key, kind, item, self._make())
         return out + self.encoder.think_open(key, kind, item)
 
     def _released(self, part: _Part, step: Any) -> bytes:

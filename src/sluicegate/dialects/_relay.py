@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 
 _LENGTH = frozenset({"length", "max_tokens", "max_output_tokens", "model_context_window_exceeded"})
 _LIVE = ("received", "provisional")
+_CHAT_TEXT = ("content", "refusal", "reasoning_content", "reasoning")  # the delta fields the meter counts
 
 
 def encoder_for(request: ClientRequest, **kwargs: Any) -> Encoder:
@@ -56,15 +57,22 @@ def text_filter(
     redact: bool = True,
     gate_options: Mapping[str, Any] | None = None,
     redactor_options: Mapping[str, Any] | None = None,
+    redactor: Callable[[], StreamFilter] | None = None,
 ) -> Callable[[Any], StreamFilter]:
     """The pipeline: with `sources`, the sentence gate then the redactor; without, the redactor alone.
 
-    `redactor_options` go to `Redactor` (`entities`, `allow`, ...): the operator's choice of detectors."""
+    `redactor_options` go to `Redactor` (`entities`, `allow`, ...): the operator's choice of detectors.
+    `redactor`: a maker of fresh redactors built once for many requests (`Redactor.factory(**options)`), in
+    place of `redactor_options` (which compile the detectors again for each request)."""
     from .._stream import Pipeline
-    from ..redaction import Redactor
     from ..sources import gate_factory
 
-    ropts = dict(redactor_options or {})
+    make = redactor
+    if make is None:
+        from ..redaction import Redactor
+
+        ropts = dict(redactor_options or {})
+        make = lambda: Redactor(**ropts)  # noqa: E731 - built when the stream opens, as before
     if request.sources is not None:
         options = dict(gate_options or {})
         if request.language:
@@ -72,8 +80,8 @@ def text_filter(
         gate = gate_factory(redact=False, **options)
         if not redact:
             return gate
-        return lambda texts: Pipeline(gate(texts), Redactor(**ropts))
-    return lambda _sources: Redactor(**ropts)
+        return lambda texts: Pipeline(gate(texts), make())
+    return lambda _sources: make()
 
 
 def build_call(
@@ -83,11 +91,13 @@ def build_call(
     preflight: Preflight | None = None,
     redact: bool = True,
     redactor_options: Mapping[str, Any] | None = None,
+    redactor: Callable[[], StreamFilter] | None = None,
 ) -> GuardedCall:
     """The guarded call for one proxied request: tool calls validated against the request's own schemas.
 
     `preflight` (refusal rules, evidence threshold) applies to the last user message when sources are given.
-    The client's messages go upstream unchanged (no prompt is rendered: the client wrote it).
+    The client's messages go upstream unchanged (no prompt is rendered: the client wrote it). `redactor`: see
+    `text_filter` (a server builds it once, at start-up).
     """
     from ..lifecycle import AnthropicReader, Generation, OpenAIChatReader, OpenAIResponsesReader
 
@@ -98,7 +108,8 @@ def build_call(
     def generation(filt: StreamFilter) -> Generation:
         return Generation(tools, reader=reader(), text_filter=filt)
 
-    Generation(tools, reader=reader())  # a schema the strict validator cannot close: refused now, not mid-stream
+    if tools:  # a schema the strict validator cannot close: refused now, not mid-stream
+        Generation(tools, reader=reader())
     screened = preflight is not None and request.sources is not None and isinstance(request.question, str)
     return GuardedCall(
         request.question if screened else None,
@@ -106,7 +117,7 @@ def build_call(
         sources=None if screened else list(request.sources or ()),
         preflight=preflight if screened else None,
         budget=budget,
-        filter_factory=text_filter(request, redact=redact, redactor_options=redactor_options),
+        filter_factory=text_filter(request, redact=redact, redactor_options=redactor_options, redactor=redactor),
         generation=generation,
         prompt=False,
     )
@@ -116,10 +127,15 @@ class Relay:
     """Upstream bytes -> client frames for one request (see the module docstring).
 
     `reasoning`: None (the default) shows no reasoning text at all; a mapping (the `Redactor` options, `{}` for
-    the defaults) shows it through redactors of its own (`_reasoning.py`)."""
+    the defaults) or a `Redactor.factory(...)` shows it through redactors of its own (`_reasoning.py`)."""
 
     def __init__(
-        self, call: GuardedCall, encoder: Encoder, dialect: str, *, reasoning: Mapping[str, Any] | None = None
+        self,
+        call: GuardedCall,
+        encoder: Encoder,
+        dialect: str,
+        *,
+        reasoning: Mapping[str, Any] | Callable[[], Any] | None = None,
     ) -> None:
         self.call = call
         self.encoder = encoder
@@ -170,7 +186,8 @@ class Relay:
                     break
             out += self._actions(self.call.event(event if payload is None else _Decoded(event, payload)))
             gen = self.call.generation
-            stopped = gen is not None and any(r.code == "text_gate_stopped" for r in gen.rejections)
+            rejections = gen.rejections if gen is not None else ()
+            stopped = bool(rejections) and any(r.code == "text_gate_stopped" for r in rejections)
             if not self.ended and stopped:
                 out += self._stop(FALLBACK_NOTICE)  # a filter stop without a notice of its own
         return out
@@ -311,9 +328,10 @@ def _meter(dialect: str, p: dict[str, Any] | None, meter: UsageMeter) -> None:
         if dialect == "chat":
             for choice in p.get("choices") or []:
                 delta = choice.get("delta") or {}
-                for key in ("content", "refusal", "reasoning_content", "reasoning"):
-                    if isinstance(delta.get(key), str) and delta[key]:
-                        meter.observe(delta[key])
+                for key in _CHAT_TEXT:
+                    text = delta.get(key)
+                    if text and isinstance(text, str):
+                        meter.observe(text)
                 for call in delta.get("tool_calls") or []:
                     args = (call.get("function") or {}).get("arguments")
                     if isinstance(args, str) and args:
