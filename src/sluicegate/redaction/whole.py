@@ -29,9 +29,11 @@ import regex
 
 from . import prefilter as _pf
 from . import scan as _scan
-from .detector import Detector
+from . import labels
+from .detector import LOOKBEHIND, Detector
 from .reach import reach as pattern_reach
 from .settle import _SCAN, Engine, Finding
+from .starters import BUILTIN_IDS
 from .tails import tail
 
 Far = Callable[[str, int], int | None]
@@ -168,12 +170,68 @@ def matches(engine: Engine, view: str) -> list[tuple[Detector, list[Any]]]:
     known = cands if cands is not None else some
     index = {id(d): i for i, d in enumerate(engine.detectors)}
     per: list[tuple[Detector, list[Any]]] = []
+    labelled: list[tuple[int, int]] | None = None
     for d in detectors:
         own = known.get(index[id(d)]) if known is not None else None
+        if own is None and _all_near(d) and view.isascii():
+            if labelled is None:
+                labelled = _label_spans(view)
+            own = _starts_in(d, view, labelled)
         found = _pf.matches_in(d, view, own, 0, n) if own is not None else list(d.compiled.finditer(view))
         if found:
             per.append((d, found))
     return per
+
+
+def _all_near(d: Detector) -> bool:
+    """True for a built-in label detector every start of which is at one of its `near` characters (its `first`
+    class is exactly them), so that none matches where no label word's tail is in the `LOOKBEHIND` characters
+    before it (tests/redact/test_label_near.py checks the claim against the engine)."""
+    if d.near is None or d.first is None or id(d) not in BUILTIN_IDS:
+        return False
+    body = d.first[1:-1] if d.first.startswith("[") and d.first.endswith("]") else None
+    return body is not None and not set(body) & set("^-\\[]") and set(body) == set(d.near)
+
+
+def _label_spans(view: str) -> list[tuple[int, int]]:
+    """Where a label detector's match may start in an ASCII view: within `LOOKBEHIND` characters after the end
+    of an occurrence of a label word's tail (`labels.tails()`; `labels.label_near` is the reference), as merged
+    closed ranges. A tail ending at e and starting at a is in the window before v for e <= v <= a + LOOKBEHIND."""
+    low = view.lower()
+    spans: list[tuple[int, int]] = []
+    for t in _ascii_tails():
+        at = low.find(t)
+        while at >= 0:
+            spans.append((at + len(t), at + LOOKBEHIND))
+            at = low.find(t, at + 1)
+    return _pf._merge(spans, 0)
+
+
+def _starts_in(d: Detector, view: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The positions of `d`'s first characters inside `spans`, each as a range of one (asking the engine at
+    every position of a window cost more than `finditer` over the whole text)."""
+    assert d.first is not None
+    out: list[tuple[int, int]] = []
+    j = 0
+    for m in _first_rx(d.first).finditer(view):
+        q = m.start()
+        while j < len(spans) and spans[j][1] < q:
+            j += 1
+        if j == len(spans):
+            break
+        if spans[j][0] <= q:
+            out.append((q, q))
+    return out
+
+
+@lru_cache(maxsize=8)
+def _first_rx(first: str) -> regex.Pattern[str]:
+    return regex.compile(first)
+
+
+@lru_cache(maxsize=1)
+def _ascii_tails() -> tuple[str, ...]:
+    return tuple(sorted(t for t in labels.tails() if t.isascii()))
 
 
 def findings(
