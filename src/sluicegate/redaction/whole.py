@@ -38,7 +38,7 @@ from .tails import tail
 
 Far = Callable[[str, int], int | None]
 # Places looked at: one per this fraction of a window (more: a little more work, fewer texts left to the stream).
-_PER_WINDOW = 4
+_PER_WINDOW = 2
 # A place is moved to the first space within this many characters (most paths stop at a space).
 _NEAR_SPACE = 64
 _SPACE = regex.compile(r"\s")
@@ -117,10 +117,14 @@ def _block_far(d: Detector, view: str) -> Far | None:
         q = m.start()
         if d.probe.match(view, q, partial=True) is not None:
             return None
-        lo, hi = q + 1, n  # the least end with no path from q running into it is in (lo - 1, hi]
+        # The least end with no path from q running into it: doubled from q until one is found, then halved
+        # (`endpos` ends the text for the engine as a slice would, without copying it).
+        lo, hi = q + 1, min(n, q + 64)
+        while hi < n and d.probe.match(view, q, hi, partial=True) is not None:
+            lo, hi = hi + 1, min(n, q + 2 * (hi - q))
         while lo < hi:
             mid = (lo + hi) // 2
-            if d.probe.match(view[:mid], q, partial=True) is not None:
+            if d.probe.match(view, q, mid, partial=True) is not None:
                 lo = mid + 1
             else:
                 hi = mid
@@ -139,20 +143,16 @@ def _block_far(d: Detector, view: str) -> Far | None:
 
 
 @lru_cache(maxsize=32)
-def _plan(detectors: tuple[Detector, ...], builtin: frozenset[int]) -> tuple[int, tuple[Far, ...]] | None:
-    """(the most any bounded detector reads past a place, the `far` of the others), or None if some has none."""
-    fixed = 0
-    fars: list[Far] = []
+def _plan(detectors: tuple[Detector, ...], builtin: frozenset[int]) -> tuple[tuple[int | None, Far], ...] | None:
+    """Per detector: (how far past a place a path may read when that is a constant, else None; its `far`),
+    or None if some detector has no bound."""
+    out: list[tuple[int | None, Far]] = []
     for d in detectors:
         f = far_of(d, id(d) in builtin)
         if f is None:
             return None
-        k = _fixed(d, builtin)
-        if k is None:
-            fars.append(f)
-        else:
-            fixed = max(fixed, k)
-    return fixed, tuple(fars)
+        out.append((_fixed(d, builtin), f))
+    return tuple(out)
 
 
 def matches(engine: Engine, view: str) -> list[tuple[Detector, list[Any]]]:
@@ -279,11 +279,21 @@ def certified(
         blocks.append(block)
     if n < window:
         return True  # no check has `max_hold` characters held
-    got = _plan(engine.detectors, builtin)
-    if got is None:
+    plan = _plan(engine.detectors, builtin)
+    if plan is None:
         return False
-    fixed, fars = got
-    fars = (*fars, *blocks)
+    # With the prefilter's hits: a detector with none anywhere has no path that reads its trigger reach
+    # (prefilter.py's covering property), so that reach bounds it and its `far` need not be asked.
+    hits = engine.candidates(view, 0) if engine.prefilter is not None and n > _pf.MIN_RANGE else None
+    fixed = 0
+    fars: list[Far] = list(blocks)
+    for i, (k, f) in enumerate(plan):
+        if hits is not None and hits.get(i) == [] and engine.prefilter is not None:
+            k = engine.prefilter.covered[i] + 1 if k is None else min(k, engine.prefilter.covered[i] + 1)
+        if k is None:
+            fars.append(f)
+        else:
+            fixed = max(fixed, k)
     spans = sorted((m.start(), m.end()) for _, found in per for m in found)
     starts: list[int] = []
     ends: list[int] = []
