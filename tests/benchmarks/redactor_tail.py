@@ -100,8 +100,11 @@ def whole_ab(texts: dict[str, str], repeats: int) -> None:
     `repeats`; outputs compared byte for byte."""
     clock = time.thread_time
     subjects: list[tuple[str, Callable[[], object]]] = [("[fast]", Redactor), ("pure", Pure)]
-    print("| corpus | MB | one pass taken | same output | " + " | ".join(
-        f"{n}: before / after MB/s (x)" for n, _ in subjects) + " |")
+    print(
+        "| corpus | MB | one pass taken | same output | "
+        + " | ".join(f"{n}: before / after MB/s (x)" for n, _ in subjects)
+        + " |"
+    )
     print("|---|---|---|---|" + "---|" * len(subjects))
     for label, text in texts.items():
         mb = len(text.encode()) / 1e6
@@ -120,7 +123,8 @@ def whole_ab(texts: dict[str, str], repeats: int) -> None:
                 same = same and (got is None or got == want)
             b, a = statistics.median(before), statistics.median(after)
             cells.append(f"{mb / b:.2f} / {mb / a:.2f} ({b / a:.1f}x)")
-        print(f"| {label} | {mb:.2f} | {'yes' if taken else 'NO'} | {'yes' if same else 'NO'} | " + " | ".join(cells) + " |")
+        flags = f"{'yes' if taken else 'NO'} | {'yes' if same else 'NO'}"
+        print(f"| {label} | {mb:.2f} | {flags} | " + " | ".join(cells) + " |")
 
 
 def table(texts: dict[str, str], repeats: int) -> None:

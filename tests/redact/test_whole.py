@@ -132,7 +132,7 @@ def test_texts_that_stop_or_hold_a_block(name: str) -> None:
 
 _VALUES = [v for values in POSITIVES.values() for v in values] + [t for t, _, _ in LABELED]
 _ALPHABET = st.sampled_from(
-    list("ab@.-:= \"'\n0123456789\u00a0\u200bxyz,{}[]()<>") + ["password: ", "api_key = \"", "-----BEGIN "] + _VALUES
+    list("ab@.-:= \"'\n0123456789\u00a0\u200bxyz,{}[]()<>") + ["password: ", 'api_key = "', "-----BEGIN "] + _VALUES
 )
 
 

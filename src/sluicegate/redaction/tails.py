@@ -133,9 +133,9 @@ def _node(op: Any, av: Any, ci: bool, classes: list[str]) -> list[Pair]:
             atoms: set[str] = set()
             _alphabet(body, ci, classes, atoms)
             return [(0, frozenset(atoms))]
-        inner = _seq(body, ci, classes)
-        union: frozenset[str] = frozenset().union(*(a for _, a in inner))
-        return [(hi * max(w for w, _ in inner), union)]
+        kinds = _seq(body, ci, classes)
+        union: frozenset[str] = frozenset().union(*(a for _, a in kinds))
+        return [(hi * max(w for w, _ in kinds), union)]
     if op is _c.GROUPREF_EXISTS:
         _group, yes, no = av
         return _merge([*_seq(yes, ci, classes), *(_seq(no, ci, classes) if no is not None else [(0, frozenset())])])

@@ -27,9 +27,9 @@ from typing import Any
 
 import regex
 
+from . import labels
 from . import prefilter as _pf
 from . import scan as _scan
-from . import labels
 from .detector import LOOKBEHIND, Detector
 from .reach import reach as pattern_reach
 from .settle import _SCAN, Engine, Finding
@@ -161,7 +161,7 @@ def matches(engine: Engine, view: str) -> list[tuple[Detector, list[Any]]]:
     n = len(view)
     cands = engine.candidates(view, 0) if engine.prefilter is not None and n > _pf.MIN_RANGE else None
     # (with the prefilter declining, the pure-Python scan too: the engine builds it only without the prefilter)
-    scan = engine.scan if engine.scan is not None or not engine.detectors else _scan.shared(engine.detectors)
+    scan = engine.scan if engine.scan is not None else _scan.shared(engine.detectors)
     some = scan.hits(view, 0, _SPARSE) if cands is None and n > _SCAN else None
     detectors: Sequence[Detector] = engine.detectors
     if engine.starters is not None and cands is None:
