@@ -165,3 +165,19 @@ def test_far_bounds_every_open_path_the_engine_reports(text: str, seed: int) -> 
             for end in {f, rng.randint(f, len(text))}:
                 m = d.probe.search(text[:end], partial=True)
                 assert m is None or m.start() > q, (d.entity, q, f, end)
+
+
+def test_prefilter_declines_by_its_byte_count_exactly_where_its_scan_would() -> None:
+    """`Prefilter.hits` counts its one-character triggers before scanning: the answer must be the scan's."""
+    if not prefilter.available():
+        pytest.skip("the optional [fast] extra (hyperscan) is not installed")
+    pf = prefilter.shared(select(None))
+    assert pf is not None and pf._singles
+    texts = [*CORPORA.values(), ":" * 600, "a:" * 400, "x" * 2000 + '"' * 300, STOPS["pem-whole"]]
+    for text in texts:
+        for lo in (0, 7, len(text) // 2):
+            for end in (len(text), min(len(text), lo + 600), min(len(text), lo + 5000)):
+                view = text[:end]
+                got = pf.hits(view, lo)
+                with mock.patch.object(pf, "_singles", ()):
+                    assert pf.hits(view, lo) == got
