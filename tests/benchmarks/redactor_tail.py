@@ -5,11 +5,15 @@ Not collected by pytest.
     python tests/benchmarks/redactor_tail.py --kb 64 --repeats 3     # rows per corpus
     python tests/benchmarks/redactor_tail.py --kb 64 --profile       # where the p99 feeds go (default build)
     python tests/benchmarks/redactor_tail.py --kb 32 --calls         # the compiled feed's regex calls, counted
+    python tests/benchmarks/redactor_tail.py --kb 64 --whole         # whole text: the stream vs the one pass
 
 Rows per corpus, medians of `--repeats` (subjects interleaved in each repeat): mean µs per 4-character feed and
 its ratio to the splitter's mean (target <= 3x); p50 / p99 and the p99 against the splitter's p50 (target
 <= 20x); the most characters held after a feed; whole-text `redact()` MB/s (targets >= 20 with `[fast]`, >= 8
-without).
+without; the one pass of whole.py, or the stream where it declines).
+
+`--whole`: whole text before (the stream) and after (the one pass), with and without `[fast]`, by CPU time in
+one process, on the four corpora and issue 17's planted and prose texts; outputs compared.
 
 `--profile` runs the default build once per corpus, takes the feeds at or above its p99, and says what they
 did: whether the compiled feed answered alone or handed over to Python (the `Redactor` methods it calls were
@@ -74,11 +78,53 @@ def feed_costs(make: Callable[[], object], pieces: list[str]) -> tuple[list[floa
 
 
 def whole_secs(make: Callable[[], object], text: str) -> float:
+    """`redact(text)` with this class: the one pass (whole.py), or the stream where it declines."""
     r = make()
     t = time.perf_counter()
-    r.feed(text)  # type: ignore[attr-defined]
-    r.flush()  # type: ignore[attr-defined]
+    if r._redact_whole(text) is None:  # type: ignore[attr-defined]
+        r.feed(text)  # type: ignore[attr-defined]
+        r.flush()  # type: ignore[attr-defined]
     return time.perf_counter() - t
+
+
+def streamed(make: Callable[[], object], text: str) -> str:
+    r = make()
+    a = r.feed(text)  # type: ignore[attr-defined]
+    b = a if a.stopped else r.flush()  # type: ignore[attr-defined]
+    return a.text + (b.text if b is not a else "") + (r._notice if a.stopped or b.stopped else "")  # type: ignore[attr-defined]
+
+
+def whole_ab(texts: dict[str, str], repeats: int) -> None:
+    """Whole text before (the stream: one `feed` and `flush`) and after (`_redact_whole`, the one pass), with
+    and without `[fast]`, in one process by this thread's CPU time (the machine is shared), medians of
+    `repeats`; outputs compared byte for byte."""
+    clock = time.thread_time
+    subjects: list[tuple[str, Callable[[], object]]] = [("[fast]", Redactor), ("pure", Pure)]
+    print(
+        "| corpus | MB | one pass taken | same output | "
+        + " | ".join(f"{n}: before / after MB/s (x)" for n, _ in subjects)
+        + " |"
+    )
+    print("|---|---|---|---|" + "---|" * len(subjects))
+    for label, text in texts.items():
+        mb = len(text.encode()) / 1e6
+        cells, taken, same = [], True, True
+        for _, make in subjects:
+            make()._redact_whole(text)  # type: ignore[attr-defined]  # warm the caches and the validators
+            before, after = [], []
+            for _ in range(repeats):
+                t = clock()
+                want = streamed(make, text)
+                before.append(clock() - t)
+                t = clock()
+                got = make()._redact_whole(text)  # type: ignore[attr-defined]
+                after.append(clock() - t)
+                taken = taken and got is not None
+                same = same and (got is None or got == want)
+            b, a = statistics.median(before), statistics.median(after)
+            cells.append(f"{mb / b:.2f} / {mb / a:.2f} ({b / a:.1f}x)")
+        flags = f"{'yes' if taken else 'NO'} | {'yes' if same else 'NO'}"
+        print(f"| {label} | {mb:.2f} | {flags} | " + " | ".join(cells) + " |")
 
 
 def table(texts: dict[str, str], repeats: int) -> None:
@@ -224,6 +270,7 @@ def main() -> int:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--profile", action="store_true")
     ap.add_argument("--calls", action="store_true")
+    ap.add_argument("--whole", action="store_true", help="whole text before/after the one pass, by CPU time")
     ap.add_argument("--only", default=",".join(CORPORA))
     args = ap.parse_args()
     texts = {k: CORPORA[k](args.kb * 1024) for k in args.only.split(",")}
@@ -236,6 +283,12 @@ def main() -> int:
         profile(texts)
     elif args.calls:
         calls(texts)
+    elif args.whole:
+        from tests.benchmarks.corpus import planted, prose
+
+        texts["issue17-planted"] = planted(args.kb * 1024).text
+        texts["issue17-prose"] = prose(args.kb * 1024)
+        whole_ab(texts, args.repeats)
     else:
         table(texts, args.repeats)
     return 0

@@ -18,7 +18,8 @@ checks the covering property directly and compares the two paths feed by feed.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -142,6 +143,13 @@ class Prefilter:
             triggers = table[d.entity]
             if len(triggers) == 1 and triggers[0][1] >= _NARROW_K and d.stop is not None:
                 self._narrow[i] = (triggers[0][1], d.stop.search)
+        # Expressions that are one character of a set (`[:=,(>"]`, `:`, `@`): each such character in the text is a
+        # hit, so counting them says in C whether the scan would go over budget, before paying a callback each.
+        plain = [p.replace('\\"', '"') for p in exprs_text(table, detectors, builtin_ids)]
+        assert len(plain) == len(exprs)
+        sets = [p[1:-1] if p[0] == "[" else p for p in plain if _SINGLE.fullmatch(p)]
+        # (byte, how many of those expressions it is a hit of)
+        self._singles = tuple((ord(c), sum(c in chars for chars in sets)) for c in sorted(set("".join(sets))))
         self._db: Any = None  # a compiled hyperscan.Database once built
         if exprs:
             db = _hs.Database(mode=_hs.HS_MODE_BLOCK)
@@ -176,6 +184,10 @@ class Prefilter:
         if self._db is not None and n > lo:
             meta = self._meta
             budget = [64 + (n - lo) // HIT_BUDGET if HIT_BUDGET else float("inf")]
+            data = encode(view[lo:])
+            # (the encoding keeps every ASCII character, so each of these bytes is a hit of its expressions)
+            if HIT_BUDGET and sum(data.count(c) * k for c, k in self._singles) > budget[0]:
+                return None  # the scan would stop over budget (on JSON or logs, after thousands of callbacks)
 
             def on(expr: int, start: int, to: int, _flags: int, _ctx: object) -> bool:
                 i, k, mn, _ = meta[expr]  # the occurrence starts at or after `start`, and ends at `to`
@@ -184,7 +196,7 @@ class Prefilter:
                 return budget[0] < 0  # True stops the scan
 
             try:
-                self._db.scan(encode(view[lo:]), match_event_handler=on)
+                self._db.scan(data, match_event_handler=on)
             except _hs.error:  # ScanTerminated (over budget), ScratchInUseError, ...
                 return None
         for i, (k, stop) in self._narrow.items():
@@ -197,6 +209,20 @@ class Prefilter:
                 if c is not None:
                     spans[j] = (c.end(), b)
         return {i: _merge(spans, lo) if spans else spans for i, spans in raw.items()}
+
+
+# A trigger that is one ASCII character of a set, with no escapes or ranges.
+_SINGLE = re.compile(r"\[[^\]\\^\-]+\]|[^\[\]\\.^$*+?(){}|]")
+
+
+def exprs_text(
+    table: dict[str, tuple[Trigger, ...]], detectors: Sequence[Detector], builtin_ids: frozenset[int]
+) -> Iterator[str]:
+    """The trigger expressions in the order `Prefilter` compiles them."""
+    for d in detectors:
+        if id(d) in builtin_ids and d.entity in table:
+            for pattern, _, _, _ in table[d.entity]:
+                yield pattern
 
 
 def _merge(spans: list[tuple[int, int]], lo: int) -> list[tuple[int, int]]:

@@ -19,11 +19,13 @@ from dataclasses import dataclass
 from .._stream import EMPTY_STEP, STOPPED_STEP, Done, Guard, Step, check_piece
 from . import fastpath
 from . import prefilter as _pf
+from . import whole as _whole
 from .detector import LOOKBEHIND, Detector, custom_detector
 from .normalize import extend_view, normalize, plain_view
 from .operators import OperatorSpec, resolve_operator
 from .registry import select
 from .settle import Engine, Finding
+from .starters import BUILTIN_IDS
 from .tracker import OpenTracker
 
 _native = fastpath.native  # the compiled fast path (_native.c), or None: chosen in fastpath.py
@@ -58,6 +60,8 @@ class Redactor:
     _COMPILED = True
     # False: never use the compiled fast path of `feed` (_native.c), even where it was built.
     _NATIVE = True
+    # False: `redact()` always streams the text (whole.py's one pass, which tests compare with the stream).
+    _WHOLE = True
 
     def __init__(
         self,
@@ -213,6 +217,24 @@ class Redactor:
         return Step(text, False, (Done("truncated" if truncated else "complete"),))
 
     # -- internals -------------------------------------------------------------------------------------
+
+    def _redact_whole(self, text: str) -> str | None:
+        """What `feed(text)` and `flush()` release on a fresh instance, in one settle of the whole view
+        (whole.py), or None where that is not proven to be the stream's answer (then nothing has changed)."""
+        if not self._WHOLE or self._tracker is None or self._raw or self._view or self._stopped or self._done:
+            return None
+        self._append(text)
+        engine = self._engine
+        view = self._view
+        per = _whole.matches(engine, view)
+        window = self._max_hold - (len(self._raw) - len(view))
+        if not _whole.certified(engine, view, per, window, BUILTIN_IDS):
+            self._raw, self._view, self._positions = "", "", None
+            return None
+        out = self._render(len(self._raw), _whole.findings(engine, view, per, self._keep))
+        self._done = True
+        self._raw, self._view, self._positions = "", "", None
+        return out
 
     def _feed_ahead(self, piece: str, lookahead: str) -> Step:
         """`feed` with a promise: check the piece keeps the last one, feed it as usual, then settle the held tail
@@ -434,7 +456,10 @@ def redact(
     nothing of it is returned, and the notice says so.
     """
     r = Redactor(entities=entities, operator=operator, max_hold=max_hold, allow=allow, custom=custom, notice=notice)
-    first = r.feed(check_piece(text))
+    whole = r._redact_whole(check_piece(text))
+    if whole is not None:
+        return whole
+    first = r.feed(text)
     last = first if first.stopped else r.flush()
     out = first.text + (last.text if last is not first else "")
     stopped = first.stopped or last.stopped

@@ -55,20 +55,26 @@ class Scan:
             )
             self._plans.append((i, plan))
 
-    def hits(self, view: str, lo: int) -> dict[int, list[tuple[int, int]]]:
+    def hits(self, view: str, lo: int, per: int = _pf.HIT_BUDGET) -> dict[int, list[tuple[int, int]]]:
+        """`per`: at most one hit per this many characters (and 64) for a detector to get an entry; the scan of
+        a detector stops as soon as it has more (on logs or JSON its triggers are every few characters)."""
         out: dict[int, list[tuple[int, int]]] = {}
         if not self._plans or len(view) <= lo:
             return out
         data = _pf.encode(view[lo:])
-        budget = 64 + len(data) // _pf.HIT_BUDGET
+        budget = 64 + len(data) // per
         for i, plan in self._plans:
             spans: list[tuple[int, int]] = []
+            over = False
             for rx, back, k, shortest in plan:
                 for m in rx.finditer(data, overlapped=True):
                     spans.append((lo + m.start() - back - k, lo + m.end() - shortest))
-                if len(spans) > budget:
+                    if len(spans) > budget:
+                        over = True
+                        break
+                if over:
                     break
-            if len(spans) <= budget:
+            if not over:
                 out[i] = _pf._merge(spans, lo)
         return out
 

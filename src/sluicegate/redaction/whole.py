@@ -1,0 +1,342 @@
+"""A whole string settled in one pass: what `redact(text)` returns, without the stream's checks.
+
+Why: fed whole, the stream cuts the text into `max_hold` slices and at each asks every detector where a match is
+still open (a `partial=True` search, which for a detector with no `reach` reads the whole slice) and then settles
+the slice. With the whole text known, nothing is open before its end, and the contract says the findings the
+stream releases are the whole string's. So the answer is one settle of the whole view, provided the stream
+would not have stopped (or opened a private key block at the end) on it, which is what `certified` proves.
+
+The stream stops only at a check where held text has reached `max_hold` and nothing settles: its open point (the
+leftmost start of a path that runs into the end of the held text) is at the base, or a match from the base
+reaches past the open point. A place x after the base with (a) no path from x or before reading as far as
+the end of the held text (`far`, from reach.py, alphabet.py and tails.py) and (b) no match of the whole text
+around it (start < x < end) keeps the settled point above x: the open point is after x, and pulling it back
+to the start of a match that straddles it never crosses x. The bases are not known without running the stream,
+so `certified` asks it for every base: each window of `max_hold` characters less those the view drops must hold
+such a place far enough from its end. Where that fails the caller takes the stream's path, so the output is
+the stream's either way (tests/redact/test_whole.py compares them on the corpora, the suites and generated
+texts, with and without the `[fast]` prefilter).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Callable, Sequence
+from functools import lru_cache
+from typing import Any
+
+import regex
+
+from . import labels
+from . import prefilter as _pf
+from . import scan as _scan
+from .detector import LOOKBEHIND, Detector
+from .reach import reach as pattern_reach
+from .settle import _SCAN, Engine, Finding
+from .starters import BUILTIN_IDS
+from .tails import tail
+
+Far = Callable[[str, int], int | None]
+# Places looked at: one per this fraction of a window (more: a little more work, fewer texts left to the stream).
+_PER_WINDOW = 2
+# A place is moved to the first space within this many characters (most paths stop at a space).
+_NEAR_SPACE = 64
+_SPACE = regex.compile(r"\s")
+# The pure-Python scan's candidates are used for a detector with at most one per this many characters: each
+# costs a Python `match` call (~1.5 µs), where `finditer` over the whole text costs ~0.06 µs a character.
+_SPARSE = 64
+
+
+def _fixed(d: Detector, builtin: frozenset[int]) -> int | None:
+    """How far past a place a path of `d` may read, when that is a constant (`far_of`'s bounded case)."""
+    if d.opener_rx is not None and id(d) in builtin:
+        got = pattern_reach(d.opener_rx.pattern, d.opener_rx.flags)
+    else:
+        got = d.reach
+    return None if got is None else got + 1
+
+
+@lru_cache(maxsize=256)
+def far_of(d: Detector, builtin: bool) -> Far | None:
+    """`far(view, q)`: a position no path of `d` starting at q or before reads (tries) at or beyond; None where
+    no bound is known (or the detector has none)."""
+    fixed = d.reach
+    pattern, flags, stop = d.compiled.pattern, d.compiled.flags, d.stop
+    if d.opener_rx is not None and builtin:
+        # A built-in block's every alternative begins with one of its openers (secrets.py), so without an
+        # opener in the text (the caller checks) a path reads no further than a path of the opener does.
+        pattern, flags, stop = d.opener_rx.pattern, d.opener_rx.flags, None
+        fixed = pattern_reach(pattern, flags)
+    if fixed is not None:
+        k = fixed + 1
+
+        def bounded(view: str, q: int) -> int | None:
+            return q + k if q + k <= len(view) else None
+
+        return bounded
+    t = tail(pattern, flags)
+    first_out = None
+    if stop is not None and stop.pattern.startswith("(?r)"):
+        # Every character a path reads is in the alphabet: none reads past the first character outside it.
+        first_out = regex.compile(stop.pattern[4:], stop.flags & ~regex.REVERSE).search
+    if t is None and first_out is None:
+        return None
+
+    def unbounded(view: str, q: int) -> int | None:
+        best = None
+        if first_out is not None:
+            m = first_out(view, q)
+            if m is not None:
+                best = m.end() + 1
+                if best - q <= _NEAR_SPACE:  # near enough: the tail's bound is dearer and can only be nearer
+                    return best if best <= len(view) else None
+        if t is not None:
+            got = t.far(view, q)
+            if got is not None and (best is None or got < best):
+                best = got
+        return best if best is not None and best <= len(view) else None
+
+    return unbounded
+
+
+def _block_far(d: Detector, view: str) -> Far | None:
+    """`far` of a built-in block detector in a view that holds its opener: a path that does not start where an
+    opener matches dies within the opener's reach (`far_of`), and for each start where one does, the engine is
+    asked how far its paths read: the least end of the view at which the probe's anchored partial match there
+    finds no path running into it (a path that reads further would run into every shorter end). None if some
+    path from an opener runs into the end of the whole view (the block is open at the end: the stream stops)."""
+    assert d.opener_rx is not None
+    base = far_of(d, True)
+    if base is None:
+        return None
+    n = len(view)
+    starts: list[int] = []
+    ends: list[int] = []
+    most = 0
+    for m in d.opener_rx.finditer(view, overlapped=True):
+        q = m.start()
+        if d.probe.match(view, q, partial=True) is not None:
+            return None
+        # The least end with no path from q running into it: doubled from q until one is found, then halved
+        # (`endpos` ends the text for the engine as a slice would, without copying it).
+        lo, hi = q + 1, min(n, q + 64)
+        while hi < n and d.probe.match(view, q, hi, partial=True) is not None:
+            lo, hi = hi + 1, min(n, q + 2 * (hi - q))
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if d.probe.match(view, q, mid, partial=True) is not None:
+                lo = mid + 1
+            else:
+                hi = mid
+        most = max(most, hi)
+        starts.append(q)
+        ends.append(most)  # the most read by paths from any opener start up to q
+
+    def far(v: str, q: int) -> int | None:
+        got = base(v, q)
+        j = bisect_right(starts, q) - 1
+        if j >= 0 and got is not None and ends[j] > got:
+            got = ends[j]
+        return got
+
+    return far
+
+
+@lru_cache(maxsize=32)
+def _plan(detectors: tuple[Detector, ...], builtin: frozenset[int]) -> tuple[tuple[int | None, Far], ...] | None:
+    """Per detector: (how far past a place a path may read when that is a constant, else None; its `far`),
+    or None if some detector has no bound."""
+    out: list[tuple[int | None, Far]] = []
+    for d in detectors:
+        f = far_of(d, id(d) in builtin)
+        if f is None:
+            return None
+        out.append((_fixed(d, builtin), f))
+    return tuple(out)
+
+
+def matches(engine: Engine, view: str) -> list[tuple[Detector, list[Any]]]:
+    """Each detector's matches in the whole view, as `Engine.settle(view, 0, len(view), final=True)` collects
+    them (the prefilter's candidates where it covers a detector, else the pure-Python scan's, else `finditer`)."""
+    n = len(view)
+    cands = engine.candidates(view, 0) if engine.prefilter is not None and n > _pf.MIN_RANGE else None
+    # (with the prefilter declining, the pure-Python scan too: the engine builds it only without the prefilter)
+    scan = engine.scan if engine.scan is not None else _scan.shared(engine.detectors)
+    some = scan.hits(view, 0, _SPARSE) if cands is None and n > _SCAN else None
+    detectors: Sequence[Detector] = engine.detectors
+    if engine.starters is not None and cands is None:
+        mask = engine.starters.mask_of(view, 0, n)
+        detectors = tuple(d for i, d in enumerate(engine.detectors) if mask >> i & 1)
+    known = cands if cands is not None else some
+    index = {id(d): i for i, d in enumerate(engine.detectors)}
+    per: list[tuple[Detector, list[Any]]] = []
+    labelled: list[tuple[int, int]] | None = None
+    for d in detectors:
+        own = known.get(index[id(d)]) if known is not None else None
+        if own is None and _all_near(d) and view.isascii():
+            if labelled is None:
+                labelled = _label_spans(view)
+            own = _starts_in(d, view, labelled)
+        found = _pf.matches_in(d, view, own, 0, n) if own is not None else list(d.compiled.finditer(view))
+        if found:
+            per.append((d, found))
+    return per
+
+
+def _all_near(d: Detector) -> bool:
+    """True for a built-in label detector every start of which is at one of its `near` characters (its `first`
+    class is exactly them), so that none matches where no label word's tail is in the `LOOKBEHIND` characters
+    before it (tests/redact/test_label_near.py checks the claim against the engine)."""
+    if d.near is None or d.first is None or id(d) not in BUILTIN_IDS:
+        return False
+    body = d.first[1:-1] if d.first.startswith("[") and d.first.endswith("]") else None
+    return body is not None and not set(body) & set("^-\\[]") and set(body) == set(d.near)
+
+
+def _label_spans(view: str) -> list[tuple[int, int]]:
+    """Where a label detector's match may start in an ASCII view: within `LOOKBEHIND` characters after the end
+    of an occurrence of a label word's tail (`labels.tails()`; `labels.label_near` is the reference), as merged
+    closed ranges. A tail ending at e and starting at a is in the window before v for e <= v <= a + LOOKBEHIND."""
+    low = view.lower()
+    spans: list[tuple[int, int]] = []
+    for t in _ascii_tails():
+        at = low.find(t)
+        while at >= 0:
+            spans.append((at + len(t), at + LOOKBEHIND))
+            at = low.find(t, at + 1)
+    return _pf._merge(spans, 0)
+
+
+def _starts_in(d: Detector, view: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The positions of `d`'s first characters inside `spans`, each as a range of one (asking the engine at
+    every position of a window cost more than `finditer` over the whole text)."""
+    assert d.first is not None
+    out: list[tuple[int, int]] = []
+    j = 0
+    for m in _first_rx(d.first).finditer(view):
+        q = m.start()
+        while j < len(spans) and spans[j][1] < q:
+            j += 1
+        if j == len(spans):
+            break
+        if spans[j][0] <= q:
+            out.append((q, q))
+    return out
+
+
+@lru_cache(maxsize=8)
+def _first_rx(first: str) -> regex.Pattern[str]:
+    return regex.compile(first)
+
+
+@lru_cache(maxsize=1)
+def _ascii_tails() -> tuple[str, ...]:
+    return tuple(sorted(t for t in labels.tails() if t.isascii()))
+
+
+def findings(
+    engine: Engine, view: str, per: list[tuple[Detector, list[Any]]], keep: Callable[[Detector, str], bool]
+) -> list[Finding]:
+    """The non-overlapping findings, chosen as `Engine.settle` chooses them: the earliest start, then the
+    longest span, then the detector's priority."""
+    priority = {id(d): i for i, d in enumerate(engine.detectors)}
+    candidates: list[tuple[int, int, int, int, Detector]] = []
+    for d, found in per:
+        for m in found:
+            if d.locate is not None:
+                spans = [(m.start() + a, m.start() + b) for a, b in d.locate(m.group())]
+            else:
+                spans = [m.span("v") if d.has_value_group else m.span()]
+            for a, b in spans:
+                if a < b and keep(d, view[a:b]):
+                    candidates.append((a, a - b, priority[id(d)], b, d))
+    candidates.sort(key=lambda c: c[:3])
+    out: list[Finding] = []
+    last = -1
+    for a, _, _, b, d in candidates:
+        if a >= last:
+            out.append(Finding(a, b, d))
+            last = b
+    return out
+
+
+def certified(
+    engine: Engine, view: str, per: list[tuple[Detector, list[Any]]], window: int, builtin: frozenset[int]
+) -> bool:
+    """True if the stream, fed this view's text, would stop at no check and open no block at the end, for any
+    bases its checks have: every `window` characters of the view (`max_hold` less the characters the view
+    drops) hold a place far enough from their end (see the module's docstring)."""
+    n = len(view)
+    blocks: list[Far] = []
+    for d in engine.detectors:
+        if d.opener_rx is None or d.opener_rx.search(view) is None:
+            continue
+        if id(d) not in builtin:
+            return False  # a custom block's opener: left to the stream (it may stop at the end)
+        block = _block_far(d, view)
+        if block is None:
+            return False  # a block still open at the end, or unbounded: the stream stops there
+        blocks.append(block)
+    if n < window:
+        return True  # no check has `max_hold` characters held
+    plan = _plan(engine.detectors, builtin)
+    if plan is None:
+        return False
+    # With the prefilter's hits: a detector with none anywhere has no path that reads its trigger reach
+    # (prefilter.py's covering property), so that reach bounds it and its `far` need not be asked.
+    hits = engine.candidates(view, 0) if engine.prefilter is not None and n > _pf.MIN_RANGE else None
+    fixed = 0
+    fars: list[Far] = list(blocks)
+    for i, (k, f) in enumerate(plan):
+        if hits is not None and hits.get(i) == [] and engine.prefilter is not None:
+            k = engine.prefilter.covered[i] + 1 if k is None else min(k, engine.prefilter.covered[i] + 1)
+        if k is None:
+            fars.append(f)
+        else:
+            fixed = max(fixed, k)
+    spans = sorted((m.start(), m.end()) for _, found in per for m in found)
+    starts: list[int] = []
+    ends: list[int] = []
+    for a, b in spans:
+        if ends and a < ends[-1]:
+            if b > ends[-1]:
+                ends[-1] = b
+        else:
+            starts.append(a)
+            ends.append(b)
+    places: list[tuple[int, int]] = []
+    step = max(1, window // _PER_WINDOW)
+    for g in range(0, n, step):
+        space = _SPACE.search(view, g, g + _NEAR_SPACE)
+        x = g if space is None else space.start()
+        j = bisect_right(starts, x) - 1
+        if j >= 0 and x < ends[j] and x > starts[j]:
+            x = ends[j]  # no match is around the end of a merged run of them (start < x < end)
+        if x + fixed > n:
+            continue
+        most = x + fixed
+        for f in fars:
+            got = f(view, x)
+            if got is None:
+                most = -1
+                break
+            if got > most:
+                most = got
+        if most >= 0:
+            places.append((x, most))
+    places = sorted(set(places))
+    # For a base b, some place x > b with far(x) <= b + window; the worst b before each place is the one before.
+    least = n + 1
+    suffix = [0] * len(places)
+    for i in range(len(places) - 1, -1, -1):
+        least = min(least, places[i][1])
+        suffix[i] = least
+    last_base = n - window  # a check with `max_hold` held has at least `window` characters after its base
+    worst = 0
+    for i, (x, _) in enumerate(places):
+        if worst > last_base:
+            return True
+        if x > worst and suffix[i] > worst + window:
+            return False
+        worst = max(worst, x)
+    return worst > last_base
