@@ -620,13 +620,14 @@ static Py_ssize_t open_from(Feed *f, PyObject *tdict, PyObject *view, Py_ssize_t
                 Py_ssize_t cp = cs->pos[c];
                 if (cp < s + o || !(cs->mask[c] & bit)) continue;
                 Py_ssize_t v = cp - o;
+                /* Nothing of i can match here: the text does not have its shape (shape.py). Asked first: it costs
+                   an array walk, where a key the quad table has not seen costs a Python call and engine calls. */
+                if (f->shape[i] != NULL && shape_rules_out(f->shape[i], kind_v, data_v, v, n)) continue;
                 if (!(context & bit) && v >= 1 && v + 3 <= n) { /* the two characters after it are known */
                     unsigned long long qv;
                     if (quad_mask(f, view, v, &qv) < 0) return -2;
                     if (!(qv & bit)) continue;
                 }
-                /* Nothing of i can match here: the text does not have its shape (shape.py). */
-                if (f->shape[i] != NULL && shape_rules_out(f->shape[i], kind_v, data_v, v, n)) continue;
                 /* A label start with no label tail before it: no match there, or (within `near_k` characters of the
                    end) one still open before its lookbehind, which depends on view[v:n] alone: remembered. */
                 PyObject *near_key = NULL;

@@ -101,7 +101,9 @@ STATES = 512
 @lru_cache(maxsize=256)
 def shape(pattern: str, flags: int = 0) -> Shape | None:
     """The automaton of `pattern` (as compiled with `flags`), or None if it is not known."""
-    if flags & regex.FULLCASE or chr(_PLACEHOLDER) <= max(pattern, default="\0"):
+    # Full case folding (one character for two), version 1 sets (`[[a-z]--[aeiou]]`) and verbose mode read
+    # differently from what the standard parser sees.
+    if flags & (regex.FULLCASE | regex.VERSION1 | regex.VERBOSE) or chr(_PLACEHOLDER) <= max(pattern, default="\0"):
         return None
     classes: list[str] = []
     out: list[str] = []
@@ -208,12 +210,12 @@ class _Build:
                 return 1, 0, True
             first = last = 0
             for _ in range(int(r)):
-                f = self.state(((1 << 128) - 1, True))
+                one = self.state(((1 << 128) - 1, True))
                 if first:
-                    self.link(last, f[0])
+                    self.link(last, one[0])
                 else:
-                    first = f[0]
-                last = f[1]
+                    first = one[0]
+                last = one[1]
             return first, 0, True
         if op is _c.SUBPATTERN:
             _group, add, delete, body = av
