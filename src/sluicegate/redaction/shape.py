@@ -8,15 +8,16 @@ tables already rule out what the character before and the three from the start a
 hex digits, `.` or `:` where the date has `-`). Reading a few more characters in C against the classes the
 pattern allows there costs a few nanoseconds; the failing call costs half a microsecond or more.
 
-The claim (tests/redact/test_shape.py checks it against the engine): `at[j]` is the set of characters any path
-of the pattern reads `j` characters after its start — consumed there, or peeked at by a lookahead — and every
-complete match is at least `least` characters long. A match attempt at `v` that returns anything read
-`view[v + j]` for every `j` below its length (a complete match) or below `len(view) - v` (a path open at the end:
-it read up to the end), so if some `j < min(least, len(view) - v)` has `view[v + j]` outside `at[j]`, the answer at
-`v` is "no match". Lookbehinds only forbid (they are left out, which only widens the sets); a lookbehind that
-holds a lookahead could read forward, so such a pattern gets no shape.
+The claim (tests/redact/test_shape.py checks it against the engine): the automaton (`Shape`) accepts every
+string a path of the pattern consumes, and keeps a path alive wherever the engine may still be reading (a
+lookahead, or one inside a lookbehind, counts as reading any characters up to its reach plus reach.py's margin;
+a lookbehind otherwise only forbids and is left out). An anchored `partial=True` match at `v` that returns
+anything either consumed a whole match from `v` or read every character up to the end of the view, so if no
+state of the automaton can read `view[v + j]` for some `j` before the end, with no accepting state reached
+before it, the answer at `v` is "no match". Repeats are unrolled to `PLACES` places; past that (or wherever the
+construction gives up) a state stands for "anything from here", so the check only ever says "maybe" there.
 
-The sets are read off the parse tree with the standard library's parser (as reach.py and alphabet.py do), each
+The automaton is read off the parse tree with the standard library's parser (as reach.py and alphabet.py do), each
 class evaluated by the `regex` engine itself on the 128 ASCII characters; a non-ASCII character is allowed at a
 place where some class there may match one (a negated class, a category, a property, case folding). Anything
 the parser or this walk does not know gives no shape (never a wrong one).
@@ -35,7 +36,7 @@ from .parsetree import TOKEN as _TOKEN
 from .parsetree import constants as _c
 from .parsetree import parser as _p
 from .parsetree import subpatterns as _subs
-from .reach import _reach
+from .reach import MARGIN, _ahead, _reach
 
 # Places after a start that are read off (more reads more of a token; 16 covers a card's or a date's shape).
 PLACES = 16
@@ -187,6 +188,21 @@ class _Build:
     def anything(self) -> Frag:
         return 1, 1, False
 
+    def peek(self, r: float) -> Frag:
+        """A lookahead that reads up to `r` characters and may meet the end there: a path that reads any `r`
+        characters and then nothing (it only keeps a start open while the text ends inside it)."""
+        if r == float("inf") or r + MARGIN > PLACES:
+            return 1, 0, True
+        first = last = 0
+        for _ in range(int(r) + MARGIN):  # (with reach.py's margin for a peek past what it consumes)
+            one = self.state(((1 << 128) - 1, True))
+            if first:
+                self.link(last, one[0])
+            else:
+                first = one[0]
+            last = one[1]
+        return first, 0, True
+
     def node(self, op: Any, av: Any, ci: bool) -> Frag:
         if op is _c.LITERAL:
             return self.state(self.items([(_c.LITERAL, av)], ci))
@@ -201,22 +217,11 @@ class _Build:
         if op in (_c.ASSERT, _c.ASSERT_NOT):
             direction, body = av
             if direction == -1:
-                if _has_lookahead(body):
-                    raise _Unknown  # it may read forward from behind the start
-                return 0, 0, True  # a lookbehind only forbids
-            # A lookahead may read up to its reach and meet the end there: any characters, then nothing.
-            r = _reach(body)
-            if r == float("inf") or r > PLACES:
-                return 1, 0, True
-            first = last = 0
-            for _ in range(int(r)):
-                one = self.state(((1 << 128) - 1, True))
-                if first:
-                    self.link(last, one[0])
-                else:
-                    first = one[0]
-                last = one[1]
-            return first, 0, True
+                # A lookbehind only forbids, but a lookahead inside it may read forward from the place the
+                # lookbehind starts at (at or before this one): at most that lookahead's reach past here.
+                r = _ahead(body)
+                return self.peek(r) if r else (0, 0, True)
+            return self.peek(_reach(body))
         if op is _c.SUBPATTERN:
             _group, add, delete, body = av
             inner = (ci or bool(add & re.IGNORECASE)) and not delete & re.IGNORECASE
