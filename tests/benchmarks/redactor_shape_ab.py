@@ -8,7 +8,8 @@ difference is the check alone; both with the `[fast]` extra where it is installe
 4-character feed is timed by this thread's CPU time (`time.thread_time_ns`: a loaded machine inflates it less
 than wall-clock time); rows are the mean and p99 in µs, medians of `--repeats`, the ratio on / off, and the
 target ratios (mean x the splitter's mean, p99 x the splitter's p50, the splitter timed the same way in the same
-repeats). The corpora are tests/benchmarks/corpora27.py's four and issue 17's planted text and prose
+repeats). `--cold`: each run gets fresh starters tables, as a process's first stream does (otherwise every run
+shares what the runs before it learnt, the quad keys among them). The corpora are tests/benchmarks/corpora27.py's four and issue 17's planted text and prose
 (tests/benchmarks/corpus.py). Each subject's released text (feeds, then flush) is compared with the others': a
 difference is printed and the exit status is 1.
 """
@@ -27,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT / "src"), str(ROOT)]
 
 from sluicegate import SentenceSplitter  # noqa: E402
-from sluicegate.redaction import Redactor, fastpath  # noqa: E402
+from sluicegate.redaction import Redactor, fastpath, starters  # noqa: E402
 from tests.benchmarks import corpus as C  # noqa: E402
 from tests.benchmarks.corpora27 import CORPORA  # noqa: E402
 
@@ -70,6 +71,9 @@ def main() -> int:
     ap.add_argument("--kb", type=int, default=32)
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--no-fast", action="store_true", help="without the [fast] extra's prefilter")
+    ap.add_argument(
+        "--cold", action="store_true", help="fresh starters tables for every run (a process's first stream)"
+    )
     ap.add_argument("--only", default=",".join([*CORPORA, "planted17", "prose17"]))
     args = ap.parse_args()
     fast = not args.no_fast
@@ -92,14 +96,17 @@ def main() -> int:
             "off": make(False, fast),
             "on": make(True, fast),
         }
-        for name in ("off", "on"):
-            subjects[name]().feed(text[:20000])
+        if not args.cold:
+            for name in ("off", "on"):
+                subjects[name]().feed(text[:20000])
         means: dict[str, list[float]] = {k: [] for k in subjects}
         p50s: dict[str, list[float]] = {k: [] for k in subjects}
         p99s: dict[str, list[float]] = {k: [] for k in subjects}
         released: dict[str, str] = {}
         for _ in range(args.repeats):
             for name, build in subjects.items():
+                if args.cold:  # the starters tables (and their C mirror, the quad cache) are shared otherwise
+                    starters._shared.cache_clear()
                 c, out = feed_costs(build, pieces)
                 means[name].append(statistics.fmean(c))
                 p50s[name].append(pct(c, 0.5))
