@@ -9,9 +9,9 @@ difference is the check alone; both with the `[fast]` extra where it is installe
 than wall-clock time); rows are the mean and p99 in µs, medians of `--repeats`, the ratio on / off, and the
 target ratios (mean x the splitter's mean, p99 x the splitter's p50, the splitter timed the same way in the same
 repeats). `--cold`: each run gets fresh starters tables, as a process's first stream does (otherwise every run
-shares what the runs before it learnt, the quad keys among them). The corpora are tests/benchmarks/corpora27.py's four and issue 17's planted text and prose
-(tests/benchmarks/corpus.py). Each subject's released text (feeds, then flush) is compared with the others': a
-difference is printed and the exit status is 1.
+shares what the runs before it learnt, the quad keys among them). The corpora are tests/benchmarks/corpora27.py's
+four and issue 17's planted text and prose (tests/benchmarks/corpus.py). Each subject's released text (feeds,
+then flush) is compared with the others': a difference is printed and the exit status is 1.
 """
 
 from __future__ import annotations
