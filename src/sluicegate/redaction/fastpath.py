@@ -77,6 +77,8 @@ def compiled_feed(
     """`quick(redactor, piece)` of a new `_native.Feed` over `tracker` (only with `native` not None): a Step
     (handled), an int (the point to settle: the caller settles and releases it) or None (not handled, nothing
     changed: the caller takes the Python path)."""
+    from .starters import BUILTIN_IDS
+
     s = tracker._starters
     feed = native.Feed(
         tracker=tracker,
@@ -101,8 +103,12 @@ def compiled_feed(
         near=tuple(None if near_off or d.near is None else (d.near, d.near_k) for d in tracker._detectors),
         near_bits=_near_bits(),
         near_window=LOOKBEHIND,
-        # `shape_off`: no shape check (tests/benchmarks/redactor_shape_ab.py measures it against this)
-        shape=tuple(None if shape_off else _shape(d.compiled.pattern, d.compiled.flags) for d in tracker._detectors),
+        # `shape_off`: no shape check (tests/benchmarks/redactor_shape_ab.py measures it against this). Built-ins
+        # only: a custom detector is never asked at candidates (it is in the starters' `always` mask).
+        shape=tuple(
+            None if shape_off or id(d) not in BUILTIN_IDS else _shape(d.compiled.pattern, d.compiled.flags)
+            for d in tracker._detectors
+        ),
     )
     quick: Callable[[Any, str], Any] = feed.quick
     return quick
