@@ -622,7 +622,10 @@ static Py_ssize_t open_from(Feed *f, PyObject *tdict, PyObject *view, Py_ssize_t
                 Py_ssize_t v = cp - o;
                 /* Nothing of i can match here: the text does not have its shape (shape.py). Asked first: it costs
                    an array walk, where a key the quad table has not seen costs a Python call and engine calls. */
-                if (f->shape[i] != NULL && shape_rules_out(f->shape[i], kind_v, data_v, v, n)) continue;
+                if (f->shape[i] != NULL && shape_rules_out(f->shape[i], kind_v, data_v, v, n)) {
+                    if (cp < best) cs->steady_to[i] = -1; /* as a match asked here would have done */
+                    continue;
+                }
                 if (!(context & bit) && v >= 1 && v + 3 <= n) { /* the two characters after it are known */
                     unsigned long long qv;
                     if (quad_mask(f, view, v, &qv) < 0) return -2;
