@@ -24,7 +24,8 @@ on around the same feed indexes; the state is deterministic).
 `--calls` counts, over all feeds of the default build, the regex calls the compiled feed and the tracker make
 (each detector's anchored match, pattern search and probe search, wrapped before the `_native.Feed` is built),
 by outcome (a first ask at a position, or again after an open or complete answer there) and, for first asks
-that fail, by detector: counts, not times, so they hold on a loaded machine.
+that fail, by detector; and the `Starters.quad` calls (quad keys the C table had not seen, Python calls)
+with fresh tables per corpus: counts, not times, so they hold on a loaded machine.
 """
 
 from __future__ import annotations
@@ -215,6 +216,7 @@ def profile(texts: dict[str, str]) -> None:
 
 
 def calls(texts: dict[str, str]) -> None:
+    from sluicegate.redaction import starters as starters_module
     from sluicegate.redaction import tracker as tracker_module
 
     outcome: Counter[tuple[str, str, str]] = Counter()
@@ -244,24 +246,38 @@ def calls(texts: dict[str, str]) -> None:
         for attr, kind in (("_match", "match"), ("_full", "search"), ("_search", "probe")):
             setattr(self, attr, tuple(wrap(kind, i, f) for i, f in enumerate(getattr(self, attr))))
 
+    quads = [0]
+    quad = starters_module.Starters.quad
+
+    def counted_quad(self: starters_module.Starters, key: str) -> int:
+        quads[0] += 1
+        return quad(self, key)
+
     tracker_module.OpenTracker.__init__ = counted  # type: ignore[method-assign]
+    starters_module.Starters.quad = counted_quad  # type: ignore[method-assign]
     try:
         for label, text in texts.items():
             outcome.clear()
             failed.clear()
             answers.clear()
+            quads[0] = 0
+            starters_module._shared.cache_clear()  # fresh tables: the quad keys a first stream meets
             r = Redactor()
             feeds = 0
             for i in range(0, len(text), 4):
                 r.feed(text[i : i + 4])
                 feeds += 1
             total = sum(outcome.values())
-            print(f"\n### {label}: {total} regex calls, {total / feeds:.2f} per feed")
+            print(
+                f"\n### {label}: {total} regex calls, {total / feeds:.2f} per feed; "
+                f"{quads[0]} Starters.quad calls (keys the quad table had not seen, fresh tables)"
+            )
             for (kind, when, got), n in outcome.most_common(8):
                 print(f"- {kind}, {when}: {got} — {n} ({n / total:.0%})")
             print("- failing first matches by detector: " + ", ".join(f"{e} {n}" for e, n in failed.most_common(8)))
     finally:
         tracker_module.OpenTracker.__init__ = original  # type: ignore[method-assign]
+        starters_module.Starters.quad = quad  # type: ignore[method-assign]
 
 
 def main() -> int:

@@ -180,7 +180,9 @@ static PyObject *new_tables(PyObject *Py_UNUSED(module), PyObject *Py_UNUSED(arg
      max_hold    the Redactor's max_hold
      near        per detector: None, or (characters, k) from `Detector.near` and `near_k`
      near_bits, near_window   labels.near_tables() and LOOKBEHIND: `label_near` below
+     shape       per detector: None, or new_shape(...) of its `shape.shape` (checked at a candidate start)
    The Redactor's state (STATE["Redactor"]) is read and written on the redactor passed to `quick`. */
+typedef struct Shape Shape;
 typedef struct {
     PyObject_HEAD
     PyObject *tracker, *open_from, *search, *full, *match, *reach, *steady, *cache, *pairs, *quads, *compute,
@@ -191,6 +193,8 @@ typedef struct {
     Py_ssize_t near_k[MAXDET];              /* -1: no `near` claim */
     unsigned long long near_chars[MAXDET][2]; /* the ASCII characters of the claim, as a 128-bit set */
     PyObject *near_cache[MAXDET];           /* view[v:n] -> open (True) or not (False), without a label near */
+    PyObject *shape_obj[MAXDET];            /* per detector: its shape's capsule (new_shape), or NULL */
+    const Shape *shape[MAXDET];
     int prefilter, ran, many;
     unsigned long long always, context;
     Py_ssize_t max_hold;
@@ -411,6 +415,97 @@ static Py_ssize_t probe_start(PyObject *search_fn, PyObject *const *args, Py_ssi
     return q + o;
 }
 
+/* A detector's shape (shape.py): a small automaton over character classes, checked at a candidate start before
+   the engine is asked (no path of the pattern reads what the text has there: no match). Built once per pattern
+   from `Shape.packed()` by `new_shape` and shared by the Feeds of every Redactor (a capsule). */
+#define SHAPE_WORDS 8 /* shape.STATES / 64 */
+typedef struct {
+    uint64_t lo, hi;              /* the ASCII characters this state may read */
+    int wide;                     /* whether it may read a non-ASCII one */
+    uint64_t follow[SHAPE_WORDS]; /* the states that may read the next character */
+} ShapeState;
+struct Shape {
+    Py_ssize_t count, words, places;
+    uint64_t first[SHAPE_WORDS], stop[SHAPE_WORDS]; /* stop: the accepting states and state 0 (anything) */
+    ShapeState st[];
+};
+
+static uint64_t read_u64(const unsigned char *p) {
+    uint64_t v = 0;
+    for (int b = 7; b >= 0; b--) v = v << 8 | p[b];
+    return v;
+}
+
+static void shape_free(PyObject *capsule) { PyMem_Free(PyCapsule_GetPointer(capsule, "sluicegate.shape")); }
+
+/* new_shape(states, packed, places) -> a capsule (the layout is `Shape.packed()`'s). */
+static PyObject *new_shape(PyObject *Py_UNUSED(module), PyObject *args) {
+    Py_ssize_t count, places;
+    PyObject *data;
+    if (!PyArg_ParseTuple(args, "nO!n", &count, &PyBytes_Type, &data, &places)) return NULL;
+    const Py_ssize_t B = SHAPE_WORDS * 8, per = 17 + B;
+    if (count < 1 || count > SHAPE_WORDS * 64 || places < 0 || PyBytes_GET_SIZE(data) != count * per + 2 * B) {
+        PyErr_SetString(PyExc_ValueError, "new_shape: not Shape.packed() of shape.STATES states");
+        return NULL;
+    }
+    Shape *sh = (Shape *)PyMem_Calloc(1, sizeof(Shape) + (size_t)count * sizeof(ShapeState));
+    if (sh == NULL) return PyErr_NoMemory();
+    const unsigned char *p = (const unsigned char *)PyBytes_AS_STRING(data);
+    sh->count = count;
+    sh->words = (count + 63) / 64;
+    sh->places = places;
+    for (Py_ssize_t s = 0; s < count; s++, p += per) {
+        sh->st[s].lo = read_u64(p);
+        sh->st[s].hi = read_u64(p + 8);
+        sh->st[s].wide = p[16] != 0;
+        for (int w = 0; w < SHAPE_WORDS; w++) sh->st[s].follow[w] = read_u64(p + 17 + 8 * w);
+    }
+    for (int w = 0; w < SHAPE_WORDS; w++) {
+        sh->first[w] = read_u64(p + 8 * w);
+        sh->stop[w] = read_u64(p + B + 8 * w);
+    }
+    sh->stop[0] |= 1; /* state 0: anything from here */
+    PyObject *capsule = PyCapsule_New(sh, "sluicegate.shape", shape_free);
+    if (capsule == NULL) PyMem_Free(sh);
+    return capsule;
+}
+
+/* `Shape.rules_out(view, v)`: 1 if no path of the pattern can match at v (complete, or open at the end n). */
+static int shape_rules_out(const Shape *sh, int kind, const void *data, Py_ssize_t v, Py_ssize_t n) {
+    uint64_t want[SHAPE_WORDS], got[SHAPE_WORDS];
+    Py_ssize_t words = sh->words, lim = n - v < sh->places ? n - v : sh->places;
+    memcpy(want, sh->first, sizeof want);
+    for (Py_ssize_t j = 0; j < lim; j++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, v + j);
+        uint64_t any = 0, stop = 0;
+        for (Py_ssize_t w = 0; w < words; w++) {
+            uint64_t bits = want[w], g = 0;
+            while (bits) {
+                int b = __builtin_ctzll(bits);
+                bits &= bits - 1;
+                const ShapeState *st = &sh->st[w * 64 + b];
+                if (c < 64 ? (st->lo >> c & 1) != 0 : c < 128 ? (st->hi >> (c - 64) & 1) != 0 : st->wide != 0) g |= 1ULL << b;
+            }
+            got[w] = g;
+            any |= g;
+            stop |= g & sh->stop[w];
+        }
+        if (!any) return 1;
+        if (stop) return 0;
+        memset(want, 0, sizeof want);
+        for (Py_ssize_t w = 0; w < words; w++) {
+            uint64_t bits = got[w];
+            while (bits) {
+                int b = __builtin_ctzll(bits);
+                bits &= bits - 1;
+                const uint64_t *fw = sh->st[w * 64 + b].follow;
+                for (Py_ssize_t x = 0; x < words; x++) want[x] |= fw[x];
+            }
+        }
+    }
+    return 0;
+}
+
 typedef struct { Py_ssize_t at; long i; } Bound;
 
 #define NEAR_CACHE_MAX 4096
@@ -525,6 +620,12 @@ static Py_ssize_t open_from(Feed *f, PyObject *tdict, PyObject *view, Py_ssize_t
                 Py_ssize_t cp = cs->pos[c];
                 if (cp < s + o || !(cs->mask[c] & bit)) continue;
                 Py_ssize_t v = cp - o;
+                /* Nothing of i can match here: the text does not have its shape (shape.py). Asked first: it costs
+                   an array walk, where a key the quad table has not seen costs a Python call and engine calls. */
+                if (f->shape[i] != NULL && shape_rules_out(f->shape[i], kind_v, data_v, v, n)) {
+                    if (cp < best) cs->steady_to[i] = -1; /* as a match asked here would have done */
+                    continue;
+                }
                 if (!(context & bit) && v >= 1 && v + 3 <= n) { /* the two characters after it are known */
                     unsigned long long qv;
                     if (quad_mask(f, view, v, &qv) < 0) return -2;
@@ -822,6 +923,7 @@ static void feed_dealloc(Feed *f) {
     Py_XDECREF(f->pairs); Py_XDECREF(f->quads); Py_XDECREF(f->compute); Py_XDECREF(f->pair);
     Py_XDECREF(f->quad); Py_XDECREF(f->tables_capsule); Py_XDECREF(f->near_bits_obj);
     for (int i = 0; i < MAXDET; i++) Py_XDECREF(f->near_cache[i]);
+    for (int i = 0; i < MAXDET; i++) Py_XDECREF(f->shape_obj[i]);
     PyMem_Free(f->cs.pos);
     PyMem_Free(f->cs.mask);
     Py_TYPE(f)->tp_free((PyObject *)f);
@@ -830,21 +932,22 @@ static void feed_dealloc(Feed *f) {
 static PyObject *feed_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
     static char *kw[] = {"tracker", "open_from", "search", "full", "match", "reach", "steady", "prefilter",
                          "cache", "pairs", "quads", "compute", "pair", "quad", "always", "context", "tables",
-                         "max_hold", "near", "near_bits", "near_window", NULL};
+                         "max_hold", "near", "near_bits", "near_window", "shape", NULL};
     PyObject *tracker, *open_from, *search, *full, *match, *reach, *steady, *cache, *pairs, *quads, *compute,
-        *pair, *quad, *always, *context, *tables, *near, *near_bits;
+        *pair, *quad, *always, *context, *tables, *near, *near_bits, *shapes;
     int prefilter;
     Py_ssize_t max_hold, near_window;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "$OOO!O!O!O!O!pO!O!O!OOOOOOnO!O!n:Feed", kw, &tracker, &open_from,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "$OOO!O!O!O!O!pO!O!O!OOOOOOnO!O!nO!:Feed", kw, &tracker, &open_from,
                                      &PyTuple_Type, &search, &PyTuple_Type, &full, &PyTuple_Type, &match,
                                      &PyTuple_Type, &reach, &PyTuple_Type, &steady, &prefilter, &PyDict_Type,
                                      &cache, &PyDict_Type, &pairs, &PyDict_Type, &quads, &compute, &pair, &quad,
                                      &always, &context, &tables, &max_hold, &PyTuple_Type, &near, &PyBytes_Type,
-                                     &near_bits, &near_window))
+                                     &near_bits, &near_window, &PyTuple_Type, &shapes))
         return NULL;
     Py_ssize_t count = PyTuple_GET_SIZE(full);
     if (PyTuple_GET_SIZE(search) != count || PyTuple_GET_SIZE(match) != count ||
-        PyTuple_GET_SIZE(reach) != count || PyTuple_GET_SIZE(steady) != count || PyTuple_GET_SIZE(near) != count) {
+        PyTuple_GET_SIZE(reach) != count || PyTuple_GET_SIZE(steady) != count || PyTuple_GET_SIZE(near) != count ||
+        PyTuple_GET_SIZE(shapes) != count) {
         PyErr_SetString(PyExc_ValueError, "Feed: the per-detector tuples differ in length");
         return NULL;
     }
@@ -895,6 +998,14 @@ static PyObject *feed_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
         f->near_k[i] = kk;
         if ((f->near_cache[i] = PyDict_New()) == NULL) { Py_DECREF(f); return NULL; }
     }
+    for (Py_ssize_t i = 0; i < count && i < MAXDET; i++) {
+        PyObject *cap = PyTuple_GET_ITEM(shapes, i);
+        if (cap == Py_None) continue;
+        const Shape *sh = (const Shape *)PyCapsule_GetPointer(cap, "sluicegate.shape");
+        if (sh == NULL) { Py_DECREF(f); return NULL; }
+        f->shape_obj[i] = Py_NewRef(cap);
+        f->shape[i] = sh;
+    }
     f->prefilter = prefilter;
     f->max_hold = max_hold;
     f->cs.size = 64;
@@ -922,7 +1033,25 @@ static PyObject *feed_label_near(Feed *f, PyObject *const *args, Py_ssize_t narg
     return PyBool_FromLong(label_near(f, args[0], v));
 }
 
+static PyObject *feed_rules_out(Feed *f, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 3 || !PyUnicode_CheckExact(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "rules_out(view, v, i)");
+        return NULL;
+    }
+    Py_ssize_t v = PyLong_AsSsize_t(args[1]), i = PyLong_AsSsize_t(args[2]);
+    if (PyErr_Occurred()) return NULL;
+    if (v < 0 || v >= PyUnicode_GET_LENGTH(args[0]) || i < 0 || i >= MAXDET || f->shape[i] == NULL) {
+        PyErr_SetString(PyExc_IndexError, "rules_out: v out of range, or detector i has no shape");
+        return NULL;
+    }
+    PyObject *view = args[0];
+    return PyBool_FromLong(
+        shape_rules_out(f->shape[i], PyUnicode_KIND(view), PyUnicode_DATA(view), v, PyUnicode_GET_LENGTH(view)));
+}
+
 static PyMethodDef feed_methods[] = {
+    {"rules_out", (PyCFunction)(void (*)(void))feed_rules_out, METH_FASTCALL,
+     "rules_out(view, v, i) -> bool: Shape.rules_out(view, v) of detector i's shape, as this feed checks it."},
     {"quick", (PyCFunction)(void (*)(void))feed_quick, METH_FASTCALL,
      "quick(redactor, piece) -> Step | int | None: the common case of Redactor.feed (see the file's head)."},
     {"label_near", (PyCFunction)(void (*)(void))feed_label_near, METH_FASTCALL,
@@ -972,6 +1101,7 @@ static PyObject *configure(PyObject *Py_UNUSED(module), PyObject *args) {
 }
 
 static PyMethodDef methods[] = {
+    {"new_shape", new_shape, METH_VARARGS, "new_shape(states, packed, places) -> a detector's shape (for Feed)"},
     {"new_tables", new_tables, METH_NOARGS, "new_tables() -> the C mirror of one Starters' tables (for Feed)"},
     {"configure", configure, METH_VARARGS, "configure(prefilter_module, special_search, Step, EMPTY_STEP, LOOKBEHIND, EAGER, PER_CHAR, PAIRS_MAX)"},
     {NULL, NULL, 0, NULL}};

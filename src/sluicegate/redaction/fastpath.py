@@ -62,10 +62,23 @@ def _near_bits() -> bytes:
     return near_tables()
 
 
-def compiled_feed(tracker: OpenTracker, max_hold: int, *, near_off: bool = False) -> Callable[[Any, str], Any]:
+@lru_cache(maxsize=256)
+def _shape(pattern: str, flags: int) -> object:
+    """The compiled feed's copy of a pattern's shape (shape.py), shared by every Redactor; None if it has none."""
+    from .shape import PLACES, shape
+
+    got = shape(pattern, flags)
+    return None if got is None else native.new_shape(*got.packed(), PLACES)
+
+
+def compiled_feed(
+    tracker: OpenTracker, max_hold: int, *, near_off: bool = False, shape_off: bool = False
+) -> Callable[[Any, str], Any]:
     """`quick(redactor, piece)` of a new `_native.Feed` over `tracker` (only with `native` not None): a Step
     (handled), an int (the point to settle: the caller settles and releases it) or None (not handled, nothing
     changed: the caller takes the Python path)."""
+    from .starters import BUILTIN_IDS
+
     s = tracker._starters
     feed = native.Feed(
         tracker=tracker,
@@ -90,6 +103,12 @@ def compiled_feed(tracker: OpenTracker, max_hold: int, *, near_off: bool = False
         near=tuple(None if near_off or d.near is None else (d.near, d.near_k) for d in tracker._detectors),
         near_bits=_near_bits(),
         near_window=LOOKBEHIND,
+        # `shape_off`: no shape check (tests/benchmarks/redactor_shape_ab.py measures it against this). Built-ins
+        # only: a custom detector is never asked at candidates (it is in the starters' `always` mask).
+        shape=tuple(
+            None if shape_off or id(d) not in BUILTIN_IDS else _shape(d.compiled.pattern, d.compiled.flags)
+            for d in tracker._detectors
+        ),
     )
     quick: Callable[[Any, str], Any] = feed.quick
     return quick
