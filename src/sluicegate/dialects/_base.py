@@ -100,6 +100,21 @@ class Encoder:
         self.answer.calls.append((call_id, name, arguments))
         return self.start() + self._tool_call(call_id, name, arguments)
 
+    def server(self, events: list[dict[str, Any]]) -> bytes:
+        """A server-side tool block or item (web search, code execution...) as the upstream sent it: its
+        events from start to stop, renumbered into this answer (`dialects._passthrough`)."""
+        if self.ended or not events:
+            return b""
+        return self.start() + self._server(events)
+
+    def boundary(self, citations: bool) -> bytes:
+        """The upstream began a new text block or message item: the next text opens a new one here too."""
+        return b""
+
+    def citation(self, citation: dict[str, Any]) -> bytes:
+        """A citation of the text being written (Anthropic `citations_delta`; others have none to write)."""
+        return b""
+
     def finish(self, end: End, usage: Billed) -> bytes:
         """The normal end (or the stop shape, `End.CONTENT_FILTER`), with the usage the upstream billed."""
         if self.ended:
@@ -132,6 +147,9 @@ class Encoder:
 
     def _finish(self, end: End, usage: Billed) -> bytes:
         raise NotImplementedError
+
+    def _server(self, events: list[dict[str, Any]]) -> bytes:
+        return b""  # a dialect without server-side tool blocks (Chat Completions)
 
     def _error(self, code: str, message: str) -> bytes:
         raise NotImplementedError

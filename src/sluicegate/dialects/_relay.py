@@ -6,6 +6,8 @@ the frames to write: released text, whole validated tool calls after the termina
 notice and the dialect's stop shape (then `stopped` is True: close the upstream now). `close(error=)` is the
 upstream's end (or its failure): it writes the normal end with the usage the upstream billed, or the
 dialect's in-stream error. For a non-streaming request the same relay runs and `body()` is the response.
+Server-side tool blocks (web search, code execution...) pass through whole, in the upstream's order relative
+to the released text (`_passthrough`); nothing passes after a stop.
 
 Released text, the stop and the end depend only on the upstream's events, so they are the same for every
 way the upstream bytes are cut (tests/dialects/test_relay.py proves it at every byte position).
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+from collections import deque
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +28,8 @@ from ..sse import SSEParser
 from ._anthropic import AnthropicEncoder
 from ._base import Billed, Encoder, End
 from ._chat import ChatEncoder
+from ._passthrough import AnthropicBlocks, Mark, MarkedFilter, ResponsesItems, quote_redactor, redacted_citation
+from ._passthrough import split_release
 from ._request import ClientRequest
 from ._responses import ResponsesEncoder
 
@@ -92,7 +97,8 @@ def build_call(
     tools = dict(request.tools)
 
     def generation(filt: StreamFilter) -> Generation:
-        return Generation(tools, reader=reader(), text_filter=filt)
+        # Marked: the relay learns which raw text each release settled, to place server blocks in order.
+        return Generation(tools, reader=reader(), text_filter=MarkedFilter(filt))  # type: ignore[arg-type]
 
     Generation(tools, reader=reader())  # a schema the strict validator cannot close: refused now, not mid-stream
     screened = preflight is not None and request.sources is not None and isinstance(request.question, str)
@@ -111,10 +117,21 @@ def build_call(
 class Relay:
     """Upstream bytes -> client frames for one request (see the module docstring)."""
 
-    def __init__(self, call: GuardedCall, encoder: Encoder, dialect: str) -> None:
+    def __init__(
+        self, call: GuardedCall, encoder: Encoder, dialect: str, *, quotes: Callable[[str], str] | None = None
+    ) -> None:
+        """`quotes`: what a citation's quoted text becomes (default: the default redactor's output; the proxy
+        passes `quote_redactor` with its own redactor options)."""
         self.call = call
         self.encoder = encoder
         self.dialect = dialect
+        self.quotes = quotes or quote_redactor()
+        self.server: AnthropicBlocks | ResponsesItems | None = {
+            "anthropic": AnthropicBlocks,
+            "responses": ResponsesItems,
+        }.get(dialect, lambda: None)()
+        self.marks: deque[Mark] = deque()  # server blocks, boundaries, citations waiting for the text before them
+        self.passed = 0  # server blocks written
         self.parser = SSEParser()
         self.stopped = False  # a stop was written: close the upstream now
         self.reason: str | None = None  # the end, as a code: complete, tool_calls, length, stopped, or an error
@@ -155,26 +172,72 @@ class Relay:
             payload = _decode(event.data)
             _meter(self.dialect, payload, self.meter)
             out += self._actions(self.call.event(event if payload is None else _Decoded(event, payload)))
+            if payload is not None:
+                out += self._server_side(payload)
             gen = self.call.generation
             stopped = gen is not None and any(r.code == "text_gate_stopped" for r in gen.rejections)
             if not self.ended and stopped:
                 out += self._stop(FALLBACK_NOTICE)  # a filter stop without a notice of its own
         return out
 
+    def _marked(self) -> MarkedFilter | None:
+        gen = self.call.generation
+        filt = None if gen is None else gen.text_filter
+        return filt if isinstance(filt, MarkedFilter) else None
+
+    def _server_side(self, payload: dict[str, Any]) -> bytes:
+        """Collect the event's server block, boundary or citation; write the marks whose text is settled."""
+        gen, marked = self.call.generation, self._marked()
+        if self.server is None or gen is None or gen.state.value not in _LIVE or self.ended:
+            return b""
+        self.marks.extend(self.server.observe(payload, 0 if marked is None else marked.fed))
+        return self._due()
+
+    def _due(self) -> bytes:
+        """The marks whose text before them is settled (all of them when the filter does not say)."""
+        marked = self._marked()
+        settled = None if marked is None else marked.settled
+        out = b""
+        while self.marks and not self.ended and (settled is None or self.marks[0].at <= settled):
+            out += self._mark(self.marks.popleft())
+        return out
+
+    def _mark(self, mark: Mark) -> bytes:
+        if mark.kind == "block":
+            self.passed += 1
+            return self.encoder.server(mark.data)
+        if mark.kind == "boundary":
+            return self.encoder.boundary(bool(mark.data))
+        return self.encoder.citation(redacted_citation(mark.data, self.quotes))
+
+    def _show(self, text: str) -> bytes:
+        """Released text, with the marks it settles in place (`split_release`)."""
+        marked = self._marked()
+        if marked is None or not self.marks:
+            if marked is not None:
+                marked.take(text)
+            return self.encoder.text(text)
+        out = b""
+        for piece in split_release(marked.take(text), text, self.marks):
+            out += self.encoder.text(piece) if isinstance(piece, str) else self._mark(piece)
+        return out
+
     def _actions(self, actions: tuple[Show | Stop | ToolCallValidated, ...]) -> bytes:
         out = b""
         for action in actions:
             if isinstance(action, Show):
-                out += self.encoder.text(action.text)
+                out += self._show(action.text)
             elif isinstance(action, Stop):
                 out += self._stop(action.notice)
                 break
             elif isinstance(action, ToolCallValidated):
+                out += self._due()  # server blocks before the text's end come before the held calls
                 c = action.call
                 out += self.encoder.tool_call(c.call_id, c.name, c.canonical)
         return out
 
     def _stop(self, notice: str) -> bytes:
+        self.marks.clear()  # nothing the upstream sent after the stopped text passes
         self.stopped = True
         self.reason = "stopped"
         text = (NOTICE_SEPARATOR if self.encoder.answer.text else "") + notice
@@ -204,7 +267,7 @@ class Relay:
         if state == "validated":
             end = End.TOOL_CALLS if gen.tool_calls else End.COMPLETE
             self.reason = end.value
-            return self.encoder.finish(end, self.billed)
+            return self._due() + self.encoder.finish(end, self.billed)
         if state == "incomplete" and terminal in _LENGTH:
             self.reason = "length"
             return self.encoder.finish(End.LENGTH, self.billed)

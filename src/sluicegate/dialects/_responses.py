@@ -5,6 +5,8 @@ Text goes in one `message` output item (one `output_text` part); each validated 
 arguments, `.done`, `output_item.done`). A stop is the notice as the last `output_text.delta`, the items closed,
 then `response.incomplete` with `incomplete_details.reason: "content_filter"` (never `response.completed`). An
 upstream failure is an `error` event (nested `error` object too, as real streams send it: the SDK raises).
+Server items (`server`: web search, code interpreter, MCP...) go out as the upstream sent them, with our
+`output_index` and `sequence_number`; text after one goes in a new `message` item.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ class ResponsesEncoder(Encoder):
         self._seq = -1
         self._message_id = "msg_" + self.id.removeprefix("resp_")
         self._message_open = False
+        self._message_text = ""  # the open message item's text
+        self._messages = 0
         self._items: list[dict[str, Any]] = []  # finished output items, in order
 
     def _prefix(self) -> str:
@@ -60,6 +64,10 @@ class ResponsesEncoder(Encoder):
         out = b""
         if not self._message_open:
             self._message_open = True
+            self._message_text = ""
+            self._messages += 1
+            if self._messages > 1:  # text after a server item: a message item of its own
+                self._message_id = f"msg_{self.id.removeprefix('resp_')}_{self._messages}"
             item = {
                 "id": self._message_id,
                 "type": "message",
@@ -76,6 +84,7 @@ class ResponsesEncoder(Encoder):
                 content_index=0,
                 part=part,
             )
+        self._message_text += delta
         return out + self._event(
             "response.output_text.delta",
             item_id=self._message_id,
@@ -110,7 +119,30 @@ class ResponsesEncoder(Encoder):
 
     @property
     def _text_so_far(self) -> str:
-        return self.answer.text
+        return self._message_text
+
+    def _server(self, events: list[dict[str, Any]]) -> bytes:
+        """A server item's events (`output_item.added` ... `.done`) with our `output_index` and numbers."""
+        out = self._close_message("completed")
+        index = len(self._items)
+        item: dict[str, Any] | None = None
+        for event in events:
+            kind = str(event.get("type"))
+            fields = {k: v for k, v in event.items() if k not in ("type", "sequence_number")}
+            if "output_index" in fields:
+                fields["output_index"] = index
+            if kind in ("response.output_item.added", "response.output_item.done") and isinstance(
+                event.get("item"), dict
+            ):
+                item = event["item"]
+            out += self._event(kind, **fields)
+        if item is not None:
+            self._items.append(item)
+        return out
+
+    def boundary(self, citations: bool) -> bytes:
+        """The upstream opened a new message item: close ours, so the next text opens a new one too."""
+        return self._close_message("completed")
 
     def _tool_call(self, call_id: str, name: str, arguments: str) -> bytes:
         out = self._close_message("completed")
