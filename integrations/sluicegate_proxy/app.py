@@ -45,6 +45,7 @@ from sluicegate.dialects import (
     encoder_for,
     error_body,
     parse_request,
+    quote_redactor,
 )
 from sluicegate.sse import SSE_HEADERS
 
@@ -243,7 +244,8 @@ class Proxy:
             len(creq.tools),
             None if creq.sources is None else len(creq.sources),
         )
-        relay = Relay(call, encoder_for(creq), dialect)
+        quotes = quote_redactor(redact=self.config.redact, redactor_options=self.config.redactor)
+        relay = Relay(call, encoder_for(creq), dialect, quotes=quotes)
         action = await ascreen_call(call, _retriever(creq))
         if isinstance(action, Reserve):
             action = await areserve_call(call, json.dumps(creq.upstream, ensure_ascii=False))

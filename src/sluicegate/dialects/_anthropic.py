@@ -16,7 +16,13 @@ from typing import Any
 
 from ._base import Billed, Encoder, End, named
 
-_STOP = {End.COMPLETE: "end_turn", End.TOOL_CALLS: "tool_use", End.LENGTH: "max_tokens", End.CONTENT_FILTER: "refusal"}
+_STOP = {
+    End.COMPLETE: "end_turn",
+    End.TOOL_CALLS: "tool_use",
+    End.LENGTH: "max_tokens",
+    End.CONTENT_FILTER: "refusal",
+    End.PAUSED: "pause_turn",
+}
 
 
 class AnthropicEncoder(Encoder):

@@ -24,6 +24,7 @@ class End(enum.Enum):
     TOOL_CALLS = "tool_calls"  # the model finished with validated tool calls
     LENGTH = "length"  # the output cap was reached (what the upstream said)
     CONTENT_FILTER = "content_filter"  # a stop (gate, secret, cap, rule) or an upstream refusal
+    PAUSED = "pause_turn"  # Anthropic: a server tool loop paused; the client sends the message back to resume
 
 
 @dataclass(frozen=True)
@@ -109,6 +110,10 @@ class Encoder:
 
     def boundary(self, citations: bool) -> bytes:
         """The upstream began a new text block or message item: the next text opens a new one here too."""
+        return b""
+
+    def finals(self, items: list[dict[str, Any]]) -> bytes:
+        """The upstream's last copy of the server items it passed (Responses `response.completed`)."""
         return b""
 
     def citation(self, citation: dict[str, Any]) -> bytes:

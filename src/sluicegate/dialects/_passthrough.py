@@ -40,7 +40,8 @@ class Mark:
     """Something to write once the text before `at` (raw characters fed to the filter) is settled.
 
     `kind`: "block" (a server block's or item's events, start to stop), "boundary" (an upstream text block or
-    message item begins; `data` says whether it carries citations), "citation" (one Anthropic citation)."""
+    message item begins; `data` says whether it carries citations), "citation" (one Anthropic citation),
+    "final" (the server items as Responses' `response.completed` lists them)."""
 
     at: int
     kind: str
@@ -194,6 +195,10 @@ class ResponsesItems:
     def _observe(self, p: Mapping[str, Any], at: int) -> list[Mark]:
         kind = p.get("type")
         index = p.get("output_index")
+        if kind == "response.completed":  # its output is the items' last copy: the one the SDK hands out
+            output = (p.get("response") or {}).get("output")
+            finals = [i for i in output or [] if isinstance(i, Mapping) and is_server_item(i)]
+            return [Mark(at, "final", finals)] if finals else []
         if kind == "response.output_item.added":
             item = p.get("item") or {}
             if item.get("type") == "message":
@@ -236,6 +241,12 @@ def anthropic_block(events: list[dict[str, Any]]) -> dict[str, Any]:
             block["text"] = str(block.get("text") or "") + str(delta.get("text") or "")
         elif dtype == "citations_delta":
             block.setdefault("citations", []).append(delta.get("citation"))
+        else:  # a delta this module does not know (`compaction_delta`...): strings extend, the rest is set
+            for name, value in delta.items():
+                if name == "type":
+                    continue
+                before = block.get(name)
+                block[name] = before + value if isinstance(before, str) and isinstance(value, str) else value
     if buffer:
         try:
             block["input"] = json.loads(buffer)

@@ -171,8 +171,10 @@ class Relay:
             self.events += 1
             payload = _decode(event.data)
             _meter(self.dialect, payload, self.meter)
+            gen = self.call.generation
+            live = gen is None or gen.state.value in _LIVE  # after the terminal event, nothing more passes
             out += self._actions(self.call.event(event if payload is None else _Decoded(event, payload)))
-            if payload is not None:
+            if payload is not None and live:
                 out += self._server_side(payload)
             gen = self.call.generation
             stopped = gen is not None and any(r.code == "text_gate_stopped" for r in gen.rejections)
@@ -188,7 +190,7 @@ class Relay:
     def _server_side(self, payload: dict[str, Any]) -> bytes:
         """Collect the event's server block, boundary or citation; write the marks whose text is settled."""
         gen, marked = self.call.generation, self._marked()
-        if self.server is None or gen is None or gen.state.value not in _LIVE or self.ended:
+        if self.server is None or gen is None or self.ended or gen.state.value not in (*_LIVE, "validated"):
             return b""
         self.marks.extend(self.server.observe(payload, 0 if marked is None else marked.fed))
         return self._due()
@@ -208,6 +210,8 @@ class Relay:
             return self.encoder.server(mark.data)
         if mark.kind == "boundary":
             return self.encoder.boundary(bool(mark.data))
+        if mark.kind == "final":
+            return self.encoder.finals(mark.data)
         return self.encoder.citation(redacted_citation(mark.data, self.quotes))
 
     def _show(self, text: str) -> bytes:
@@ -268,6 +272,8 @@ class Relay:
             end = End.TOOL_CALLS if gen.tool_calls else End.COMPLETE
             self.reason = end.value
             return self._due() + self.encoder.finish(end, self.billed)
+        if state == "incomplete" and terminal == "pause_turn" and self.dialect == "anthropic":
+            return self._paused()
         if state == "incomplete" and terminal in _LENGTH:
             self.reason = "length"
             return self.encoder.finish(End.LENGTH, self.billed)
@@ -287,6 +293,18 @@ class Relay:
         if tools:
             return self._fail("tool_call_rejected", "a tool call failed validation: " + ", ".join(sorted(set(codes))))
         return self._fail("upstream_rejected", "the upstream stream broke its format: " + ", ".join(sorted(set(codes))))
+
+    def _paused(self) -> bytes:
+        """Anthropic `pause_turn` (a long server-tool turn paused): the text is whole up to here, so the filter
+        releases what it held; the blocks passed stay, and the client sends the message back to resume."""
+        marked, out = self._marked(), b""
+        if marked is not None:
+            step = marked.flush()
+            out += self._show(step.text) if step.text else b""
+            if step.stopped or marked.stopped:
+                return out + self._stop(FALLBACK_NOTICE)
+        self.reason = "pause_turn"
+        return out + self._due() + self.encoder.finish(End.PAUSED, self.billed)
 
     def refuse(self, text: str) -> bytes:
         """A refusal before the model (rules, evidence, cap): its fixed text, then the stop shape."""

@@ -140,6 +140,12 @@ class ResponsesEncoder(Encoder):
             self._items.append(item)
         return out
 
+    def finals(self, items: list[dict[str, Any]]) -> bytes:
+        """The upstream's `response.completed` copy of the server items we passed replaces ours (by id)."""
+        by_id = {i.get("id"): i for i in items}
+        self._items = [by_id.get(i.get("id"), i) if i.get("type") != "message" else i for i in self._items]
+        return b""
+
     def boundary(self, citations: bool) -> bytes:
         """The upstream opened a new message item: close ours, so the next text opens a new one too."""
         return self._close_message("completed")
