@@ -157,7 +157,9 @@ def test_real_recording_streamed_and_whole(key: str) -> None:
         assert got.status == ours.status == "completed"
 
 
-@pytest.mark.parametrize("key", ["anthropic/pai_anthropic_web_search_tool_stream__0.sse", "responses/pai_web_search.sse"])
+@pytest.mark.parametrize(
+    "key", ["anthropic/pai_anthropic_web_search_tool_stream__0.sse", "responses/pai_web_search.sse"]
+)
 @settings(max_examples=15, deadline=None)
 @given(data=st.data())
 def test_real_recording_any_chunking_gives_the_same_frames(key: str, data: st.DataObject) -> None:

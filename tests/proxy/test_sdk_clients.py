@@ -184,7 +184,10 @@ def test_server_tool_blocks_sync_async_and_whole(proxy_url: str, upstream: Upstr
         whole: Any = _an(proxy_url).messages.create(model="m", max_tokens=100, messages=MESSAGES)
     else:
         whole = _oa(proxy_url).responses.create(model="m", input="q")
+
     def ours(message: Any) -> list[dict[str, Any]]:  # our own message items' ids are new per answer
-        return [{k: v for k, v in b.items() if b["type"] != "message" or k != "id"} for b in sb.blocks(dialect, message)]
+        return [
+            {k: v for k, v in b.items() if b["type"] != "message" or k != "id"} for b in sb.blocks(dialect, message)
+        ]
 
     assert ours(whole) == ours(synced)

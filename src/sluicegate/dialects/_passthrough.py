@@ -20,6 +20,7 @@ results are encrypted), next to the answer's text: it passes a fresh redactor, w
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 from collections import deque
@@ -248,16 +249,12 @@ def anthropic_block(events: list[dict[str, Any]]) -> dict[str, Any]:
                 before = block.get(name)
                 block[name] = before + value if isinstance(before, str) and isinstance(value, str) else value
     if buffer:
-        try:
+        with contextlib.suppress(ValueError):  # unparsable: the start's input stays (never invented)
             block["input"] = json.loads(buffer)
-        except ValueError:
-            pass  # the SDK's partial parse would differ; the start's input stays (never invented)
     return block
 
 
-def quote_redactor(
-    *, redact: bool = True, redactor_options: Mapping[str, Any] | None = None
-) -> Callable[[str], str]:
+def quote_redactor(*, redact: bool = True, redactor_options: Mapping[str, Any] | None = None) -> Callable[[str], str]:
     """What a citation's quoted text becomes before the client sees it: the whole string through a fresh
     `Redactor` with the operator's options (`redact=False`: unchanged, as the answer's text)."""
     if not redact:

@@ -28,8 +28,15 @@ from ..sse import SSEParser
 from ._anthropic import AnthropicEncoder
 from ._base import Billed, Encoder, End
 from ._chat import ChatEncoder
-from ._passthrough import AnthropicBlocks, Mark, MarkedFilter, ResponsesItems, quote_redactor, redacted_citation
-from ._passthrough import split_release
+from ._passthrough import (
+    AnthropicBlocks,
+    Mark,
+    MarkedFilter,
+    ResponsesItems,
+    quote_redactor,
+    redacted_citation,
+    split_release,
+)
 from ._request import ClientRequest
 from ._responses import ResponsesEncoder
 
@@ -98,7 +105,7 @@ def build_call(
 
     def generation(filt: StreamFilter) -> Generation:
         # Marked: the relay learns which raw text each release settled, to place server blocks in order.
-        return Generation(tools, reader=reader(), text_filter=MarkedFilter(filt))  # type: ignore[arg-type]
+        return Generation(tools, reader=reader(), text_filter=MarkedFilter(filt))
 
     Generation(tools, reader=reader())  # a schema the strict validator cannot close: refused now, not mid-stream
     screened = preflight is not None and request.sources is not None and isinstance(request.question, str)
@@ -126,10 +133,11 @@ class Relay:
         self.encoder = encoder
         self.dialect = dialect
         self.quotes = quotes or quote_redactor()
-        self.server: AnthropicBlocks | ResponsesItems | None = {
-            "anthropic": AnthropicBlocks,
-            "responses": ResponsesItems,
-        }.get(dialect, lambda: None)()
+        self.server: AnthropicBlocks | ResponsesItems | None = None
+        if dialect == "anthropic":
+            self.server = AnthropicBlocks()
+        elif dialect == "responses":
+            self.server = ResponsesItems()
         self.marks: deque[Mark] = deque()  # server blocks, boundaries, citations waiting for the text before them
         self.passed = 0  # server blocks written
         self.parser = SSEParser()
