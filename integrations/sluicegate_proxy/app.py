@@ -361,18 +361,20 @@ class Proxy:
                 "stopped"
                 if reason == "stopped"
                 else "complete"
-                if reason in ("complete", "tool_calls", "length")
+                if reason in ("complete", "tool_calls", "length", "pause_turn")
                 else None
             )
             finished = await asettle_call(call, reason=end or ("cancelled" if reason == "cancelled" else "truncated"))
             usage = finished.outcome.usage
             log.info(
-                "answer ended dialect=%s reason=%s upstream_bytes=%d events=%d shown_chars=%d usage=%s/%s",
+                "answer ended dialect=%s reason=%s upstream_bytes=%d events=%d shown_chars=%d server_blocks=%d "
+                "usage=%s/%s",
                 relay.dialect,
                 reason,
                 relay.bytes_in,
                 relay.events,
                 len(relay.encoder.answer.text),
+                relay.passed,
                 usage.output_tokens if usage else None,
                 usage.source if usage else None,
             )

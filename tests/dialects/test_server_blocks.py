@@ -377,3 +377,25 @@ def test_client_answered_items_are_not_server_items() -> None:
     assert is_server_item({"type": "shell_call", "environment": {"type": "container_auto"}})
     assert is_server_item({"type": "tool_search_call", "execution": "server"})
     assert all(is_server_item({"type": t}) for t in ("web_search_call", "code_interpreter_call", "mcp_call"))
+
+
+def test_a_replayed_responses_event_passes_once() -> None:
+    upstream = responses_search(FIRST, THEN)
+    frames = [f + b"\n\n" for f in upstream.split(b"\n\n") if f]
+    searching = next(i for i, f in enumerate(frames) if b"web_search_call.searching" in f)
+    replayed = b"".join(frames[: searching + 1] + [frames[searching]] + frames[searching + 1 :])
+    once, _ = relay("responses", BODY["responses"], upstream)
+    twice, r = relay("responses", BODY["responses"], replayed)
+    assert twice == once and r.reason == "complete"
+
+
+def test_quote_redactor() -> None:
+    from sluicegate.dialects import quote_redactor
+
+    quotes = quote_redactor()
+    assert quotes(QUOTE) == QUOTE.replace(EMAIL, "<EMAIL_ADDRESS>") == quotes(QUOTE)
+    assert quotes("") == "" and quote_redactor(redact=False)(QUOTE) == QUOTE
+    unsettled = "see -----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7x"
+    assert "MIIE" not in quotes(unsettled)  # a value that never settles: nothing of it is shown
+    only_email = quote_redactor(redactor_options={"entities": ["EMAIL_ADDRESS"]})
+    assert only_email(f"{EMAIL} {streams.SECRET}") == f"<EMAIL_ADDRESS> {streams.SECRET}"

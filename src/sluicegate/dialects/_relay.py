@@ -172,7 +172,7 @@ class Relay:
         return self._events(events)
 
     def _events(self, events: list[Any]) -> bytes:
-        out = b""
+        out = bytearray()  # one read can hold many events (and passed blocks are large): no quadratic copies
         for event in events:
             if self.ended:
                 break
@@ -188,7 +188,7 @@ class Relay:
             stopped = gen is not None and any(r.code == "text_gate_stopped" for r in gen.rejections)
             if not self.ended and stopped:
                 out += self._stop(FALLBACK_NOTICE)  # a filter stop without a notice of its own
-        return out
+        return bytes(out)
 
     def _marked(self) -> MarkedFilter | None:
         gen = self.call.generation
