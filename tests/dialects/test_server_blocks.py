@@ -399,3 +399,20 @@ def test_quote_redactor() -> None:
     assert "MIIE" not in quotes(unsettled)  # a value that never settles: nothing of it is shown
     only_email = quote_redactor(redactor_options={"entities": ["EMAIL_ADDRESS"]})
     assert only_email(f"{EMAIL} {streams.SECRET}") == f"<EMAIL_ADDRESS> {streams.SECRET}"
+
+
+def test_responses_annotations_pass_only_with_the_text_they_point_into() -> None:
+    """`url_citation` offsets point into the upstream's text: passed when the message shows it unchanged."""
+    entry = STREAMS["responses/vercel_openai_web_search_tool_1.jsonl"]
+    data = load(entry)
+    out, _ = relay("responses", body_for("responses", data), data)
+    got = sb.blocks("responses", sb.sdk_message("responses", out))
+    notes = [a for a in sb.annotations(got) if a]
+    assert notes and all(n["type"] == "url_citation" for a in notes for n in a)
+    assert "response.output_text.annotation.added" in sb.sdk_events(out)
+    # a value the redactor replaces, planted in every copy of the text (deltas, .done, the final output)
+    planted = data.replace(b"Petco disclosed", b"Petco (anna.meier@example.org) disclosed")
+    assert planted != data
+    out2, r = relay("responses", body_for("responses", data), planted)
+    assert r.reason == "complete" and b"<EMAIL_ADDRESS>" in out2
+    assert b"annotation.added" not in out2 and b"url_citation" not in out2

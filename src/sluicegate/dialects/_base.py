@@ -116,6 +116,10 @@ class Encoder:
         """The upstream's last copy of the server items it passed (Responses `response.completed`)."""
         return b""
 
+    def annotations(self, text: str, annotations: list[dict[str, Any]]) -> bytes:
+        """The annotations of the upstream message whose text was `text` (Responses)."""
+        return b""
+
     def citation(self, citation: dict[str, Any]) -> bytes:
         """A citation of the text being written (Anthropic `citations_delta`; others have none to write)."""
         return b""

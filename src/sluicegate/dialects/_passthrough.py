@@ -41,7 +41,8 @@ class Mark:
 
     `kind`: "block" (a server block's or item's events, start to stop), "boundary" (an upstream text block or
     message item begins; `data` says whether it carries citations), "citation" (one Anthropic citation),
-    "final" (the server items as Responses' `response.completed` lists them)."""
+    "final" (the server items as Responses' `response.completed` lists them), "annotations" (a finished
+    Responses message's text and its `url_citation`/`file_citation` annotations)."""
 
     at: int
     kind: str
@@ -205,6 +206,13 @@ class ResponsesItems:
             output = (p.get("response") or {}).get("output")
             finals = [i for i in output or [] if isinstance(i, Mapping) and is_server_item(i)]
             return [Mark(at, "final", finals)] if finals else []
+        if kind == "response.output_item.done" and (p.get("item") or {}).get("type") == "message":
+            parts = [c for c in p["item"].get("content") or [] if isinstance(c, Mapping)]
+            texts = [c for c in parts if c.get("type") == "output_text"]
+            notes = [a for c in texts for a in c.get("annotations") or [] if isinstance(a, Mapping)]
+            if len(texts) == 1 and notes and isinstance(texts[0].get("text"), str):
+                return [Mark(at, "annotations", (texts[0]["text"], notes))]
+            return []
         if kind == "response.output_item.added":
             item = p.get("item") or {}
             if item.get("type") == "message":

@@ -220,6 +220,8 @@ class Relay:
             return self.encoder.boundary(bool(mark.data))
         if mark.kind == "final":
             return self.encoder.finals(mark.data)
+        if mark.kind == "annotations":
+            return self.encoder.annotations(*mark.data)
         return self.encoder.citation(redacted_citation(mark.data, self.quotes))
 
     def _show(self, text: str) -> bytes:

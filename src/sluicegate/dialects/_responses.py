@@ -28,6 +28,7 @@ class ResponsesEncoder(Encoder):
         self._message_id = "msg_" + self.id.removeprefix("resp_")
         self._message_open = False
         self._message_text = ""  # the open message item's text
+        self._annotations: list[dict[str, Any]] = []  # the open message's, when its text is the upstream's
         self._messages = 0
         self._items: list[dict[str, Any]] = []  # finished output items, in order
 
@@ -65,6 +66,7 @@ class ResponsesEncoder(Encoder):
         if not self._message_open:
             self._message_open = True
             self._message_text = ""
+            self._annotations = []
             self._messages += 1
             if self._messages > 1:  # text after a server item: a message item of its own
                 self._message_id = f"msg_{self.id.removeprefix('resp_')}_{self._messages}"
@@ -100,7 +102,7 @@ class ResponsesEncoder(Encoder):
         self._message_open = False
         text = self._text_so_far
         index = len(self._items)
-        part = {"type": "output_text", "text": text, "annotations": []}
+        part = {"type": "output_text", "text": text, "annotations": list(self._annotations)}
         item = {"id": self._message_id, "type": "message", "role": "assistant", "status": status, "content": [part]}
         out = self._event(
             "response.output_text.done",
@@ -145,6 +147,24 @@ class ResponsesEncoder(Encoder):
         by_id = {i.get("id"): i for i in items}
         self._items = [by_id.get(i.get("id"), i) if i.get("type") != "message" else i for i in self._items]
         return b""
+
+    def annotations(self, text: str, annotations: list[dict[str, Any]]) -> bytes:
+        """The upstream message's annotations, passed only when our message shows its text unchanged: their
+        `start_index`/`end_index` point into that text (after a replacement they would point elsewhere)."""
+        if self.ended or not self._message_open or self._message_text != text or self._annotations:
+            return b""
+        out = b""
+        for n, annotation in enumerate(annotations):
+            out += self._event(
+                "response.output_text.annotation.added",
+                item_id=self._message_id,
+                output_index=len(self._items),
+                content_index=0,
+                annotation_index=n,
+                annotation=annotation,
+            )
+        self._annotations = list(annotations)
+        return out
 
     def boundary(self, citations: bool) -> bytes:
         """The upstream opened a new message item: close ours, so the next text opens a new one too."""
