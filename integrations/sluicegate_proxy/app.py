@@ -38,6 +38,7 @@ from sluicegate.call import (
     asettle_call,
 )
 from sluicegate.dialects import (
+    OPTIONS_KEY,
     ClientRequest,
     Relay,
     RequestError,
@@ -47,6 +48,7 @@ from sluicegate.dialects import (
     parse_request,
     quote_redactor,
 )
+from sluicegate.redaction import Redactor
 from sluicegate.sse import SSE_HEADERS
 
 from .config import ProxyConfig
@@ -71,6 +73,10 @@ _HOP = frozenset(
     }
 )
 _KEYS = frozenset({"authorization", "x-api-key"})
+# Each guarded stream holds one upstream connection while it lasts: no cap (httpx's default, 100, would hold
+# the 101st concurrent request until another stream ended), and enough idle ones kept to reuse under load.
+UPSTREAM_LIMITS = httpx.Limits(max_connections=None, max_keepalive_connections=256)
+_WARM_FRAME = b'data: {"choices":[{"index":0,"delta":%s,"finish_reason":null}]}\n\n'
 _OUTPUT_CAP = {"chat": "max_completion_tokens", "responses": "max_output_tokens", "anthropic": "max_tokens"}
 
 
@@ -117,12 +123,37 @@ class Proxy:
         self.client = httpx.AsyncClient(
             base_url=config.upstream_url,
             timeout=httpx.Timeout(config.timeout_seconds, connect=10.0),
+            limits=UPSTREAM_LIMITS,
             transport=transport,
         )
         self.cap = _cap(config)
         self.limits = _limits(config)
         self._rules: Any = None
         self._gate: Any = None
+        # The redactor's detectors compiled once, here: each request's stream gets a fresh Redactor over them.
+        self.redactor = Redactor.factory(**config.redactor)
+        self._warm()
+
+    def _warm(self) -> None:
+        """One answer of each pipeline through the core, sans I/O, at start-up (no metrics, no upstream): the
+        first request would otherwise import the tool-call readers and the evidence layer and load the gate's
+        data, about 250 ms before its upstream call (docs/performance.md, issue 26)."""
+        text = "The proxy is ready [S1]. "
+        upstream = (
+            _WARM_FRAME % json.dumps({"role": "assistant", "content": ""}).encode()
+            + _WARM_FRAME % json.dumps({"content": text}).encode()
+            + b'data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n'
+        )
+        for options in ({}, {"sources": [text]}):
+            body: dict[str, Any] = {"model": "warm-up", "stream": True, "messages": [{"role": "user", "content": "?"}]}
+            creq = parse_request("chat", json.dumps({**body, OPTIONS_KEY: options} if options else body))
+            self._preflight(creq)  # the refusal rules and evidence gate, when configured: built once, now
+            call = build_call(creq, redact=self.config.redact, redactor=self.redactor)
+            _retriever(creq)
+            relay = Relay(call, encoder_for(creq), "chat")
+            call.start()
+            relay.feed(upstream)
+            relay.close()
 
     # -- helpers -------------------------------------------------------------------------------------------
 
@@ -229,7 +260,7 @@ class Proxy:
                 budget=budget,
                 preflight=self._preflight(creq),
                 redact=self.config.redact,
-                redactor_options=self.config.redactor,
+                redactor=self.redactor,
             )
         except RequestError as exc:
             return self._error(dialect, exc.status, exc.code, exc.message)
@@ -244,8 +275,8 @@ class Proxy:
             len(creq.tools),
             None if creq.sources is None else len(creq.sources),
         )
-        quotes = quote_redactor(redact=self.config.redact, redactor_options=self.config.redactor)
-        relay = Relay(call, encoder_for(creq), dialect, quotes=quotes)
+        quotes = quote_redactor(redact=self.config.redact, redactor=self.redactor)  # memoized per request
+        relay = Relay(call, encoder_for(creq), dialect, reasoning=self._reasoning(), quotes=quotes)
         action = await ascreen_call(call, _retriever(creq))
         if isinstance(action, Reserve):
             action = await areserve_call(call, json.dumps(creq.upstream, ensure_ascii=False))
@@ -314,6 +345,10 @@ class Proxy:
         status, payload = relay.body()
         return JSONResponse(payload, status_code=status)
 
+    def _reasoning(self) -> Callable[[], Any] | None:
+        """The reasoning path's redactor maker when `[reasoning] show = true` (always redacted), else None."""
+        return self.redactor if self.config.show_reasoning else None
+
     async def _frames(self, relay: Relay, upstream: httpx.Response) -> AsyncIterator[bytes]:
         m = self.metrics
         call = relay.call
@@ -353,9 +388,13 @@ class Proxy:
         finally:
             reason = relay.reason or "cancelled"
             m.count(m.ends, (relay.dialect, reason))
+            reasoning = relay.reasoning
             if relay.stopped:
-                m.count(m.stops, _stop_code(call))
+                stopped_in_reasoning = reasoning is not None and reasoning.notice is not None
+                m.count(m.stops, "reasoning_unsettled_secret" if stopped_in_reasoning else _stop_code(call))
             for entity, n in _redactions(call).items():
+                m.count(m.redactions, entity, n)
+            for entity, n in (reasoning.redactions if reasoning is not None else {}).items():
                 m.count(m.redactions, entity, n)
             end = (
                 "stopped"

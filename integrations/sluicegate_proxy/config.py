@@ -16,6 +16,10 @@ max_body_bytes = 1048576           # larger bodies get 413
 redact = true                      # the redactor after the gate (with sources) or alone (without)
 preflight = false                  # refusal rules + evidence threshold on the last user message (with sources)
 
+[reasoning]
+show = false                       # true: reasoning/thinking text reaches the client, through a redactor of its
+                                   # own ([redactor] entities/allow; never the sentence gate); false: none of it
+
 [rate_limits]                      # absent: no rate limits; fail open when the store is down
 per_minute = 10                    # any of per_minute, per_hour, per_day
 per_hour = 200
@@ -90,6 +94,7 @@ class ProxyConfig:
     timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS
     redact: bool = True
     preflight: bool = False
+    show_reasoning: bool = False  # [reasoning] show
     budget: BudgetConfig | None = None
     rate_limits: RateLimitConfig | None = None
     redactor: Mapping[str, Any] = field(default_factory=dict)  # Redactor(**redactor)
@@ -124,7 +129,18 @@ def load_config(path: str | Path | None, *, upstream: str | None = None) -> Prox
 
 
 def config_from(data: Mapping[str, Any], *, upstream: str | None = None) -> ProxyConfig:
-    known = {"upstream", "auth", "limits", "pipeline", "budget", "rate_limits", "redactor", "refusal", "evidence"}
+    known = {
+        "upstream",
+        "auth",
+        "limits",
+        "pipeline",
+        "reasoning",
+        "budget",
+        "rate_limits",
+        "redactor",
+        "refusal",
+        "evidence",
+    }
     unknown = set(data) - known
     if unknown:
         raise ConfigError(f"unknown section(s): {', '.join(sorted(unknown))}")
@@ -146,6 +162,7 @@ def config_from(data: Mapping[str, Any], *, upstream: str | None = None) -> Prox
         timeout_seconds=float(up.get("timeout_seconds", DEFAULT_TIMEOUT_SECONDS)),
         redact=bool(pipeline.get("redact", True)),
         preflight=bool(pipeline.get("preflight", False)),
+        show_reasoning=_show_reasoning(_table(data, "reasoning")),
         budget=_budget(data.get("budget")),
         rate_limits=_rate_limits(data.get("rate_limits")),
         redactor=_redactor(_table(data, "redactor")),
@@ -235,6 +252,14 @@ def _built(name: str, make: Any, options: Mapping[str, Any]) -> None:
         make(**options)
     except (TypeError, ValueError) as exc:  # PatternError is a ValueError
         raise ConfigError(f"[{name}] {exc}") from None
+
+
+def _show_reasoning(table: Mapping[str, Any]) -> bool:
+    _keys(table, "reasoning", {"show"})
+    show = table.get("show", False)
+    if not isinstance(show, bool):
+        raise ConfigError("[reasoning] show must be true or false")
+    return show
 
 
 def _redactor(table: Mapping[str, Any]) -> Mapping[str, Any]:

@@ -1,26 +1,34 @@
 """What a guarding proxy adds to a paced stream, beside a bare passthrough and LiteLLM's proxy (issue 26).
 
     python tests/benchmarks/proxy.py             # every target, levels 25/50/100/200, 3 repeats at 100
-    python tests/benchmarks/proxy.py --quick     # levels 25/100, 1 repeat, conform --quick
+    python tests/benchmarks/proxy.py --quick     # levels 25/100, 1 repeat, 1 judged stream a client, conform --quick
     python tests/benchmarks/proxy.py --no-litellm
 
-The upstream is sluicegate's scripted upstream (sluicegate.cli._upstream) in this process: 64 text deltas 20 ms
-apart (the onthebench.ai stream lane's pacing), Chat Completions. It records when it wrote each delta, on the
-same clock as the client, so each frame the client gets is timed against the upstream write that made it
-possible: for a frame showing text up to character p, the trigger is the latest write at or before its arrival
-among those that had sent character p. Added latency = arrival − trigger write (minus the same on the direct
-path); the *hold* = characters the upstream had sent at the trigger and the client was not shown yet (what the
-filter keeps back: a word for the redactor, a sentence for the gate, all of it for a buffering guardrail).
-Latencies above one pacing interval are under-counted (a later write precedes the arrival): at that point a
-target is far past the 10 ms target anyway. Added time to first byte = first text frame − request start.
+Three kinds of process, none sharing a GIL with another: the upstream (sluicegate's scripted upstream,
+`--serve-upstream`: 64 Chat Completions text deltas 20 ms apart, the onthebench.ai stream lane's pacing), each
+target, and this process, the client (raw asyncio HTTP/1.1, one connection a stream). The upstream records
+when each request reached it and when it wrote each delta, on `time.monotonic()` (one clock for every process
+of the machine), and hands the times over at `GET /bench/writes`. Each frame the client gets is timed against
+the upstream write that made it possible: for a frame showing text up to character p, the trigger is the
+latest write at or before its arrival among those that had sent character p. Added latency = arrival −
+trigger write (minus the same on the direct path); the *hold* = characters the upstream had sent at the
+trigger and the client was not shown yet (what the filter keeps back: a word for the redactor, a sentence for
+the gate, all of it for a buffering guardrail). Latencies above one pacing interval are under-counted (a later
+write precedes the arrival): at that point a target is far past the 10 ms target anyway.
 
-Targets, each its own process (one core), the client a raw asyncio HTTP/1.1 reader (one connection a stream):
-(a) the upstream directly; (b) a bare httpx→Starlette passthrough (tests/conform/targets.py); (c) `sluicegate
-proxy` redaction-only; (d) the same proxy with `sluicegate.sources` (gate + redaction); (e) `litellm` proxy
-with its Presidio guardrail (`apply_to_output`) at its defaults and with `streaming_buffer_until_moderated:
-false`, its Presidio analyzer/anonymizer served from the bench venv (presidio_service.py, blank spaCy).
-Streams per core: the most concurrent streams (of the levels tried) at which p99 added inter-frame latency
-stays ≤ 10 ms. Leaks: `sluicegate conform` against each target (chat dialect).
+Load: at level N, N clients, their first requests spread evenly over one stream's length (1.28 s), each
+running streams back to back; only the streams between a client's first and last are judged, so each judged
+stream starts and runs with N in flight (`load`). Added time to first byte, per stream: its first text frame
+− its request, minus the direct path's median at the same level. Added request path: request → the upstream
+has it, the same way.
+
+Targets, each its own process (one core): (a) the upstream directly; (b) a bare httpx→Starlette passthrough
+(tests/conform/targets.py); (c) `sluicegate proxy` redaction-only; (d) the same proxy with
+`sluicegate.sources` (gate + redaction); (e) `litellm` proxy with its Presidio guardrail (`apply_to_output`)
+at its defaults and with `streaming_buffer_until_moderated: false`, its Presidio analyzer/anonymizer served
+from the bench venv (presidio_service.py, blank spaCy). Streams per core: the most concurrent streams (of the
+levels tried) at which p99 added inter-frame latency stays ≤ 10 ms. Leaks: `sluicegate conform` against each
+target (chat dialect).
 """
 
 from __future__ import annotations
@@ -34,8 +42,8 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
+import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -45,7 +53,7 @@ ROOT = HERE.parent.parent
 for _sub in ("integrations", "src", ""):
     sys.path.insert(0, str(ROOT / _sub) if _sub else str(ROOT))
 
-from sluicegate.cli._upstream import Pace, Script, UpstreamApp  # noqa: E402
+from sluicegate.cli._upstream import _KEY_MARK, Pace, Script, UpstreamApp  # noqa: E402
 
 INTERVAL = 0.020
 # LiteLLM's proxy refuses to start without a strong master key; every target gets it as the client's key.
@@ -93,38 +101,95 @@ def wait_port(port: int, timeout: float = 60.0) -> None:
             time.sleep(0.05)
 
 
-# -- the upstream, in this process ---------------------------------------------------------------------------
+# -- the upstream, a process of its own ----------------------------------------------------------------------
+
+
+class BenchUpstream:
+    """The scripted upstream as the upstream process serves it: every `[replay:KEY]` gets the bench script, and
+    `GET /bench/writes` hands the bench (and forgets) the streams served so far: `{key: [request arrival, write
+    times...]}`."""
+
+    def __init__(self, interval: float = INTERVAL) -> None:
+        self.script = Script(DELTAS)
+        self.app = UpstreamApp(Pace(interval=interval))
+        self.app.add("bench", self.script)
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["path"] == "/bench/writes":
+            done = [ex for ex in self.app.exchanges if ex.done.is_set()]
+            self.app.exchanges[:] = [ex for ex in self.app.exchanges if not ex.done.is_set()]
+            body = json.dumps({ex.key or "": [ex.started, *ex.sent] for ex in done if ex.stream}).encode()
+            headers = [(b"content-type", b"application/json")]
+            await send({"type": "http.response.start", "status": 200, "headers": headers})
+            await send({"type": "http.response.body", "body": body})
+            return
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        first = await receive()
+        body = first.get("body", b"")
+        while first.get("more_body"):  # the whole body, then the inner app reads it as one message
+            first = await receive()
+            body += first.get("body", b"")
+        mark = _KEY_MARK.search(body)
+        if mark is not None:
+            self.app.entries.setdefault(mark.group(1).decode(), self.script)
+        given = False
+
+        async def replay() -> Any:
+            nonlocal given
+            if not given:
+                given = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
 
 
 class Upstream:
-    def __init__(self) -> None:
-        import uvicorn
+    """The upstream in its own process (`--serve-upstream`): the client's event loop and the upstream's do not
+    share a GIL. Its write times are `time.monotonic()`, one clock for every process of the machine (Linux
+    `CLOCK_MONOTONIC`), so they compare with the client's arrivals."""
 
-        self.app = UpstreamApp(Pace(interval=INTERVAL))
-        self.app.add("bench", Script(DELTAS))
+    def __init__(self) -> None:
         self.port = free_port()
-        config = uvicorn.Config(
-            self.app, host="127.0.0.1", port=self.port, log_level="warning", lifespan="off", access_log=False
-        )
-        config.backlog = 4096
-        self.server = uvicorn.Server(config)
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> str:
-        self.thread.start()
+        argv = [sys.executable, str(HERE / "proxy.py"), "--serve-upstream", "--port", str(self.port)]
+        self.proc = subprocess.Popen(argv, env=_env(), cwd=ROOT)
         wait_port(self.port)
         return f"http://127.0.0.1:{self.port}"
 
     def prepare(self, keys: list[str]) -> None:
-        for k in keys:
-            self.app.entries.setdefault(k, self.app.entries["bench"])
+        """Nothing to do: the upstream process gives every `[replay:KEY]` the script (kept for callers)."""
 
     def writes(self) -> dict[str, list[float]]:
-        return {ex.key or "": ex.sent for ex in self.app.exchanges if ex.stream}
+        """{key: [when the request reached the upstream, then when each write went out]}."""
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/bench/writes", timeout=60) as r:
+            got: dict[str, list[float]] = json.loads(r.read())
+        return got
 
     def stop(self) -> None:
-        self.server.should_exit = True
-        self.thread.join(timeout=10)
+        if self.proc is not None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+
+
+def serve_upstream(port: int) -> None:
+    import uvicorn
+
+    config = uvicorn.Config(
+        BenchUpstream(), host="127.0.0.1", port=port, log_level="warning", lifespan="off", access_log=False
+    )
+    config.backlog = 4096
+    uvicorn.Server(config).run()
+
+
+def _env() -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT / "integrations"), str(ROOT)])}
 
 
 # -- the client ----------------------------------------------------------------------------------------------
@@ -204,16 +269,20 @@ class Run:
     latency: list[float]
     hold: list[int]
     errors: int
+    request: list[float] = field(default_factory=list)  # request sent -> the upstream has it, per stream
+    cpu: float = float("nan")  # CPU seconds of the target's process per stream served (`measure`)
 
 
 def judge(streams: list[Stream], writes: dict[str, list[float]]) -> Run:
-    ttfb, latency, hold, errors = [], [], [], 0
+    ttfb, latency, hold, errors, request = [], [], [], 0, []
     for s in streams:
-        sent = writes.get(s.key)
-        if s.error or not s.frames or not sent:
+        got = writes.get(s.key)
+        if s.error or not s.frames or not got or len(got) < 2:
             errors += 1
             continue
+        started, sent = got[0], got[1:]
         ttfb.append(s.frames[0][0] - s.t0)
+        request.append(started - s.t0)
         # write w carries delta w (write 0 is the role chunk); after the last delta every write carries all.
         cum_at = [CUM[min(w, len(DELTAS))] for w in range(len(sent))]
         for arrival, shown in s.frames:
@@ -224,12 +293,35 @@ def judge(streams: list[Stream], writes: dict[str, list[float]]) -> Run:
                     trigger = w
             latency.append(arrival - sent[trigger])
             hold.append(cum_at[trigger] - shown)
-    return Run(ttfb, latency, hold, errors)
+    return Run(ttfb, latency, hold, errors, request)
 
 
-async def load(port: int, upstream: Upstream, n: int, extra: dict[str, Any], tag: str) -> Run:
+# A stream's length on the direct path (64 writes 20 ms apart): arrivals are spread over it (`load`).
+STREAM_SECONDS = len(DELTAS) * INTERVAL
+
+
+async def load(port: int, upstream: Upstream, n: int, extra: dict[str, Any], tag: str, measured: int = 1) -> Run:
+    """`n` streams in flight in steady state, their starts spread evenly over one stream's length: `n` clients,
+    client i starting at i × STREAM_SECONDS / n, each running its streams back to back (a new connection each).
+    A client's first stream runs while the others are still arriving and its last while they leave: only the
+    `measured` ones between are judged, so each judged stream starts and runs with `n` in flight (on the
+    direct path; a target that makes streams longer keeps `n` in flight too). Not all at once: 100 requests in
+    the same millisecond would time a thundering herd, not the latency added at 100 concurrent streams."""
+    stride = STREAM_SECONDS / n
+
+    async def client(i: int) -> list[Stream]:
+        await asyncio.sleep(i * stride)
+        got = [await one_stream(port, f"bench/{tag}/{i}/{r}", extra) for r in range(measured + 2)]
+        return got[1:-1]
+
+    streams = [s for group in await asyncio.gather(*(client(i) for i in range(n))) for s in group]
+    await asyncio.sleep(0.05)
+    return judge(streams, upstream.writes())
+
+
+async def burst(port: int, upstream: Upstream, n: int, extra: dict[str, Any], tag: str) -> Run:
+    """`n` streams started together (the warm-up)."""
     keys = [f"bench/{tag}/{i}" for i in range(n)]
-    upstream.prepare(keys)
     streams = await asyncio.gather(*(one_stream(port, k, extra) for k in keys))
     await asyncio.sleep(0.05)
     return judge(list(streams), upstream.writes())
@@ -332,19 +424,45 @@ def serve_passthrough(upstream: str, port: int) -> None:
     uvicorn.run(passthrough_app(upstream + "/v1"), host="127.0.0.1", port=port, log_level="warning", access_log=False)
 
 
-def measure(t: Target, upstream: Upstream, levels: list[int], repeats: int) -> dict[str, Any]:
+def measure(t: Target, upstream: Upstream, levels: list[int], repeats: int, measured: int) -> dict[str, Any]:
     port = t.port or upstream.port
     result: dict[str, Any] = {"levels": {}}
-    asyncio.run(load(port, upstream, 5, t.extra, f"{t.port}-warm"))  # warm-up: imports, first connections
+    asyncio.run(burst(port, upstream, 5, t.extra, f"{t.port}-warm"))  # warm-up: imports, first connections
     for level in levels:
         runs = []
         for r in range(repeats if level == 100 else 1):
-            runs.append(asyncio.run(load(port, upstream, level, t.extra, f"{t.port}-{level}-{r}")))
+            pid = t.proc.pid if t.proc is not None else upstream.proc.pid if upstream.proc is not None else 0
+            cpu0 = cpu_seconds(pid)
+            run = asyncio.run(load(port, upstream, level, t.extra, f"{t.port}-{level}-{r}", measured))
+            run.cpu = (cpu_seconds(pid) - cpu0) / (level * (measured + 2))
+            runs.append(run)
+            print(
+                f"  {level} streams: first text p50 {_quantile(run.ttfb, 0.5) * 1000:.1f} ms, request reached the "
+                f"upstream p50 {_quantile(run.request, 0.5) * 1000:.1f} ms, inter-frame p99 "
+                f"{_quantile(run.latency, 0.99) * 1000:.1f} ms, {run.cpu * 1000:.1f} CPU ms a stream, {run.errors} "
+                f"errors (load {os.getloadavg()[0]:.1f})",
+                file=sys.stderr,
+                flush=True,
+            )
         result["levels"][level] = runs
     return result
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far (Linux /proc; nan elsewhere). The machine's other jobs change
+    it far less than wall-clock latency: what a stream costs the target, whatever else runs."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return float("nan")
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def summarize(res: dict[str, Any], base: dict[str, Any] | None) -> dict[str, Any]:
+    """Quantiles at 100 streams (or the highest level), medians over repeats. Added first text is per stream:
+    each stream's time to first text minus the direct path's median at the same level in the same run; the
+    inter-frame columns are the target's quantile minus the direct path's."""
+
     def stat(level: int, pick: str, q: float) -> float:
         return statistics.median(_quantile(getattr(run, pick), q) for run in res["levels"][level])
 
@@ -353,11 +471,20 @@ def summarize(res: dict[str, Any], base: dict[str, Any] | None) -> dict[str, Any
     for name, pick, q in (("ttfb50", "ttfb", 0.5), ("ttfb99", "ttfb", 0.99), ("lat50", "latency", 0.5)):
         out[name] = stat(at, pick, q)
     out["lat99"] = stat(at, "latency", 0.99)
+    out["ttfb_all"] = {lv: [x for run in runs for x in run.ttfb] for lv, runs in res["levels"].items()}
+    out["req50"] = stat(at, "request", 0.5)
+    out["cpu"] = statistics.median(run.cpu for run in res["levels"][at])
     out["hold50"] = statistics.median(_quantile([float(h) for h in run.hold], 0.5) for run in res["levels"][at])
     out["holdmax"] = max((max(run.hold) if run.hold else 0) for run in res["levels"][at])
     out["errors"] = sum(run.errors for runs in res["levels"].values() for run in runs)
     if base is not None:
-        for k in ("ttfb50", "ttfb99", "lat50", "lat99"):
+        direct = statistics.median(base["ttfb_all"][at]) if base["ttfb_all"].get(at) else 0.0
+        added = []
+        for run in res["levels"][at]:
+            added.append([x - direct for x in run.ttfb])
+        out["added_ttfb50"] = statistics.median(_quantile(a, 0.5) for a in added)
+        out["added_ttfb99"] = statistics.median(_quantile(a, 0.99) for a in added)
+        for k in ("lat50", "lat99", "req50"):
             out["added_" + k] = out[k] - base[k]
     sustained = 0
     for level in sorted(res["levels"]):
@@ -429,16 +556,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--levels", help="comma-separated concurrency levels (default 25,50,100,200)")
     parser.add_argument("--only", help="run only targets whose name contains this (the upstream row always runs)")
     parser.add_argument("--venv", default=str(ROOT / ".venv-bench"), help="the bench venv (Presidio)")
+    parser.add_argument(
+        "--measured", type=int, help="judged streams per client and level (default 2; --quick 1), see `load`"
+    )
     parser.add_argument("--serve-passthrough", metavar="UPSTREAM", help=argparse.SUPPRESS)
+    parser.add_argument("--serve-upstream", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.serve_passthrough:
         serve_passthrough(args.serve_passthrough, args.port)
         return 0
+    if args.serve_upstream:
+        serve_upstream(args.port)
+        return 0
     levels = [25, 100] if args.quick else [25, 50, 100, 200]
     if args.levels:
         levels = [int(x) for x in args.levels.split(",")]
     repeats = 1 if args.quick else 3
+    measured = args.measured or (1 if args.quick else 2)
     upstream = Upstream()
     args.upstream_url = upstream.start()
     rows: list[tuple[Target, dict[str, Any], str]] = []
@@ -459,7 +594,7 @@ def main(argv: list[str] | None = None) -> int:
                 if t.name == "presidio service":
                     continue
                 print(f"measuring {t.name} ...", file=sys.stderr, flush=True)
-                summary = summarize(measure(t, upstream, levels, repeats), base)
+                summary = summarize(measure(t, upstream, levels, repeats, measured), base)
                 base = base or summary
                 leaks = "" if args.no_conform else run_conform(t, tmp, args)
                 rows.append((t, summary, leaks))
@@ -467,36 +602,39 @@ def main(argv: list[str] | None = None) -> int:
             for t in all_targets:
                 t.stop()
             upstream.stop()
-    print_table(rows, levels, repeats)
+    print_table(rows, levels, repeats, measured)
     return 0
 
 
-def print_table(rows: list[tuple[Target, dict[str, Any], str]], levels: list[int], repeats: int) -> None:
+def print_table(rows: list[tuple[Target, dict[str, Any], str]], levels: list[int], repeats: int, measured: int) -> None:
     ms = 1000.0
     at = 100 if 100 in levels else max(levels)  # the level the latency columns are read at (summarize)
-    print(f"\nPaced upstream: {len(DELTAS)} deltas, {INTERVAL * ms:.0f} ms apart; {at} concurrent streams, median of")
+    print(f"\nPaced upstream: {len(DELTAS)} deltas, {INTERVAL * ms:.0f} ms apart; {at} concurrent streams in flight")
     print(
-        f"{repeats} repeats; levels tried for streams/core: {levels}. "
-        f"Python {sys.version.split()[0]}, {os.cpu_count()} cores.\n"
+        f"(arrivals spread over {STREAM_SECONDS:.2f} s, {measured} judged stream(s) per client), median of "
+        f"{repeats} repeats; levels tried for streams/core: {levels}. Python {sys.version.split()[0]}, "
+        f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the end.\n"
     )
     print(
         "| target | added TTFB p50 / p99 (ms) | added inter-frame p50 / p99 (ms) | hold p50 / max (chars) "
-        "| streams/core at p99 ≤ 10 ms | errors | conform leaks |"
+        "| streams/core at p99 ≤ 10 ms | added request path p50 (ms) | CPU ms / stream | errors | conform leaks |"
     )
-    print("|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|")
     for t, s, leaks in rows:
         if "added_ttfb50" in s:
             ttfb = f"{s['added_ttfb50'] * ms:.1f} / {s['added_ttfb99'] * ms:.1f}"
             lat = f"{s['added_lat50'] * ms:.2f} / {s['added_lat99'] * ms:.2f}"
+            req = f"{s['added_req50'] * ms:.1f}"
         else:
             ttfb = f"({s['ttfb50'] * ms:.1f} / {s['ttfb99'] * ms:.1f} absolute)"
             lat = f"({s['lat50'] * ms:.2f} / {s['lat99'] * ms:.2f} absolute)"
+            req = f"({s['req50'] * ms:.1f} absolute)"
         sustained = (
             f"≥ {s['sustained']}" if s["sustained"] == max(levels) else str(s["sustained"] or f"< {min(levels)}")
         )
         print(
             f"| {t.name} | {ttfb} | {lat} | {s['hold50']:.0f} / {s['holdmax']} | {sustained} "
-            f"| {s['errors']} | {leaks} |"
+            f"| {req} | {s['cpu'] * ms:.1f} | {s['errors']} | {leaks} |"
         )
 
 

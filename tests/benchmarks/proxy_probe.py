@@ -150,13 +150,15 @@ def relay_cpu(pieces: list[bytes], runs: int = 200) -> tuple[float, float]:
     request to parse the body and build the call (the request path before the upstream is asked)."""
     from sluicegate.call import Reserve, areserve_call, ascreen_call
     from sluicegate.dialects import Relay, build_call, encoder_for, parse_request
+    from sluicegate.redaction import Redactor
 
+    redactor = Redactor.factory()  # as the app does, once at start-up
     raw = json.dumps({"model": "bench", "stream": True, "messages": [{"role": "user", "content": QUESTION}]})
 
     async def one() -> tuple[float, float]:
         c0 = time.process_time()
         creq = parse_request("chat", raw.encode())
-        call = build_call(creq, budget=None, preflight=None, redact=True, redactor_options={})
+        call = build_call(creq, budget=None, preflight=None, redact=True, redactor=redactor)
         relay = Relay(call, encoder_for(creq), "chat")
         action = await ascreen_call(call, lambda q: [])
         if isinstance(action, Reserve):

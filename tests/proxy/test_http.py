@@ -3,6 +3,7 @@ the auth rules (passthrough, or client keys when the proxy holds the upstream ke
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable
 from contextlib import AbstractContextManager
@@ -143,6 +144,49 @@ def test_healthz_and_metrics(proxy_url: str, upstream: Upstream) -> None:
     assert 'sluicegate_proxy_redactions_total{entity="OPENAI_KEY"}' in text
     assert "sluicegate_proxy_added_latency_seconds_bucket" in text
     assert streams.SECRET not in text
+
+
+def test_start_up_warm_up_is_not_counted(make_proxy: Any, upstream: Upstream) -> None:
+    """The proxy runs one answer of each pipeline through the core at start-up (so that the first request does
+    not pay for imports): it asks no upstream and shows in no counter."""
+    before = len(upstream.seen)
+    with make_proxy({}) as url:
+        text = httpx.get(url + "/metrics", timeout=5).text
+    samples = [line for line in text.splitlines() if line and not line.startswith("#")]
+    assert samples and all(line.startswith("sluicegate_proxy_") for line in samples)
+    assert not [line for line in samples if float(line.rsplit(" ", 1)[1]) != 0]
+    assert not [line for line in samples if "_total{" in line]
+    assert len(upstream.seen) == before
+
+
+def test_more_streams_than_httpx_pools_by_default_all_reach_the_upstream(proxy_url: str, upstream: Upstream) -> None:
+    """Each guarded stream holds an upstream connection while it lasts: 110 at once all reach the upstream at
+    once (httpx's default pool, 100 connections, would hold the 101st request until another stream ended)."""
+    upstream.play(events_of(streams.chat(streams.pieces("Held open."))), interval=2.0)
+    before = len(upstream.seen)
+    body = streams.request_body("chat")
+
+    async def run() -> None:
+        limits = httpx.Limits(max_connections=200, max_keepalive_connections=0)
+        async with httpx.AsyncClient(timeout=30, limits=limits) as client:
+
+            async def one() -> None:
+                async with client.stream("POST", proxy_url + PATHS["chat"], json=body) as r:
+                    assert r.status_code == 200
+                    await asyncio.sleep(30)  # held open (cancelled once all have reached the upstream)
+
+            tasks = [asyncio.ensure_future(one()) for _ in range(110)]
+            try:
+                await asyncio.to_thread(upstream.wait_started, before + 110, 10.0)  # the streams' first write: 2 s
+            finally:
+                for t in tasks:
+                    t.cancel()
+                await asyncio.gather(*tasks, return_exceptions=True)
+
+    asyncio.run(run())
+    assert len(upstream.seen) - before == 110
+    spread = max(s.started for s in upstream.seen[before:]) - min(s.started for s in upstream.seen[before:])
+    assert spread < 2.0
 
 
 def test_logs_carry_no_text(proxy_url: str, upstream: Upstream, caplog: pytest.LogCaptureFixture) -> None:

@@ -17,6 +17,7 @@ from ._anthropic import AnthropicEncoder
 from ._base import Answer, Billed, Encoder, End
 from ._chat import ChatEncoder
 from ._passthrough import quote_redactor
+from ._reasoning import UNSIGNED_THINKING
 from ._relay import Relay, build_call, encoder_for, error_body, text_filter
 from ._request import DIALECTS, OPTIONS_KEY, ClientRequest, RequestError, parse_request
 from ._responses import ResponsesEncoder, output_text
@@ -24,6 +25,7 @@ from ._responses import ResponsesEncoder, output_text
 __all__ = [
     "DIALECTS",
     "OPTIONS_KEY",
+    "UNSIGNED_THINKING",
     "AnthropicEncoder",
     "Answer",
     "Billed",

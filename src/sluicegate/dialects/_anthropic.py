@@ -14,7 +14,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ._base import Billed, Encoder, End, named
+from ._base import Billed, Encoder, End, Thought, named
+from ._reasoning import UNSIGNED_THINKING
 
 _STOP = {
     End.COMPLETE: "end_turn",
@@ -37,6 +38,7 @@ class AnthropicEncoder(Encoder):
         self._blocks = 0
         self._content: list[dict[str, Any]] = []  # every block written, in order (the non-streaming body)
         self._cite_next = False  # the next text block carries citations (its upstream block did)
+        self._thinking: dict[str, int] = {}  # reasoning part -> its block index (= its entry in `_content`)
 
     def _prefix(self) -> str:
         return "msg_sg"
@@ -53,12 +55,6 @@ class AnthropicEncoder(Encoder):
             "usage": {"input_tokens": self.input_tokens, "output_tokens": 0},
         }
         return named("message_start", {"type": "message_start", "message": message})
-
-    def _close_block(self) -> bytes:
-        if self._index < 0:
-            return b""
-        index, self._index = self._index, -1
-        return named("content_block_stop", {"type": "content_block_stop", "index": index})
 
     def _open(self, block: dict[str, Any]) -> bytes:
         self._index = self._blocks
@@ -92,6 +88,50 @@ class AnthropicEncoder(Encoder):
         delta = {"type": "input_json_delta", "partial_json": arguments}
         out += named("content_block_delta", {"type": "content_block_delta", "index": self._index, "delta": delta})
         return out + self._close_block()
+
+    # Reasoning: one `thinking` block per upstream thinking block, `thinking_delta`s of the redacted text, the
+    # signature (or UNSIGNED_THINKING, see _reasoning.py) as the `signature_delta` just before the block's stop.
+
+    def _think_open(self, thought: Thought) -> bytes:
+        out = self._close_block() + self._open({"type": "thinking", "thinking": "", "signature": ""})
+        self._thinking[thought.key] = self._index
+        return out
+
+    def _think(self, thought: Thought, delta: str) -> bytes:
+        index = self._thinking.get(thought.key)
+        if index is None or index != self._index:
+            return b""  # its block was closed by an answer block: never reopened
+        self._content[index]["thinking"] += delta
+        delta_body = {"type": "thinking_delta", "thinking": delta}
+        return named("content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta_body})
+
+    def _think_done(self, thought: Thought, complete: bool) -> bytes:
+        index = self._thinking.get(thought.key)
+        if index is None or index != self._index:
+            return b""
+        out = b""
+        if thought.signature:
+            self._content[index]["signature"] = thought.signature
+            delta = {"type": "signature_delta", "signature": thought.signature}
+            out += named("content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta})
+        return out + self._close_block()
+
+    def _think_opaque(self, block: dict[str, Any]) -> bytes:
+        return self._close_block() + self._open(block) + self._close_block()
+
+    def _close_block(self) -> bytes:
+        if self._index < 0:
+            return b""
+        out = b""
+        for key, index in self._thinking.items():  # a thinking block cut by the answer (a stop): never signed
+            thought = self.answer.thoughts.get(key)
+            if index == self._index and thought is not None and not thought.done:
+                thought.done, thought.signature = True, UNSIGNED_THINKING
+                self._content[index]["signature"] = UNSIGNED_THINKING
+                delta = {"type": "signature_delta", "signature": UNSIGNED_THINKING}
+                out += named("content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta})
+        index, self._index = self._index, -1
+        return out + named("content_block_stop", {"type": "content_block_stop", "index": index})
 
     def _finish(self, end: End, usage: Billed) -> bytes:
         delta = {

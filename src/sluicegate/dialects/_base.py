@@ -44,11 +44,31 @@ class Answer:
     end: End | None = None
     usage: Billed | None = None
     error: tuple[str, str] | None = None  # (code, message)
+    thoughts: dict[str, Thought] = field(default_factory=dict)  # shown reasoning parts, in order (redacted)
+
+
+@dataclass
+class Thought:
+    """One reasoning part as shown (`dialects/_reasoning.py`): already redacted. `signature` is what the
+    client gets for it (Anthropic); `item` the Responses reasoning item it belongs to."""
+
+    key: str
+    kind: str
+    item: str = ""
+    text: str = ""
+    signature: str | None = None
+    done: bool = False
+
+
+# `json.dumps(payload, ensure_ascii=False, separators=(",", ":"))` without making a new encoder every frame.
+compact_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+# A str as compact JSON writes it (ensure_ascii=False): the C function `json.dumps` uses for it.
+json_string = json.encoder.encode_basestring
 
 
 def data_line(payload: dict[str, Any] | str) -> bytes:
     """An unnamed SSE frame (`data: ...`), as OpenAI Chat Completions sends every chunk."""
-    body = payload if isinstance(payload, str) else json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+    body = payload if isinstance(payload, str) else compact_json(payload)
     if "\n" in body or "\r" in body:  # compact JSON never has one; a str payload is the [DONE] sentinel
         raise ValueError("a data line must be one line")
     return f"data: {body}\n\n".encode()
@@ -144,6 +164,63 @@ class Encoder:
     def body(self) -> dict[str, Any]:
         """The non-streaming response body for what was written (an error answer: see `error_body`)."""
         raise NotImplementedError
+
+    # Reasoning frames (written only when the operator shows reasoning; the text is already redacted).
+
+    def think_item(self, item: str) -> bytes:
+        """A Responses reasoning item opens (the other dialects have no items: b"")."""
+        return b"" if self.ended else self.start() + self._think_item(item)
+
+    def think_open(self, key: str, kind: str, item: str = "") -> bytes:
+        if self.ended or key in self.answer.thoughts:
+            return b""
+        thought = self.answer.thoughts[key] = Thought(key, kind, item)
+        return self.start() + self._think_open(thought)
+
+    def think(self, key: str, delta: str) -> bytes:
+        thought = self.answer.thoughts.get(key)
+        if not delta or self.ended or thought is None or thought.done:
+            return b""
+        thought.text += delta
+        return self._think(thought, delta)
+
+    def thought(self, key: str) -> str:
+        """The reasoning text shown so far for part `key`."""
+        thought = self.answer.thoughts.get(key)
+        return "" if thought is None else thought.text
+
+    def think_done(self, key: str, *, signature: str | None = None, complete: bool = True) -> bytes:
+        thought = self.answer.thoughts.get(key)
+        if self.ended or thought is None or thought.done:
+            return b""
+        thought.done = True
+        thought.signature = signature
+        return self._think_done(thought, complete)
+
+    def think_item_done(self, item: str, extra: dict[str, Any], *, complete: bool = True) -> bytes:
+        return b"" if self.ended else self._think_item_done(item, extra, complete)
+
+    def think_opaque(self, block: dict[str, Any]) -> bytes:
+        """A provider-encrypted reasoning block (Anthropic `redacted_thinking`), passed on as it came."""
+        return b"" if self.ended else self.start() + self._think_opaque(block)
+
+    def _think_item(self, item: str) -> bytes:
+        return b""
+
+    def _think_open(self, thought: Thought) -> bytes:
+        return b""
+
+    def _think(self, thought: Thought, delta: str) -> bytes:
+        raise NotImplementedError
+
+    def _think_done(self, thought: Thought, complete: bool) -> bytes:
+        return b""
+
+    def _think_item_done(self, item: str, extra: dict[str, Any], complete: bool) -> bytes:
+        return b""
+
+    def _think_opaque(self, block: dict[str, Any]) -> bytes:
+        return b""
 
     def _start(self) -> bytes:
         raise NotImplementedError

@@ -10,7 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._base import Billed, Encoder, End, data_line
+from ._base import Billed, Encoder, End, Thought, data_line, json_string
+
+# The content of the model frame `_text` cuts in two, at its last occurrence (only fixed fields follow it).
+_SLOT = "\x00"
+_SLOT_JSON = json_string(_SLOT).encode()
 
 _FINISH = {
     End.COMPLETE: "stop",
@@ -54,12 +58,24 @@ class ChatEncoder(Encoder):
         return data_line(self._chunk({"role": "assistant", "content": ""}))
 
     def _text(self, delta: str) -> bytes:
-        return data_line(self._chunk({"content": delta}))
+        # Every text frame of an answer is the same chunk but for its content: the bytes around it are made once
+        # (from `_chunk` itself, so they are what `data_line` writes), and each frame costs one string escape.
+        around = self._around
+        if around is None:
+            head, _, tail = data_line(self._chunk({"content": _SLOT})).rpartition(_SLOT_JSON)
+            around = self._around = (head, tail)
+        return around[0] + json_string(delta).encode() + around[1]
+
+    _around: tuple[bytes, bytes] | None = None
 
     def _tool_call(self, call_id: str, name: str, arguments: str) -> bytes:
         index = len(self.answer.calls) - 1
         call = {"index": index, "id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
         return data_line(self._chunk({"tool_calls": [call]}))
+
+    def _think(self, thought: Thought, delta: str) -> bytes:
+        """Reasoning in the field the upstream used (`reasoning_content`, vLLM/DeepSeek; or `reasoning`)."""
+        return data_line(self._chunk({thought.kind: delta}))
 
     def _finish(self, end: End, usage: Billed) -> bytes:
         out = data_line(self._chunk({}, _FINISH[end]))
@@ -73,6 +89,8 @@ class ChatEncoder(Encoder):
     def body(self) -> dict[str, Any]:
         a = self.answer
         message: dict[str, Any] = {"role": "assistant", "content": a.text or None, "refusal": None}
+        for thought in a.thoughts.values():  # the field the upstream used, as the stream sent it
+            message[thought.kind] = message.get(thought.kind, "") + thought.text
         if a.calls:
             message["tool_calls"] = [
                 {"id": cid, "type": "function", "function": {"name": name, "arguments": args}}

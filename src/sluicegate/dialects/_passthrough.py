@@ -42,7 +42,8 @@ class Mark:
     `kind`: "block" (a server block's or item's events, start to stop), "boundary" (an upstream text block or
     message item begins; `data` says whether it carries citations), "citation" (one Anthropic citation),
     "final" (the server items as Responses' `response.completed` lists them), "annotations" (a finished
-    Responses message's text and its `url_citation`/`file_citation` annotations)."""
+    Responses message's text and its `url_citation`/`file_citation` annotations), "reasoning" (reasoning ops the
+    relay shows, `_reasoning.Op`s, held behind the marks before them)."""
 
     at: int
     kind: str
@@ -269,23 +270,33 @@ def anthropic_block(events: list[dict[str, Any]]) -> dict[str, Any]:
     return block
 
 
-def quote_redactor(*, redact: bool = True, redactor_options: Mapping[str, Any] | None = None) -> Callable[[str], str]:
+def quote_redactor(
+    *,
+    redact: bool = True,
+    redactor_options: Mapping[str, Any] | None = None,
+    redactor: Callable[[], StreamFilter] | None = None,
+) -> Callable[[str], str]:
     """What a citation's quoted text becomes before the client sees it: the whole string through a fresh
-    `Redactor` with the operator's options (`redact=False`: unchanged, as the answer's text)."""
+    `Redactor` with the operator's options (`redact=False`: unchanged, as the answer's text). `redactor`: a
+    maker of fresh redactors (`Redactor.factory(...)`, the detectors compiled once per server) in place of
+    `redactor_options`."""
     if not redact:
         return lambda text: text
     options = dict(redactor_options or {})
     seen: dict[str, str] = {}  # the same passage is often cited twice; a redactor costs about 0.2 ms to build
 
     def run(text: str) -> str:
-        from ..redaction import Redactor
-
         if not text or text in seen:
             return seen.get(text, text)
-        redactor = Redactor(**options)
-        first = redactor.feed(text)
+        if redactor is not None:
+            fresh: StreamFilter = redactor()
+        else:
+            from ..redaction import Redactor
+
+            fresh = Redactor(**options)
+        first = fresh.feed(text)
         # An unsettled value (a key block that never ends): nothing of it is shown, as in the answer's text.
-        out = first.text + ("" if first.stopped else redactor.flush().text)
+        out = first.text + ("" if first.stopped else fresh.flush().text)
         if len(seen) < 256:
             seen[text] = out
         return out

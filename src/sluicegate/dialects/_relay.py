@@ -8,6 +8,8 @@ upstream's end (or its failure): it writes the normal end with the usage the ups
 dialect's in-stream error. For a non-streaming request the same relay runs and `body()` is the response.
 Server-side tool blocks (web search, code execution...) pass through whole, in the upstream's order relative
 to the released text (`_passthrough`); nothing passes after a stop.
+Reasoning text is never written unless `Relay(reasoning=...)` asks for it; then `_reasoning.py` writes it,
+through redactors of its own, before each event's answer frames.
 
 Released text, the stop and the end depend only on the upstream's events, so they are the same for every
 way the upstream bytes are cut (tests/dialects/test_relay.py proves it at every byte position).
@@ -37,6 +39,8 @@ from ._passthrough import (
     redacted_citation,
     split_release,
 )
+from ._reasoning import Reasoning
+from ._reasoning import read as read_reasoning
 from ._request import ClientRequest
 from ._responses import ResponsesEncoder
 
@@ -47,6 +51,7 @@ if TYPE_CHECKING:
 
 _LENGTH = frozenset({"length", "max_tokens", "max_output_tokens", "model_context_window_exceeded"})
 _LIVE = ("received", "provisional")
+_CHAT_TEXT = ("content", "refusal", "reasoning_content", "reasoning")  # the delta fields the meter counts
 
 
 def encoder_for(request: ClientRequest, **kwargs: Any) -> Encoder:
@@ -64,15 +69,22 @@ def text_filter(
     redact: bool = True,
     gate_options: Mapping[str, Any] | None = None,
     redactor_options: Mapping[str, Any] | None = None,
+    redactor: Callable[[], StreamFilter] | None = None,
 ) -> Callable[[Any], StreamFilter]:
     """The pipeline: with `sources`, the sentence gate then the redactor; without, the redactor alone.
 
-    `redactor_options` go to `Redactor` (`entities`, `allow`, ...): the operator's choice of detectors."""
+    `redactor_options` go to `Redactor` (`entities`, `allow`, ...): the operator's choice of detectors.
+    `redactor`: a maker of fresh redactors built once for many requests (`Redactor.factory(**options)`), in
+    place of `redactor_options` (which compile the detectors again for each request)."""
     from .._stream import Pipeline
-    from ..redaction import Redactor
     from ..sources import gate_factory
 
-    ropts = dict(redactor_options or {})
+    make = redactor
+    if make is None:
+        from ..redaction import Redactor
+
+        ropts = dict(redactor_options or {})
+        make = lambda: Redactor(**ropts)  # noqa: E731 - built when the stream opens, as before
     if request.sources is not None:
         options = dict(gate_options or {})
         if request.language:
@@ -80,8 +92,8 @@ def text_filter(
         gate = gate_factory(redact=False, **options)
         if not redact:
             return gate
-        return lambda texts: Pipeline(gate(texts), Redactor(**ropts))
-    return lambda _sources: Redactor(**ropts)
+        return lambda texts: Pipeline(gate(texts), make())
+    return lambda _sources: make()
 
 
 def build_call(
@@ -91,11 +103,13 @@ def build_call(
     preflight: Preflight | None = None,
     redact: bool = True,
     redactor_options: Mapping[str, Any] | None = None,
+    redactor: Callable[[], StreamFilter] | None = None,
 ) -> GuardedCall:
     """The guarded call for one proxied request: tool calls validated against the request's own schemas.
 
     `preflight` (refusal rules, evidence threshold) applies to the last user message when sources are given.
-    The client's messages go upstream unchanged (no prompt is rendered: the client wrote it).
+    The client's messages go upstream unchanged (no prompt is rendered: the client wrote it). `redactor`: see
+    `text_filter` (a server builds it once, at start-up).
     """
     from ..lifecycle import AnthropicReader, Generation, OpenAIChatReader, OpenAIResponsesReader
 
@@ -107,7 +121,8 @@ def build_call(
         # Marked: the relay learns which raw text each release settled, to place server blocks in order.
         return Generation(tools, reader=reader(), text_filter=MarkedFilter(filt))
 
-    Generation(tools, reader=reader())  # a schema the strict validator cannot close: refused now, not mid-stream
+    if tools:  # a schema the strict validator cannot close: refused now, not mid-stream
+        Generation(tools, reader=reader())
     screened = preflight is not None and request.sources is not None and isinstance(request.question, str)
     return GuardedCall(
         request.question if screened else None,
@@ -115,23 +130,33 @@ def build_call(
         sources=None if screened else list(request.sources or ()),
         preflight=preflight if screened else None,
         budget=budget,
-        filter_factory=text_filter(request, redact=redact, redactor_options=redactor_options),
+        filter_factory=text_filter(request, redact=redact, redactor_options=redactor_options, redactor=redactor),
         generation=generation,
         prompt=False,
     )
 
 
 class Relay:
-    """Upstream bytes -> client frames for one request (see the module docstring)."""
+    """Upstream bytes -> client frames for one request (see the module docstring).
+
+    `reasoning`: None (the default) shows no reasoning text at all; a mapping (the `Redactor` options, `{}` for
+    the defaults) or a `Redactor.factory(...)` shows it through redactors of its own (`_reasoning.py`).
+    `quotes`: what a citation's quoted text becomes (default: the default redactor's output; the proxy passes
+    `quote_redactor` with its own redactor)."""
 
     def __init__(
-        self, call: GuardedCall, encoder: Encoder, dialect: str, *, quotes: Callable[[str], str] | None = None
+        self,
+        call: GuardedCall,
+        encoder: Encoder,
+        dialect: str,
+        *,
+        reasoning: Mapping[str, Any] | Callable[[], Any] | None = None,
+        quotes: Callable[[str], str] | None = None,
     ) -> None:
-        """`quotes`: what a citation's quoted text becomes (default: the default redactor's output; the proxy
-        passes `quote_redactor` with its own redactor options)."""
         self.call = call
         self.encoder = encoder
         self.dialect = dialect
+        self.reasoning = None if reasoning is None else Reasoning(encoder, reasoning)
         self.quotes = quotes or quote_redactor()
         self.server: AnthropicBlocks | ResponsesItems | None = None
         if dialect == "anthropic":
@@ -181,11 +206,16 @@ class Relay:
             _meter(self.dialect, payload, self.meter)
             gen = self.call.generation
             live = gen is None or gen.state.value in _LIVE  # after the terminal event, nothing more passes
+            if self.reasoning is not None:
+                out += self._reasoning(payload, event.data)
+                if self.ended:
+                    break
             out += self._actions(self.call.event(event if payload is None else _Decoded(event, payload)))
             if payload is not None and live:
                 out += self._server_side(payload)
             gen = self.call.generation
-            stopped = gen is not None and any(r.code == "text_gate_stopped" for r in gen.rejections)
+            rejections = gen.rejections if gen is not None else ()
+            stopped = bool(rejections) and any(r.code == "text_gate_stopped" for r in rejections)
             if not self.ended and stopped:
                 out += self._stop(FALLBACK_NOTICE)  # a filter stop without a notice of its own
         return bytes(out)
@@ -222,6 +252,8 @@ class Relay:
             return self.encoder.finals(mark.data)
         if mark.kind == "annotations":
             return self.encoder.annotations(*mark.data)
+        if mark.kind == "reasoning":
+            return self._think(mark.data)
         return self.encoder.citation(redacted_citation(mark.data, self.quotes))
 
     def _show(self, text: str) -> bytes:
@@ -234,6 +266,26 @@ class Relay:
         out = b""
         for piece in split_release(marked.take(text), text, self.marks):
             out += self.encoder.text(piece) if isinstance(piece, str) else self._mark(piece)
+        return out
+
+    def _reasoning(self, payload: dict[str, Any] | None, data: str) -> bytes:
+        """The event's reasoning frames, before its answer frames; a reasoning stop stops the response.
+
+        While server blocks wait for held text, reasoning the upstream sent after them waits behind them (a
+        mark of its own), so that it keeps its place in the upstream's order too (interleaved thinking)."""
+        ops = read_reasoning(self.dialect, payload, data)
+        if ops and self.marks:
+            marked = self._marked()
+            at = max(self.marks[-1].at, 0 if marked is None else marked.fed)
+            self.marks.append(Mark(at, "reasoning", ops))
+            return b""
+        return self._think(ops)
+
+    def _think(self, ops: list[Any]) -> bytes:
+        assert self.reasoning is not None
+        out = self.reasoning.apply(ops)
+        if self.reasoning.notice is not None:
+            out += self._stop(self.reasoning.notice)
         return out
 
     def _actions(self, actions: tuple[Show | Stop | ToolCallValidated, ...]) -> bytes:
@@ -255,7 +307,8 @@ class Relay:
         self.stopped = True
         self.reason = "stopped"
         text = (NOTICE_SEPARATOR if self.encoder.answer.text else "") + notice
-        return self.encoder.text(text) + self.encoder.finish(End.CONTENT_FILTER, self.billed)
+        held = self.reasoning.abort() if self.reasoning is not None else b""
+        return held + self.encoder.text(text) + self.encoder.finish(End.CONTENT_FILTER, self.billed)
 
     def _fail(self, code: str, message: str) -> bytes:
         self.reason = code
@@ -271,6 +324,20 @@ class Relay:
         return tail + (b"" if self.ended else self._end(error))
 
     def _end(self, error: str | None) -> bytes:
+        out = self._settle_reasoning(error)
+        return out if self.ended else out + self._answer_end(error)
+
+    def _settle_reasoning(self, error: str | None) -> bytes:
+        """At the end: reasoning parts still open end (flushed after a terminal event, dropped after a cut)."""
+        if self.reasoning is None:
+            return b""
+        gen = self.call.generation
+        if error is None and gen is not None and gen.state.value == "validated":
+            out = self._due()  # the text is whole: what waited for it (reasoning too) goes first
+            return out if self.ended else out + self._reasoning(None, "[DONE]")
+        return self.reasoning.abort()
+
+    def _answer_end(self, error: str | None) -> bytes:
         gen = self.call.generation
         if gen is None:
             return self._fail(error or "upstream_empty", "the upstream ended before any event")
@@ -366,9 +433,10 @@ def _meter(dialect: str, p: dict[str, Any] | None, meter: UsageMeter) -> None:
         if dialect == "chat":
             for choice in p.get("choices") or []:
                 delta = choice.get("delta") or {}
-                for key in ("content", "refusal", "reasoning_content", "reasoning"):
-                    if isinstance(delta.get(key), str) and delta[key]:
-                        meter.observe(delta[key])
+                for key in _CHAT_TEXT:
+                    text = delta.get(key)
+                    if text and isinstance(text, str):
+                        meter.observe(text)
                 for call in delta.get("tool_calls") or []:
                     args = (call.get("function") or {}).get("arguments")
                     if isinstance(args, str) and args:

@@ -81,6 +81,7 @@ def parse_request(dialect: str, raw: bytes | str) -> ClientRequest:
         if not isinstance(body.get("messages"), list):
             raise RequestError("missing_messages", "'messages' must be a list")
         question = _last_user(body["messages"], "content")
+        _refuse_unsigned_thinking(body["messages"])
     else:
         given_input = body.get("input")
         if isinstance(given_input, str):
@@ -90,6 +91,26 @@ def parse_request(dialect: str, raw: bytes | str) -> ClientRequest:
         else:
             raise RequestError("missing_input", "'input' must be a string or a list")
     return ClientRequest(dialect, model, stream, tools, question, sources, language, include_usage, upstream)
+
+
+def _refuse_unsigned_thinking(messages: Sequence[Any]) -> None:
+    """A thinking block whose text our redactor changed carries `UNSIGNED_THINKING`, not Anthropic's signature:
+    sent back, Anthropic would refuse it with a bare "invalid signature". Refused here, saying why."""
+    from ._reasoning import UNSIGNED_THINKING
+
+    for i, message in enumerate(messages):
+        content = message.get("content") if isinstance(message, Mapping) else None
+        if not isinstance(content, list):
+            continue
+        for j, block in enumerate(content):
+            thinking = isinstance(block, Mapping) and block.get("type") == "thinking"
+            if thinking and block.get("signature") == UNSIGNED_THINKING:
+                raise RequestError(
+                    "thinking_redacted",
+                    f"messages[{i}].content[{j}] is a thinking block sluicegate redacted, so it has no "
+                    "signature Anthropic accepts: remove the block (outside a tool-use turn the API ignores "
+                    "earlier thinking anyway), or start the turn again",
+                )
 
 
 def _options(options: Any) -> tuple[tuple[str, ...] | None, str | None]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._base import Billed, Encoder, End, named
+from ._base import Billed, Encoder, End, Thought, named
 from ._chat import error_body
 
 
@@ -31,6 +31,9 @@ class ResponsesEncoder(Encoder):
         self._annotations: list[dict[str, Any]] = []  # the open message's, when its text is the upstream's
         self._messages = 0
         self._items: list[dict[str, Any]] = []  # finished output items, in order
+        self._reasoning: dict[str, int] = {}  # reasoning item id -> its output_index
+        self._reasoning_open: str | None = None
+        self._part_index: dict[str, int] = {}  # reasoning part -> its summary_index / content_index
 
     def _prefix(self) -> str:
         return "resp_sg"
@@ -191,6 +194,74 @@ class ResponsesEncoder(Encoder):
         )
         done = {**item, "arguments": arguments, "status": "completed"}
         out += self._event("response.output_item.done", output_index=index, item=done)
+        self._items.append(done)
+        return out
+
+    # Reasoning: one `reasoning` output item per upstream item (its id kept), its summary parts
+    # (`reasoning_summary_part.added`, `reasoning_summary_text.delta`/`.done`, `reasoning_summary_part.done`) and
+    # `reasoning_text` content parts (`content_part.added`, `reasoning_text.delta`/`.done`, `content_part.done`)
+    # numbered by this encoder, the `.done` events carrying the redacted text.
+
+    def _think_item(self, item: str) -> bytes:
+        if item in self._reasoning:
+            return b""
+        out = self._close_message("completed")
+        self._reasoning[item] = len(self._items)
+        self._reasoning_open = item
+        added = {"id": item, "type": "reasoning", "summary": [], "status": "in_progress"}
+        return out + self._event("response.output_item.added", output_index=len(self._items), item=added)
+
+    def _part_fields(self, thought: Thought) -> dict[str, Any]:
+        index = self._part_index[thought.key]
+        where = "summary_index" if thought.kind == "summary" else "content_index"
+        return {"item_id": thought.item, "output_index": self._reasoning[thought.item], where: index}
+
+    def _think_open(self, thought: Thought) -> bytes:
+        if thought.item not in self._reasoning or self._reasoning_open != thought.item:
+            return b""
+        siblings = [t for t in self.answer.thoughts.values() if t.item == thought.item and t.kind == thought.kind]
+        self._part_index[thought.key] = len(siblings) - 1
+        if thought.kind == "summary":
+            part = {"type": "summary_text", "text": ""}
+            return self._event("response.reasoning_summary_part.added", **self._part_fields(thought), part=part)
+        part = {"type": "reasoning_text", "text": ""}
+        return self._event("response.content_part.added", **self._part_fields(thought), part=part)
+
+    def _think(self, thought: Thought, delta: str) -> bytes:
+        if thought.key not in self._part_index or self._reasoning_open != thought.item:
+            return b""
+        kind = "response.reasoning_summary_text.delta" if thought.kind == "summary" else "response.reasoning_text.delta"
+        return self._event(kind, **self._part_fields(thought), delta=delta)
+
+    def _think_done(self, thought: Thought, complete: bool) -> bytes:
+        if thought.key not in self._part_index or self._reasoning_open != thought.item:
+            return b""
+        fields = self._part_fields(thought)
+        if thought.kind == "summary":
+            part = {"type": "summary_text", "text": thought.text}
+            out = self._event("response.reasoning_summary_text.done", **fields, text=thought.text)
+            return out + self._event("response.reasoning_summary_part.done", **fields, part=part)
+        part = {"type": "reasoning_text", "text": thought.text}
+        out = self._event("response.reasoning_text.done", **fields, text=thought.text)
+        return out + self._event("response.content_part.done", **fields, part=part)
+
+    def _think_item_done(self, item: str, extra: dict[str, Any], complete: bool) -> bytes:
+        if self._reasoning_open != item:
+            return b""
+        self._reasoning_open = None
+        parts = [t for t in self.answer.thoughts.values() if t.item == item]
+        done: dict[str, Any] = {
+            "id": item,
+            "type": "reasoning",
+            "summary": [{"type": "summary_text", "text": t.text} for t in parts if t.kind == "summary"],
+            "status": "completed" if complete else "incomplete",
+        }
+        texts = [{"type": "reasoning_text", "text": t.text} for t in parts if t.kind == "text"]
+        if texts:
+            done["content"] = texts
+        if extra.get("encrypted_content"):  # ciphertext only the provider reads: passed on as it came
+            done["encrypted_content"] = extra["encrypted_content"]
+        out = self._event("response.output_item.done", output_index=self._reasoning[item], item=done)
         self._items.append(done)
         return out
 

@@ -13,7 +13,8 @@ on where pieces were cut. `redact(text)` is literally one `feed(text)` and `flus
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 
 from .._stream import EMPTY_STEP, STOPPED_STEP, Done, Guard, Step, check_piece
 from . import fastpath
@@ -68,18 +69,41 @@ class Redactor:
         custom: Iterable[object] = (),
         notice: str = DEFAULT_NOTICE,
     ) -> None:
-        if isinstance(max_hold, bool) or not isinstance(max_hold, int) or max_hold < 1:
-            raise ValueError(f"max_hold must be a positive int, got {max_hold!r}")
-        if isinstance(allow, str):
-            raise TypeError("allow takes an iterable of values, not a single string")
-        detectors: tuple[Detector, ...] = select(entities) + tuple(custom_detector(c) for c in custom)
-        if not detectors:
-            raise ValueError("no detectors selected")
-        self._engine = Engine(detectors, fast=self._FAST, compiled=self._COMPILED)
+        self._begin(_compile(type(self), entities, max_hold, allow, custom), operator, notice)
+
+    @classmethod
+    def factory(
+        cls,
+        *,
+        entities: Iterable[str] | None = None,
+        operator: OperatorSpec = "replace",
+        max_hold: int = 8192,
+        allow: Iterable[str] = (),
+        custom: Iterable[object] = (),
+        notice: str = DEFAULT_NOTICE,
+    ) -> Callable[[], Redactor]:
+        """A maker of fresh Redactors with these options, for a server that starts a stream per request: the
+        options are checked and the detectors compiled once, here (the error, if any, comes now); each call
+        returns a new Redactor that shares them (`Redactor(**options)` compiles them again every time, about
+        half its cost). Each Redactor still has its own state, and its own `"hash"` key unless `operator` is a
+        `Hash` with one: the same output as `Redactor(**options)`."""
+        shared = _compile(cls, entities, max_hold, allow, custom)
+        resolve_operator(operator)  # a wrong operator fails here, not at the first request
+
+        def make() -> Redactor:
+            r = cls.__new__(cls)
+            r._begin(shared, operator, notice)
+            return r
+
+        return make
+
+    def _begin(self, shared: _Shared, operator: OperatorSpec, notice: str) -> None:
+        """One stream's state over the compiled, shared part."""
+        self._engine = shared.engine
         self._tracker = OpenTracker(self._engine) if self._FAST else None
         self._operator = resolve_operator(operator)
-        self._max_hold = max_hold
-        self._allow = frozenset(normalize(a).casefold() for a in allow)
+        self._max_hold = max_hold = shared.max_hold
+        self._allow = shared.allow
         self._notice = notice
         self._raw = ""  # held raw text
         self._positions: list[int] | None = None  # view index -> raw index; None while they coincide
@@ -357,6 +381,31 @@ class Redactor:
             at = b
         parts.append(self._raw[at:cut])
         return "".join(parts)
+
+
+@dataclass(frozen=True)
+class _Shared:
+    """What every stream with the same options shares: the compiled engine (patterns, starters, prefilter;
+    its caches are keyed by the view they were asked about, so streams do not see each other's) and the
+    checked options."""
+
+    engine: Engine
+    max_hold: int
+    allow: frozenset[str]
+
+
+def _compile(
+    cls: type[Redactor], entities: Iterable[str] | None, max_hold: int, allow: Iterable[str], custom: Iterable[object]
+) -> _Shared:
+    if isinstance(max_hold, bool) or not isinstance(max_hold, int) or max_hold < 1:
+        raise ValueError(f"max_hold must be a positive int, got {max_hold!r}")
+    if isinstance(allow, str):
+        raise TypeError("allow takes an iterable of values, not a single string")
+    detectors: tuple[Detector, ...] = select(entities) + tuple(custom_detector(c) for c in custom)
+    if not detectors:
+        raise ValueError("no detectors selected")
+    engine = Engine(detectors, fast=cls._FAST, compiled=cls._COMPILED)
+    return _Shared(engine, max_hold, frozenset(normalize(a).casefold() for a in allow))
 
 
 # The methods the compiled feed does itself on its common path (the append, the release with no findings).

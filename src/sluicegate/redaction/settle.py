@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import regex
 
@@ -66,6 +67,7 @@ class Engine:
         # Without the prefilter, a pure-Python one for the few detectors that cost most on long ranges (scan.py).
         self.scan: _scan.Scan | None = _scan.shared(self.detectors) if fast and self.prefilter is None else None
         self._last_ranges: tuple[str, int, dict[int, list[tuple[int, int]]] | None] | None = None
+        self.tracker_tables: Any = None  # tracker.py's per-detector callables, made at the first tracker
 
     def candidates(self, view: str, lo: int) -> dict[int, list[tuple[int, int]]] | None:
         """`prefilter.hits(view, lo)`, remembered for the last view: a check asks it for the open point

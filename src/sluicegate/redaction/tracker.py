@@ -23,6 +23,26 @@ _FAR = 256
 _NEAR = 16
 
 
+class _Tables:
+    """The per-detector callables a tracker reads, made once per engine (not per stream)."""
+
+    def __init__(self, engine: Engine) -> None:
+        detectors = engine.detectors
+        self.search = tuple(d.probe.search for d in detectors)
+        self.full = tuple(d.compiled.search for d in detectors)
+        # For the compiled feed (_native.c) only: anchored matches, and each block detector's steady kinds.
+        self.match = tuple(d.compiled.match for d in detectors)
+        self.steady = tuple(
+            tuple((regex.compile(o).match, t, k, c) for o, t, k, c in d.steady) if d.steady else None for d in detectors
+        )
+        # A detector's open start is at most its reach from the end of the view (reach.py): its probe starts
+        # there when its bound is further back (complete matches before that are then not bounded: `_unsure`).
+        self.reach = tuple(d.reach for d in detectors)
+        # A detector with a bounded alphabet has its open start after the last character outside it (alphabet.py):
+        # the probe starts there when that is worth a backward search (more than `_FAR`/`_NEAR` characters).
+        self.stops = tuple(None if d.stop is None else d.stop.search for d in detectors)
+
+
 class OpenTracker:
     """`open_from(view, base)` equal to `Engine.open_from` for a view that only grows at the end between calls,
     and shifts left (by `shift`) when released text is dropped from its front.
@@ -37,23 +57,18 @@ class OpenTracker:
     def __init__(self, engine: Engine) -> None:
         assert engine.starters is not None
         self._starters = engine.starters
-        self._search = tuple(d.probe.search for d in engine.detectors)
-        self._full = tuple(d.compiled.search for d in engine.detectors)
-        # For the compiled feed (_native.c) only: anchored matches, and each block detector's steady kinds.
-        self._match = tuple(d.compiled.match for d in engine.detectors)
-        self._steady = tuple(
-            tuple((regex.compile(o).match, t, k, c) for o, t, k, c in d.steady) if d.steady else None
-            for d in engine.detectors
-        )
+        tables = engine.tracker_tables
+        if tables is None:  # once per engine: the streams of one Redactor.factory share it
+            tables = engine.tracker_tables = _Tables(engine)
+        self._search = tables.search
+        self._full = tables.full
+        self._match = tables.match
+        self._steady = tables.steady
         self._detectors = engine.detectors
         self._prefilter = engine.prefilter
         self._candidates = engine.candidates
-        # A detector's open start is at most its reach from the end of the view (reach.py): its probe starts
-        # there when its bound is further back (complete matches before that are then not bounded: `_unsure`).
-        self._reach = tuple(d.reach for d in engine.detectors)
-        # A detector with a bounded alphabet has its open start after the last character outside it (alphabet.py):
-        # the probe starts there when that is worth a backward search (more than `_FAR`/`_NEAR` characters).
-        self._stops = tuple(None if d.stop is None else d.stop.search for d in engine.detectors)
+        self._reach = tables.reach
+        self._stops = tables.stops
         # Positions below are absolute (a view index plus `_origin`, the characters dropped from the view's front
         # so far), so that dropping released text is one addition, not a rewrite of every bound.
         self._origin = 0
