@@ -46,6 +46,7 @@ from sluicegate.dialects import (
     encoder_for,
     error_body,
     parse_request,
+    quote_redactor,
 )
 from sluicegate.redaction import Redactor
 from sluicegate.sse import SSE_HEADERS
@@ -274,7 +275,8 @@ class Proxy:
             len(creq.tools),
             None if creq.sources is None else len(creq.sources),
         )
-        relay = Relay(call, encoder_for(creq), dialect, reasoning=self._reasoning())
+        quotes = quote_redactor(redact=self.config.redact, redactor=self.redactor)  # memoized per request
+        relay = Relay(call, encoder_for(creq), dialect, reasoning=self._reasoning(), quotes=quotes)
         action = await ascreen_call(call, _retriever(creq))
         if isinstance(action, Reserve):
             action = await areserve_call(call, json.dumps(creq.upstream, ensure_ascii=False))
@@ -398,18 +400,20 @@ class Proxy:
                 "stopped"
                 if reason == "stopped"
                 else "complete"
-                if reason in ("complete", "tool_calls", "length")
+                if reason in ("complete", "tool_calls", "length", "pause_turn")
                 else None
             )
             finished = await asettle_call(call, reason=end or ("cancelled" if reason == "cancelled" else "truncated"))
             usage = finished.outcome.usage
             log.info(
-                "answer ended dialect=%s reason=%s upstream_bytes=%d events=%d shown_chars=%d usage=%s/%s",
+                "answer ended dialect=%s reason=%s upstream_bytes=%d events=%d shown_chars=%d server_blocks=%d "
+                "usage=%s/%s",
                 relay.dialect,
                 reason,
                 relay.bytes_in,
                 relay.events,
                 len(relay.encoder.answer.text),
+                relay.passed,
                 usage.output_tokens if usage else None,
                 usage.source if usage else None,
             )

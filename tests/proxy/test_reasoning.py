@@ -177,3 +177,52 @@ def test_real_recordings_through_the_proxy_with_reasoning_shown(replayed: str, k
     recorded, seen = _read(dialect, load(STREAMS[key]), options), _read(dialect, raw, options)
     assert seen.final == redact(recorded.final) and seen.answer == redact(recorded.answer), key
     assert seen.end == recorded.end and len(seen.opaque) == len(recorded.opaque), key
+
+
+# Shown reasoning and server-side tool blocks in one answer: real recordings (tests/lifecycle/fixtures/real,
+# origins in its README) through the proxy; the blocks, thinking included, in the upstream's order.
+SEARCHES = {
+    "anthropic": "anthropic/pai_anthropic_web_fetch_tool_stream__0.sse",
+    "responses": "responses/pai_web_search.sse",
+}
+
+
+@pytest.mark.filterwarnings("ignore:Pydantic serializer warnings:UserWarning")
+@pytest.mark.parametrize("dialect", ["anthropic", "responses"])
+def test_reasoning_and_server_blocks_stream_and_whole(shown_url: str, upstream: Upstream, dialect: str) -> None:
+    from tests.dialects import server_blocks as sb
+
+    recorded = load(STREAMS[SEARCHES[dialect]])
+    raw = sb.sdk_message(dialect, recorded)
+    want = [b.type for b in (raw.content if dialect == "anthropic" else raw.output)]
+    assert want[0] in ("thinking", "reasoning") and want[-1] in ("text", "message")
+    upstream.play(events_of(recorded))
+    if dialect == "anthropic":
+        client = anthropic.Anthropic(api_key="k", base_url=shown_url, max_retries=0)
+        with client.messages.stream(model="m", max_tokens=100, messages=MESSAGES) as stream:  # type: ignore[arg-type]
+            for _ in stream:
+                pass
+            streamed = stream.get_final_message()
+        upstream.play(events_of(recorded))
+        whole = client.messages.create(model="m", max_tokens=100, messages=MESSAGES)  # type: ignore[arg-type]
+        got = [[b.model_dump(exclude_none=True) for b in m.content] for m in (streamed, whole)]
+        thinking = [b for b in raw.content if b.type == "thinking"]
+        assert [b for b in got[0] if b["type"] == "thinking"] == [
+            {"type": "thinking", "thinking": b.thinking, "signature": b.signature} for b in thinking
+        ]
+    else:
+        oa = openai.OpenAI(api_key="k", base_url=shown_url + "/v1", max_retries=0)
+        with oa.responses.stream(model="m", input="q") as rstream:
+            for _ in rstream:
+                pass
+            streamed_r = rstream.get_final_response()
+        upstream.play(events_of(recorded))
+        whole_r = oa.responses.create(model="m", input="q")
+        got = [[b.model_dump(exclude_none=True) for b in m.output] for m in (streamed_r, whole_r)]
+        ids = [b.id for b in raw.output if b.type != "message"]
+        assert [b["id"] for b in got[0] if b["type"] != "message"] == ids
+    assert [b["type"] for b in got[0]] == [b["type"] for b in got[1]] == want
+    assert [b for b in got[1] if b["type"] in ("thinking", "reasoning")] == [
+        b for b in got[0] if b["type"] in ("thinking", "reasoning")
+    ]
+    sb.compare(dialect, raw, streamed if dialect == "anthropic" else streamed_r)

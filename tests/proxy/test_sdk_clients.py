@@ -133,3 +133,61 @@ def test_tool_call_through_the_proxy(proxy_url: str, upstream: Upstream, dialect
         )
         calls = [(o.name, o.arguments) for o in resp.output if o.type == "function_call"]  # type: ignore[misc]
     assert calls in ([("get_weather", '{"city":"Bern"}')], [("get_weather", {"city": "Bern"})])
+
+
+# Server-side tool blocks: real recorded web searches (tests/lifecycle/fixtures/real, origins in its README)
+# through the proxy; the SDK's message of the raw recording, text redacted, is the oracle.
+SEARCHES = {
+    "anthropic": "anthropic/pai_anthropic_web_search_tool_stream__0.sse",
+    "responses": "responses/pai_web_search.sse",
+}
+
+
+@pytest.mark.filterwarnings("ignore:Pydantic serializer warnings:UserWarning")
+@pytest.mark.parametrize("dialect", ["anthropic", "responses"])
+def test_server_tool_blocks_sync_async_and_whole(proxy_url: str, upstream: Upstream, dialect: str) -> None:
+    from tests.dialects import server_blocks as sb
+    from tests.lifecycle.real_streams import STREAMS, load
+
+    recorded = load(STREAMS[SEARCHES[dialect]])
+    raw = sb.sdk_message(dialect, recorded)
+    upstream.play(events_of(recorded))
+    if dialect == "anthropic":
+        with _an(proxy_url).messages.stream(model="m", max_tokens=100, messages=MESSAGES) as stream:
+            for _ in stream:
+                pass
+            synced: Any = stream.get_final_message()
+    else:
+        with _oa(proxy_url).responses.stream(model="m", input="q") as rstream:
+            for _ in rstream:
+                pass
+            synced = rstream.get_final_response()
+    sb.compare(dialect, raw, synced)
+
+    async def run() -> Any:
+        if dialect == "anthropic":
+            client = anthropic.AsyncAnthropic(api_key="k", base_url=proxy_url, max_retries=0)
+            async with client.messages.stream(model="m", max_tokens=10, messages=MESSAGES) as astream:
+                async for _ in astream:
+                    pass
+                return await astream.get_final_message()
+        oa = openai.AsyncOpenAI(api_key="k", base_url=proxy_url + "/v1", max_retries=0)
+        async with oa.responses.stream(model="m", input="q") as ars:
+            async for _ in ars:
+                pass
+            return await ars.get_final_response()
+
+    upstream.play(events_of(recorded))
+    sb.compare(dialect, raw, asyncio.run(run()))
+    upstream.play(events_of(recorded))
+    if dialect == "anthropic":
+        whole: Any = _an(proxy_url).messages.create(model="m", max_tokens=100, messages=MESSAGES)
+    else:
+        whole = _oa(proxy_url).responses.create(model="m", input="q")
+
+    def ours(message: Any) -> list[dict[str, Any]]:  # our own message items' ids are new per answer
+        return [
+            {k: v for k, v in b.items() if b["type"] != "message" or k != "id"} for b in sb.blocks(dialect, message)
+        ]
+
+    assert ours(whole) == ours(synced)

@@ -24,6 +24,7 @@ class End(enum.Enum):
     TOOL_CALLS = "tool_calls"  # the model finished with validated tool calls
     LENGTH = "length"  # the output cap was reached (what the upstream said)
     CONTENT_FILTER = "content_filter"  # a stop (gate, secret, cap, rule) or an upstream refusal
+    PAUSED = "pause_turn"  # Anthropic: a server tool loop paused; the client sends the message back to resume
 
 
 @dataclass(frozen=True)
@@ -120,6 +121,29 @@ class Encoder:
         self.answer.calls.append((call_id, name, arguments))
         return self.start() + self._tool_call(call_id, name, arguments)
 
+    def server(self, events: list[dict[str, Any]]) -> bytes:
+        """A server-side tool block or item (web search, code execution...) as the upstream sent it: its
+        events from start to stop, renumbered into this answer (`dialects._passthrough`)."""
+        if self.ended or not events:
+            return b""
+        return self.start() + self._server(events)
+
+    def boundary(self, citations: bool) -> bytes:
+        """The upstream began a new text block or message item: the next text opens a new one here too."""
+        return b""
+
+    def finals(self, items: list[dict[str, Any]]) -> bytes:
+        """The upstream's last copy of the server items it passed (Responses `response.completed`)."""
+        return b""
+
+    def annotations(self, text: str, annotations: list[dict[str, Any]]) -> bytes:
+        """The annotations of the upstream message whose text was `text` (Responses)."""
+        return b""
+
+    def citation(self, citation: dict[str, Any]) -> bytes:
+        """A citation of the text being written (Anthropic `citations_delta`; others have none to write)."""
+        return b""
+
     def finish(self, end: End, usage: Billed) -> bytes:
         """The normal end (or the stop shape, `End.CONTENT_FILTER`), with the usage the upstream billed."""
         if self.ended:
@@ -209,6 +233,9 @@ class Encoder:
 
     def _finish(self, end: End, usage: Billed) -> bytes:
         raise NotImplementedError
+
+    def _server(self, events: list[dict[str, Any]]) -> bytes:
+        return b""  # a dialect without server-side tool blocks (Chat Completions)
 
     def _error(self, code: str, message: str) -> bytes:
         raise NotImplementedError

@@ -6,6 +6,8 @@ the frames to write: released text, whole validated tool calls after the termina
 notice and the dialect's stop shape (then `stopped` is True: close the upstream now). `close(error=)` is the
 upstream's end (or its failure): it writes the normal end with the usage the upstream billed, or the
 dialect's in-stream error. For a non-streaming request the same relay runs and `body()` is the response.
+Server-side tool blocks (web search, code execution...) pass through whole, in the upstream's order relative
+to the released text (`_passthrough`); nothing passes after a stop.
 Reasoning text is never written unless `Relay(reasoning=...)` asks for it; then `_reasoning.py` writes it,
 through redactors of its own, before each event's answer frames.
 
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+from collections import deque
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +30,15 @@ from ..sse import SSEParser
 from ._anthropic import AnthropicEncoder
 from ._base import Billed, Encoder, End
 from ._chat import ChatEncoder
+from ._passthrough import (
+    AnthropicBlocks,
+    Mark,
+    MarkedFilter,
+    ResponsesItems,
+    quote_redactor,
+    redacted_citation,
+    split_release,
+)
 from ._reasoning import Reasoning
 from ._reasoning import read as read_reasoning
 from ._request import ClientRequest
@@ -106,7 +118,8 @@ def build_call(
     tools = dict(request.tools)
 
     def generation(filt: StreamFilter) -> Generation:
-        return Generation(tools, reader=reader(), text_filter=filt)
+        # Marked: the relay learns which raw text each release settled, to place server blocks in order.
+        return Generation(tools, reader=reader(), text_filter=MarkedFilter(filt))
 
     if tools:  # a schema the strict validator cannot close: refused now, not mid-stream
         Generation(tools, reader=reader())
@@ -127,7 +140,9 @@ class Relay:
     """Upstream bytes -> client frames for one request (see the module docstring).
 
     `reasoning`: None (the default) shows no reasoning text at all; a mapping (the `Redactor` options, `{}` for
-    the defaults) or a `Redactor.factory(...)` shows it through redactors of its own (`_reasoning.py`)."""
+    the defaults) or a `Redactor.factory(...)` shows it through redactors of its own (`_reasoning.py`).
+    `quotes`: what a citation's quoted text becomes (default: the default redactor's output; the proxy passes
+    `quote_redactor` with its own redactor)."""
 
     def __init__(
         self,
@@ -136,11 +151,20 @@ class Relay:
         dialect: str,
         *,
         reasoning: Mapping[str, Any] | Callable[[], Any] | None = None,
+        quotes: Callable[[str], str] | None = None,
     ) -> None:
         self.call = call
         self.encoder = encoder
         self.dialect = dialect
         self.reasoning = None if reasoning is None else Reasoning(encoder, reasoning)
+        self.quotes = quotes or quote_redactor()
+        self.server: AnthropicBlocks | ResponsesItems | None = None
+        if dialect == "anthropic":
+            self.server = AnthropicBlocks()
+        elif dialect == "responses":
+            self.server = ResponsesItems()
+        self.marks: deque[Mark] = deque()  # server blocks, boundaries, citations waiting for the text before them
+        self.passed = 0  # server blocks written
         self.parser = SSEParser()
         self.stopped = False  # a stop was written: close the upstream now
         self.reason: str | None = None  # the end, as a code: complete, tool_calls, length, stopped, or an error
@@ -173,29 +197,93 @@ class Relay:
         return self._events(events)
 
     def _events(self, events: list[Any]) -> bytes:
-        out = b""
+        out = bytearray()  # one read can hold many events (and passed blocks are large): no quadratic copies
         for event in events:
             if self.ended:
                 break
             self.events += 1
             payload = _decode(event.data)
             _meter(self.dialect, payload, self.meter)
+            gen = self.call.generation
+            live = gen is None or gen.state.value in _LIVE  # after the terminal event, nothing more passes
             if self.reasoning is not None:
                 out += self._reasoning(payload, event.data)
                 if self.ended:
                     break
             out += self._actions(self.call.event(event if payload is None else _Decoded(event, payload)))
+            if payload is not None and live:
+                out += self._server_side(payload)
             gen = self.call.generation
             rejections = gen.rejections if gen is not None else ()
             stopped = bool(rejections) and any(r.code == "text_gate_stopped" for r in rejections)
             if not self.ended and stopped:
                 out += self._stop(FALLBACK_NOTICE)  # a filter stop without a notice of its own
+        return bytes(out)
+
+    def _marked(self) -> MarkedFilter | None:
+        gen = self.call.generation
+        filt = None if gen is None else gen.text_filter
+        return filt if isinstance(filt, MarkedFilter) else None
+
+    def _server_side(self, payload: dict[str, Any]) -> bytes:
+        """Collect the event's server block, boundary or citation; write the marks whose text is settled."""
+        gen, marked = self.call.generation, self._marked()
+        if self.server is None or gen is None or self.ended or gen.state.value not in (*_LIVE, "validated"):
+            return b""
+        self.marks.extend(self.server.observe(payload, 0 if marked is None else marked.fed))
+        return self._due()
+
+    def _due(self) -> bytes:
+        """The marks whose text before them is settled (all of them when the filter does not say)."""
+        marked = self._marked()
+        settled = None if marked is None else marked.settled
+        out = b""
+        while self.marks and not self.ended and (settled is None or self.marks[0].at <= settled):
+            out += self._mark(self.marks.popleft())
+        return out
+
+    def _mark(self, mark: Mark) -> bytes:
+        if mark.kind == "block":
+            self.passed += 1
+            return self.encoder.server(mark.data)
+        if mark.kind == "boundary":
+            return self.encoder.boundary(bool(mark.data))
+        if mark.kind == "final":
+            return self.encoder.finals(mark.data)
+        if mark.kind == "annotations":
+            return self.encoder.annotations(*mark.data)
+        if mark.kind == "reasoning":
+            return self._think(mark.data)
+        return self.encoder.citation(redacted_citation(mark.data, self.quotes))
+
+    def _show(self, text: str) -> bytes:
+        """Released text, with the marks it settles in place (`split_release`)."""
+        marked = self._marked()
+        if marked is None or not self.marks:
+            if marked is not None:
+                marked.take(text)
+            return self.encoder.text(text)
+        out = b""
+        for piece in split_release(marked.take(text), text, self.marks):
+            out += self.encoder.text(piece) if isinstance(piece, str) else self._mark(piece)
         return out
 
     def _reasoning(self, payload: dict[str, Any] | None, data: str) -> bytes:
-        """The event's reasoning frames, before its answer frames; a reasoning stop stops the response."""
+        """The event's reasoning frames, before its answer frames; a reasoning stop stops the response.
+
+        While server blocks wait for held text, reasoning the upstream sent after them waits behind them (a
+        mark of its own), so that it keeps its place in the upstream's order too (interleaved thinking)."""
+        ops = read_reasoning(self.dialect, payload, data)
+        if ops and self.marks:
+            marked = self._marked()
+            at = max(self.marks[-1].at, 0 if marked is None else marked.fed)
+            self.marks.append(Mark(at, "reasoning", ops))
+            return b""
+        return self._think(ops)
+
+    def _think(self, ops: list[Any]) -> bytes:
         assert self.reasoning is not None
-        out = self.reasoning.apply(read_reasoning(self.dialect, payload, data))
+        out = self.reasoning.apply(ops)
         if self.reasoning.notice is not None:
             out += self._stop(self.reasoning.notice)
         return out
@@ -204,16 +292,18 @@ class Relay:
         out = b""
         for action in actions:
             if isinstance(action, Show):
-                out += self.encoder.text(action.text)
+                out += self._show(action.text)
             elif isinstance(action, Stop):
                 out += self._stop(action.notice)
                 break
             elif isinstance(action, ToolCallValidated):
+                out += self._due()  # server blocks before the text's end come before the held calls
                 c = action.call
                 out += self.encoder.tool_call(c.call_id, c.name, c.canonical)
         return out
 
     def _stop(self, notice: str) -> bytes:
+        self.marks.clear()  # nothing the upstream sent after the stopped text passes
         self.stopped = True
         self.reason = "stopped"
         text = (NOTICE_SEPARATOR if self.encoder.answer.text else "") + notice
@@ -243,7 +333,8 @@ class Relay:
             return b""
         gen = self.call.generation
         if error is None and gen is not None and gen.state.value == "validated":
-            return self._reasoning(None, "[DONE]")
+            out = self._due()  # the text is whole: what waited for it (reasoning too) goes first
+            return out if self.ended else out + self._reasoning(None, "[DONE]")
         return self.reasoning.abort()
 
     def _answer_end(self, error: str | None) -> bytes:
@@ -257,7 +348,9 @@ class Relay:
         if state == "validated":
             end = End.TOOL_CALLS if gen.tool_calls else End.COMPLETE
             self.reason = end.value
-            return self.encoder.finish(end, self.billed)
+            return self._due() + self.encoder.finish(end, self.billed)
+        if state == "incomplete" and terminal == "pause_turn" and self.dialect == "anthropic":
+            return self._paused()
         if state == "incomplete" and terminal in _LENGTH:
             self.reason = "length"
             return self.encoder.finish(End.LENGTH, self.billed)
@@ -277,6 +370,18 @@ class Relay:
         if tools:
             return self._fail("tool_call_rejected", "a tool call failed validation: " + ", ".join(sorted(set(codes))))
         return self._fail("upstream_rejected", "the upstream stream broke its format: " + ", ".join(sorted(set(codes))))
+
+    def _paused(self) -> bytes:
+        """Anthropic `pause_turn` (a long server-tool turn paused): the text is whole up to here, so the filter
+        releases what it held; the blocks passed stay, and the client sends the message back to resume."""
+        marked, out = self._marked(), b""
+        if marked is not None:
+            step = marked.flush()
+            out += self._show(step.text) if step.text else b""
+            if step.stopped or marked.stopped:
+                return out + self._stop(FALLBACK_NOTICE)
+        self.reason = "pause_turn"
+        return out + self._due() + self.encoder.finish(End.PAUSED, self.billed)
 
     def refuse(self, text: str) -> bytes:
         """A refusal before the model (rules, evidence, cap): its fixed text, then the stop shape."""

@@ -5,6 +5,8 @@ Text goes in one `message` output item (one `output_text` part); each validated 
 arguments, `.done`, `output_item.done`). A stop is the notice as the last `output_text.delta`, the items closed,
 then `response.incomplete` with `incomplete_details.reason: "content_filter"` (never `response.completed`). An
 upstream failure is an `error` event (nested `error` object too, as real streams send it: the SDK raises).
+Server items (`server`: web search, code interpreter, MCP...) go out as the upstream sent them, with our
+`output_index` and `sequence_number`; text after one goes in a new `message` item.
 """
 
 from __future__ import annotations
@@ -25,6 +27,9 @@ class ResponsesEncoder(Encoder):
         self._seq = -1
         self._message_id = "msg_" + self.id.removeprefix("resp_")
         self._message_open = False
+        self._message_text = ""  # the open message item's text
+        self._annotations: list[dict[str, Any]] = []  # the open message's, when its text is the upstream's
+        self._messages = 0
         self._items: list[dict[str, Any]] = []  # finished output items, in order
         self._reasoning: dict[str, int] = {}  # reasoning item id -> its output_index
         self._reasoning_open: str | None = None
@@ -63,6 +68,11 @@ class ResponsesEncoder(Encoder):
         out = b""
         if not self._message_open:
             self._message_open = True
+            self._message_text = ""
+            self._annotations = []
+            self._messages += 1
+            if self._messages > 1:  # text after a server item: a message item of its own
+                self._message_id = f"msg_{self.id.removeprefix('resp_')}_{self._messages}"
             item = {
                 "id": self._message_id,
                 "type": "message",
@@ -79,6 +89,7 @@ class ResponsesEncoder(Encoder):
                 content_index=0,
                 part=part,
             )
+        self._message_text += delta
         return out + self._event(
             "response.output_text.delta",
             item_id=self._message_id,
@@ -94,7 +105,7 @@ class ResponsesEncoder(Encoder):
         self._message_open = False
         text = self._text_so_far
         index = len(self._items)
-        part = {"type": "output_text", "text": text, "annotations": []}
+        part = {"type": "output_text", "text": text, "annotations": list(self._annotations)}
         item = {"id": self._message_id, "type": "message", "role": "assistant", "status": status, "content": [part]}
         out = self._event(
             "response.output_text.done",
@@ -113,7 +124,54 @@ class ResponsesEncoder(Encoder):
 
     @property
     def _text_so_far(self) -> str:
-        return self.answer.text
+        return self._message_text
+
+    def _server(self, events: list[dict[str, Any]]) -> bytes:
+        """A server item's events (`output_item.added` ... `.done`) with our `output_index` and numbers."""
+        out = self._close_message("completed")
+        index = len(self._items)
+        item: dict[str, Any] | None = None
+        for event in events:
+            kind = str(event.get("type"))
+            fields = {k: v for k, v in event.items() if k not in ("type", "sequence_number")}
+            if "output_index" in fields:
+                fields["output_index"] = index
+            if kind in ("response.output_item.added", "response.output_item.done") and isinstance(
+                event.get("item"), dict
+            ):
+                item = event["item"]
+            out += self._event(kind, **fields)
+        if item is not None:
+            self._items.append(item)
+        return out
+
+    def finals(self, items: list[dict[str, Any]]) -> bytes:
+        """The upstream's `response.completed` copy of the server items we passed replaces ours (by id)."""
+        by_id = {i.get("id"): i for i in items}
+        self._items = [by_id.get(i.get("id"), i) if i.get("type") != "message" else i for i in self._items]
+        return b""
+
+    def annotations(self, text: str, annotations: list[dict[str, Any]]) -> bytes:
+        """The upstream message's annotations, passed only when our message shows its text unchanged: their
+        `start_index`/`end_index` point into that text (after a replacement they would point elsewhere)."""
+        if self.ended or not self._message_open or self._message_text != text or self._annotations:
+            return b""
+        out = b""
+        for n, annotation in enumerate(annotations):
+            out += self._event(
+                "response.output_text.annotation.added",
+                item_id=self._message_id,
+                output_index=len(self._items),
+                content_index=0,
+                annotation_index=n,
+                annotation=annotation,
+            )
+        self._annotations = list(annotations)
+        return out
+
+    def boundary(self, citations: bool) -> bytes:
+        """The upstream opened a new message item: close ours, so the next text opens a new one too."""
+        return self._close_message("completed")
 
     def _tool_call(self, call_id: str, name: str, arguments: str) -> bytes:
         out = self._close_message("completed")
