@@ -147,6 +147,7 @@ def config_from(data: Mapping[str, Any], *, upstream: str | None = None) -> Prox
     if unknown:
         raise ConfigError(f"unknown section(s): {', '.join(sorted(unknown))}")
     up = _table(data, "upstream")
+    _keys(up, "upstream", {"url", "api_key", "timeout_seconds", "max_connections"})
     auth = _table(data, "auth")
     limits = _table(data, "limits")
     pipeline = _table(data, "pipeline")

@@ -224,6 +224,8 @@ def test_a_bad_upstream_connection_cap_fails_at_start(bad: object) -> None:
     with pytest.raises(ConfigError, match="max_connections"):
         config_from({"upstream": {"url": "http://x", "max_connections": bad}})
     assert config_from({"upstream": {"url": "http://x"}}).upstream_max_connections is None
+    with pytest.raises(ConfigError, match="max_conections"):  # a misspelt cap is no silent "no cap"
+        config_from({"upstream": {"url": "http://x", "max_conections": 8}})
     assert config_from({"upstream": {"url": "http://x", "max_connections": 8}}).upstream_max_connections == 8
 
 
