@@ -73,8 +73,9 @@ _HOP = frozenset(
     }
 )
 _KEYS = frozenset({"authorization", "x-api-key"})
-# Each guarded stream holds one upstream connection while it lasts: no cap (httpx's default, 100, would hold
-# the 101st concurrent request until another stream ended), and enough idle ones kept to reuse under load.
+# Each guarded stream holds one upstream connection while it lasts: no cap by default (httpx's default, 100,
+# would hold the 101st concurrent request until another stream ended; `[upstream] max_connections` sets one),
+# and enough idle ones kept to reuse under load.
 UPSTREAM_LIMITS = httpx.Limits(max_connections=None, max_keepalive_connections=256)
 _WARM_FRAME = b'data: {"choices":[{"index":0,"delta":%s,"finish_reason":null}]}\n\n'
 _OUTPUT_CAP = {"chat": "max_completion_tokens", "responses": "max_output_tokens", "anthropic": "max_tokens"}
@@ -123,7 +124,7 @@ class Proxy:
         self.client = httpx.AsyncClient(
             base_url=config.upstream_url,
             timeout=httpx.Timeout(config.timeout_seconds, connect=10.0),
-            limits=UPSTREAM_LIMITS,
+            limits=_upstream_limits(config),
             transport=transport,
         )
         self.cap = _cap(config)
@@ -488,6 +489,13 @@ class Proxy:
 
     async def aclose(self) -> None:
         await self.client.aclose()
+
+
+def _upstream_limits(config: ProxyConfig) -> httpx.Limits:
+    cap = config.upstream_max_connections
+    if cap is None:
+        return UPSTREAM_LIMITS
+    return httpx.Limits(max_connections=cap, max_keepalive_connections=min(cap, 256))
 
 
 def _retriever(creq: ClientRequest) -> Callable[[str], Awaitable[Any] | Any]:

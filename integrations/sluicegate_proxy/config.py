@@ -5,6 +5,7 @@
 url = "https://api.openai.com"     # --upstream overrides it
 api_key = "sk-..."                 # set: the proxy sends its own key and requires client keys
 timeout_seconds = 600
+max_connections = 1000             # at most this many upstream connections at once (default: no cap)
 
 [auth]
 client_keys = ["team-a-key"]       # required when [upstream] api_key is set (never an open relay)
@@ -95,6 +96,7 @@ class ProxyConfig:
     redact: bool = True
     preflight: bool = False
     show_reasoning: bool = False  # [reasoning] show
+    upstream_max_connections: int | None = None  # [upstream] max_connections; None: no cap
     budget: BudgetConfig | None = None
     rate_limits: RateLimitConfig | None = None
     redactor: Mapping[str, Any] = field(default_factory=dict)  # Redactor(**redactor)
@@ -145,6 +147,7 @@ def config_from(data: Mapping[str, Any], *, upstream: str | None = None) -> Prox
     if unknown:
         raise ConfigError(f"unknown section(s): {', '.join(sorted(unknown))}")
     up = _table(data, "upstream")
+    _keys(up, "upstream", {"url", "api_key", "timeout_seconds", "max_connections"})
     auth = _table(data, "auth")
     limits = _table(data, "limits")
     pipeline = _table(data, "pipeline")
@@ -163,6 +166,7 @@ def config_from(data: Mapping[str, Any], *, upstream: str | None = None) -> Prox
         redact=bool(pipeline.get("redact", True)),
         preflight=bool(pipeline.get("preflight", False)),
         show_reasoning=_show_reasoning(_table(data, "reasoning")),
+        upstream_max_connections=_max_connections(up),
         budget=_budget(data.get("budget")),
         rate_limits=_rate_limits(data.get("rate_limits")),
         redactor=_redactor(_table(data, "redactor")),
@@ -252,6 +256,15 @@ def _built(name: str, make: Any, options: Mapping[str, Any]) -> None:
         make(**options)
     except (TypeError, ValueError) as exc:  # PatternError is a ValueError
         raise ConfigError(f"[{name}] {exc}") from None
+
+
+def _max_connections(table: Mapping[str, Any]) -> int | None:
+    value = table.get("max_connections")
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ConfigError("[upstream] max_connections must be a positive integer")
+    return value
 
 
 def _show_reasoning(table: Mapping[str, Any]) -> bool:

@@ -286,3 +286,34 @@ def test_showing_reasoning_changes_nothing_of_the_answer(key: str) -> None:
     a, b = sdk.STREAM[dialect](shown), sdk.STREAM[dialect](hidden)
     assert (a.text, a.end, a.calls, a.usage, a.error is None) == (b.text, b.end, b.calls, b.usage, b.error is None)
     assert on.reason == off.reason
+
+
+def test_an_opaque_block_passes_only_its_ciphertext() -> None:
+    """`redacted_thinking` is passed on unredacted, so only its `type` and `data` (the ciphertext) may pass:
+    a compatible upstream (or a translating gateway) that adds a plain-text field must not carry it past."""
+    leaky = {**rs.REDACTED_BLOCK, "thinking": f"{MARKER} mailed {EMAIL}", "note": streams.SECRET}
+    upstream = rs.anthropic(streams.pieces(PLAIN, 4), ANSWER, redacted=True).replace(
+        json.dumps(rs.REDACTED_BLOCK).encode(), json.dumps(leaky).encode()
+    )
+    assert EMAIL.encode() in upstream  # the planted block is in the upstream bytes
+    out, _ = relay("anthropic", _request("anthropic"), upstream, reasoning=SHOW)
+    _, whole = body_of("anthropic", _request("anthropic", stream=False), upstream, reasoning=SHOW)
+    for wire in (out, whole):
+        assert EMAIL.encode() not in wire and streams.SECRET.encode() not in wire
+        assert rs.REDACTED_BLOCK["data"].encode() in wire  # the ciphertext itself still passes
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+@pytest.mark.parametrize("where", ["reasoning", "answer"])
+def test_a_lone_surrogate_escape_is_no_crash(dialect: str, where: str) -> None:
+    """`"\\ud800"` is valid JSON but no UTF-8 text: the relay wrote frames with it and raised UnicodeEncodeError
+    mid-stream (no end frame). It is replaced by "?" at decoding, so the redactor checks what the client gets."""
+    lone = "\\" + "ud800"  # the six characters of the JSON escape, written into the upstream bytes as they are
+    thinking, answer = (["ok ", "LONE", " more"], ANSWER) if where == "reasoning" else (["ok"], ["The LONE end."])
+    upstream = rs.BUILD[dialect](thinking, answer).replace(b"LONE", lone.encode())
+    assert json.loads(f'"{lone}"') == "\ud800"
+    out, r = relay(dialect, _request(dialect), upstream, reasoning=SHOW)
+    out.decode("utf-8")  # strict: every frame is UTF-8
+    assert r.reason == "complete"
+    shown = _read(dialect, out, {})
+    assert "?" in (shown.final if where == "reasoning" else shown.answer)

@@ -189,6 +189,46 @@ def test_more_streams_than_httpx_pools_by_default_all_reach_the_upstream(proxy_u
     assert spread < 2.0
 
 
+def test_an_operator_can_cap_the_upstream_connections(make_proxy: Any, upstream: Upstream) -> None:
+    """`[upstream] max_connections` bounds the streams held upstream at once (no cap by default, above): with 2,
+    a third concurrent stream does not reach the upstream while the first two are held."""
+    upstream.play(events_of(streams.chat(streams.pieces("Held open."))), interval=2.0)
+    body = streams.request_body("chat")
+    with make_proxy({"upstream": {"max_connections": 2}}) as url:
+        before = len(upstream.seen)
+
+        async def run() -> int:
+            async with httpx.AsyncClient(timeout=30) as client:
+
+                async def one() -> None:
+                    async with client.stream("POST", url + PATHS["chat"], json=body) as r:
+                        await r.aread()
+
+                tasks = [asyncio.ensure_future(one()) for _ in range(3)]
+                try:
+                    await asyncio.to_thread(upstream.wait_started, before + 2, 10.0)
+                    await asyncio.sleep(1.0)
+                    return len(upstream.seen) - before
+                finally:
+                    for t in tasks:
+                        t.cancel()
+                    await asyncio.gather(*tasks, return_exceptions=True)
+
+        assert asyncio.run(run()) == 2
+
+
+@pytest.mark.parametrize("bad", [0, -1, True, "8", 2.5])
+def test_a_bad_upstream_connection_cap_fails_at_start(bad: object) -> None:
+    from sluicegate_proxy import ConfigError, config_from
+
+    with pytest.raises(ConfigError, match="max_connections"):
+        config_from({"upstream": {"url": "http://x", "max_connections": bad}})
+    assert config_from({"upstream": {"url": "http://x"}}).upstream_max_connections is None
+    with pytest.raises(ConfigError, match="max_conections"):  # a misspelt cap is no silent "no cap"
+        config_from({"upstream": {"url": "http://x", "max_conections": 8}})
+    assert config_from({"upstream": {"url": "http://x", "max_connections": 8}}).upstream_max_connections == 8
+
+
 def test_logs_carry_no_text(proxy_url: str, upstream: Upstream, caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level("DEBUG", logger="sluicegate.proxy")
     upstream.play(events_of(streams.chat(streams.pieces(streams.WITH_SECRET))))

@@ -226,3 +226,16 @@ def test_reasoning_and_server_blocks_stream_and_whole(shown_url: str, upstream: 
         b for b in got[0] if b["type"] in ("thinking", "reasoning")
     ]
     sb.compare(dialect, raw, streamed if dialect == "anthropic" else streamed_r)
+
+
+def test_metrics_name_a_reasoning_stop_and_count_its_redactions(shown_url: str, upstream: Upstream) -> None:
+    """A stop in the reasoning is counted under its own code (not the answer's), and the reasoning's redactions
+    under their entities; no value reaches /metrics."""
+    _play(upstream, "chat")
+    httpx.post(shown_url + PATHS["chat"], json=streams.request_body("chat"), timeout=20)
+    upstream.play(events_of(rs.BUILD["chat"](["Let me look. ", *streams.pieces(PEM, 11)], ANSWER)))
+    httpx.post(shown_url + PATHS["chat"], json=streams.request_body("chat"), timeout=20)
+    text = httpx.get(shown_url + "/metrics", timeout=5).text
+    assert 'sluicegate_proxy_stops_total{code="reasoning_unsettled_secret"}' in text
+    assert 'sluicegate_proxy_redactions_total{entity="EMAIL_ADDRESS"}' in text
+    assert "ana.bell" not in text and streams.SECRET not in text and "MIIE" not in text

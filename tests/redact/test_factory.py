@@ -81,6 +81,9 @@ def test_each_stream_draws_its_own_hash_key() -> None:
     assert a != b  # unlinkable across streams
     keyed = Redactor.factory(operator=Hash(key=b"k" * 32))
     assert run_filter(keyed, [text]).text == run_filter(keyed, [text]).text
+    # An operator object is one for every stream: `Hash()` drew its key when it was made (docs/redactor.md).
+    one = Redactor.factory(operator=Hash())
+    assert run_filter(one, [text]).text == run_filter(one, [text]).text
 
 
 @pytest.mark.parametrize(
@@ -98,3 +101,32 @@ def test_bad_options_fail_when_the_factory_is_made(options: dict[str, object], e
         Redactor.factory(**options)  # type: ignore[arg-type]
     with pytest.raises(error):
         Redactor(**options)  # type: ignore[arg-type]
+
+
+def test_streams_of_one_factory_in_threads_are_independent() -> None:
+    """A sync server runs requests in threads: the shared engine (its last-candidates cache, the prefilter's
+    scratch, the tracker tables made at the first stream) must not mix streams fed at the same time. Texts
+    long enough for the prefilter's path, fed in small pieces so that the threads interleave."""
+    import threading
+
+    make = Redactor.factory()  # no stream yet: the tracker tables are made by whichever thread comes first
+    texts = [(t + " filler words here. ") * 40 for t in TEXTS]
+    expected = [run_filter(Redactor, [t]).text for t in texts]
+    got: dict[int, str] = {}
+    start = threading.Barrier(len(texts) * 2)
+
+    def run(i: int, key: int) -> None:
+        text = texts[i]
+        r = make()
+        start.wait()
+        size = 7 if key < len(texts) else 900  # small pieces interleave; long ones take the prefilter's path
+        out = "".join(r.feed(text[a : a + size]).text for a in range(0, len(text), size))
+        got[key] = out + r.flush().text
+
+    threads = [threading.Thread(target=run, args=(i, k)) for k, i in enumerate(list(range(len(texts))) * 2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for k, i in enumerate(list(range(len(texts))) * 2):
+        assert got[k] == expected[i]

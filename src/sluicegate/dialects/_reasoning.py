@@ -17,7 +17,7 @@ Anthropic's `signature` signs the thinking the model produced: it is passed on o
 upstream's text exactly; otherwise the block carries `UNSIGNED_THINKING` instead, which `parse_request`
 refuses with a clear 400 if a client sends the block back (Anthropic would refuse it as an invalid signature).
 Opaque reasoning (`redacted_thinking` blocks, Responses `encrypted_content`) is ciphertext only the provider
-reads: it is passed on as it came.
+reads: its ciphertext is passed on as it came (no other field of the block: those would pass unredacted).
 """
 
 from __future__ import annotations
@@ -97,8 +97,10 @@ def _anthropic(p: Mapping[str, Any]) -> list[Op]:
             if isinstance(block.get("signature"), str) and block["signature"]:
                 ops.append(Op("signature", key, text=block["signature"]))
             return ops
-        if block.get("type") == "redacted_thinking":
-            return [Op("settle"), Op("opaque", key, extra=dict(block))]
+        if block.get("type") == "redacted_thinking":  # only the ciphertext: no other field passes unredacted
+            data = block.get("data")
+            opaque = {"type": "redacted_thinking", "data": data if isinstance(data, str) else ""}
+            return [Op("settle"), Op("opaque", key, extra=opaque)]
         return [Op("settle")]
     if kind == "content_block_delta":
         delta = p.get("delta") or {}

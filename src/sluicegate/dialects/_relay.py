@@ -420,9 +420,21 @@ def _decode(data: str) -> dict[str, Any] | None:
     """The event's JSON object, or None (not JSON, not an object, `[DONE]`: the reader judges those itself)."""
     try:
         p = json.loads(data)
+        # A lone surrogate escape is valid JSON but no UTF-8 text: "?" for it, so what is checked is what is shown.
+        if ("\\ud" in data or "\\uD" in data) and _lone_surrogate(p):
+            p = json.loads(json.dumps(p, ensure_ascii=False).encode("utf-8", "replace"))
     except (ValueError, RecursionError):
         return None
     return p if isinstance(p, dict) else None
+
+
+def _lone_surrogate(p: Any) -> bool:
+    """A `\\ud800`-`\\udfff` escape not in a pair decodes to a str no frame can be written with."""
+    try:
+        json.dumps(p, ensure_ascii=False).encode()
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def _meter(dialect: str, p: dict[str, Any] | None, meter: UsageMeter) -> None:

@@ -89,8 +89,10 @@ class Redactor:
         """A maker of fresh Redactors with these options, for a server that starts a stream per request: the
         options are checked and the detectors compiled once, here (the error, if any, comes now); each call
         returns a new Redactor that shares them (`Redactor(**options)` compiles them again every time, about
-        half its cost). Each Redactor still has its own state, and its own `"hash"` key unless `operator` is a
-        `Hash` with one: the same output as `Redactor(**options)`."""
+        half its cost). Each Redactor still has its own state, and with `operator="hash"` (the string) its own
+        random key: the same output as `Redactor(**options)`. An operator *object* is shared by every stream:
+        `Hash()` draws its random key once, when it is made, so `factory(operator=Hash())` links values across
+        streams; pass `"hash"` for unlinkable ones."""
         shared = _compile(cls, entities, max_hold, allow, custom)
         resolve_operator(operator)  # a wrong operator fails here, not at the first request
 
