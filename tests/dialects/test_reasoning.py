@@ -103,17 +103,49 @@ def test_an_unchanged_thinking_block_keeps_its_signature() -> None:
     assert reasoning_sdk.anthropic_body(whole).signatures == [rs.SIGNATURE]
 
 
-def test_a_redacted_thinking_block_sent_back_is_refused_with_a_reason() -> None:
+def test_a_redacted_thinking_block_in_a_tool_use_turn_is_refused_with_a_reason() -> None:
+    """The last assistant turn's thinking must come back unmodified before its `tool_use`: a marked block there
+    cannot verify, so the turn is refused before any upstream call, naming the block."""
     block = {"type": "thinking", "thinking": "x", "signature": UNSIGNED_THINKING}
-    assistant = {"role": "assistant", "content": [block]}
-    body = {"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "q"}, assistant]}
+    use = {"type": "tool_use", "id": "t1", "name": "f", "input": {}}
+    result = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "ok"}]}
+    assistant = {"role": "assistant", "content": [block, use]}
+    body = {"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "q"}, assistant, result]}
     with pytest.raises(RequestError) as caught:
         parse_request("anthropic", json.dumps(body))
     assert caught.value.code == "thinking_redacted" and caught.value.status == 400
     assert "messages[1].content[0]" in caught.value.message
     signed = {"type": "thinking", "thinking": "x", "signature": rs.SIGNATURE}
-    body["messages"][1] = {"role": "assistant", "content": [signed]}
-    parse_request("anthropic", json.dumps(body))  # Anthropic's own signature: passed
+    body["messages"][1] = {"role": "assistant", "content": [signed, use]}
+    assert parse_request("anthropic", json.dumps(body)).upstream["messages"][1]["content"][0] == signed
+
+
+def test_a_redacted_thinking_block_of_an_ended_turn_is_dropped_before_the_upstream() -> None:
+    """Outside a tool-use cycle Anthropic does not need earlier thinking but verifies any block it is sent: the
+    proxy drops its own marked blocks from those turns (a plain multi-turn chat keeps working), and keeps every
+    other block, Anthropic's signed ones included, as the client sent them."""
+    marked = {"type": "thinking", "thinking": "x", "signature": UNSIGNED_THINKING}
+    signed = {"type": "thinking", "thinking": "y", "signature": rs.SIGNATURE}
+    use = {"type": "tool_use", "id": "t1", "name": "f", "input": {}}
+    result = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "ok"}]}
+    messages = [
+        {"role": "user", "content": "q"},
+        {"role": "assistant", "content": [marked, use]},  # an earlier tool-use cycle, ended since
+        result,
+        {"role": "assistant", "content": [signed, {"type": "text", "text": "a"}]},
+        {"role": "user", "content": "q2"},
+        {"role": "assistant", "content": [marked, {"type": "text", "text": "b"}]},  # last turn, no tool use
+        {"role": "user", "content": "q3"},
+    ]
+    body = {"model": "m", "max_tokens": 5, "messages": messages}
+    sent = parse_request("anthropic", json.dumps(body)).upstream["messages"]
+    assert sent[1]["content"] == [use] and sent[3]["content"] == messages[3]["content"]
+    assert sent[5]["content"] == [{"type": "text", "text": "b"}] and sent[6] == messages[6]
+    assert [m["role"] for m in sent] == [m["role"] for m in messages]
+    # A turn left with nothing goes (Anthropic refuses empty content and joins consecutive user turns itself).
+    only = {"role": "assistant", "content": [marked]}
+    body = {"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "q"}, only, messages[4]]}
+    assert parse_request("anthropic", json.dumps(body)).upstream["messages"] == [messages[0], messages[4]]
 
 
 @pytest.mark.parametrize(("dialect", "options"), _variants())

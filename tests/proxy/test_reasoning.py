@@ -8,6 +8,7 @@ themselves are proved on the sans-I/O relay in tests/dialects/test_reasoning.py.
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Iterator
 
 import anthropic
@@ -91,10 +92,19 @@ def test_anthropic_sync_thinking_stream_and_whole(shown_url: str, upstream: Upst
     _play(upstream, "anthropic", thinking=plain)
     whole = client.messages.create(model="m", max_tokens=100, messages=MESSAGES)  # type: ignore[arg-type]
     assert whole.content[0].thinking == plain and whole.content[0].signature == rs.SIGNATURE  # type: ignore[union-attr]
-    sent_back = [*MESSAGES, {"role": "assistant", "content": [b.to_dict() for b in final.content]}]
-    with pytest.raises(anthropic.BadRequestError) as caught:  # the unsigned block, sent back: a clear 400
-        client.messages.create(model="m", max_tokens=100, messages=sent_back)  # type: ignore[arg-type]
+    turn = [b.to_dict() for b in final.content]
+    use = {"type": "tool_use", "id": "t1", "name": "clock", "input": {}}
+    result = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "9"}]}
+    in_tool_use = [*MESSAGES, {"role": "assistant", "content": [*turn, use]}, result]
+    with pytest.raises(anthropic.BadRequestError) as caught:  # the unsigned block a tool-use turn needs: a 400
+        client.messages.create(model="m", max_tokens=100, messages=in_tool_use)  # type: ignore[arg-type]
     assert "thinking block sluicegate redacted" in str(caught.value)
+    _play(upstream, "anthropic", thinking=plain)  # an ended turn sent back: its marked block dropped, not a 400
+    later = [*MESSAGES, {"role": "assistant", "content": turn}, {"role": "user", "content": "and then?"}]
+    client.messages.create(model="m", max_tokens=100, messages=later)  # type: ignore[arg-type]
+    sent = upstream.last.json["messages"]
+    assert [b["type"] for b in sent[-2]["content"]] == ["redacted_thinking", "text"]
+    assert UNSIGNED_THINKING not in json.dumps(sent)
 
 
 @pytest.mark.parametrize("dialect", ["chat", "responses", "anthropic"])

@@ -81,7 +81,7 @@ def parse_request(dialect: str, raw: bytes | str) -> ClientRequest:
         if not isinstance(body.get("messages"), list):
             raise RequestError("missing_messages", "'messages' must be a list")
         question = _last_user(body["messages"], "content")
-        _refuse_unsigned_thinking(body["messages"])
+        upstream["messages"] = _unsigned_thinking_dropped(body["messages"])
     else:
         given_input = body.get("input")
         if isinstance(given_input, str):
@@ -93,24 +93,50 @@ def parse_request(dialect: str, raw: bytes | str) -> ClientRequest:
     return ClientRequest(dialect, model, stream, tools, question, sources, language, include_usage, upstream)
 
 
-def _refuse_unsigned_thinking(messages: Sequence[Any]) -> None:
-    """A thinking block whose text our redactor changed carries `UNSIGNED_THINKING`, not Anthropic's signature:
-    sent back, Anthropic would refuse it with a bare "invalid signature". Refused here, saying why."""
+def _unsigned_thinking_dropped(messages: Sequence[Any]) -> list[Any]:
+    """The messages to send up, without the thinking blocks our redactor marked (`UNSIGNED_THINKING`).
+
+    Anthropic verifies every thinking block it is sent, so a marked one fails with a bare "invalid signature".
+    Outside a tool-use cycle earlier thinking is not needed: marked blocks are dropped there (an assistant turn
+    left empty goes too; Anthropic joins the user turns around it). The last assistant turn with a `tool_use`
+    is the one whose thinking must come back unmodified: a marked block there is refused, saying why."""
     from ._reasoning import UNSIGNED_THINKING
 
+    last_assistant = max((i for i, m in enumerate(messages) if _role(m) == "assistant"), default=-1)
+    out: list[Any] = []
     for i, message in enumerate(messages):
         content = message.get("content") if isinstance(message, Mapping) else None
         if not isinstance(content, list):
+            out.append(message)
             continue
-        for j, block in enumerate(content):
-            thinking = isinstance(block, Mapping) and block.get("type") == "thinking"
-            if thinking and block.get("signature") == UNSIGNED_THINKING:
-                raise RequestError(
-                    "thinking_redacted",
-                    f"messages[{i}].content[{j}] is a thinking block sluicegate redacted, so it has no "
-                    "signature Anthropic accepts: remove the block (outside a tool-use turn the API ignores "
-                    "earlier thinking anyway), or start the turn again",
-                )
+        marked = [
+            j
+            for j, block in enumerate(content)
+            if isinstance(block, Mapping)
+            and block.get("type") == "thinking"
+            and block.get("signature") == UNSIGNED_THINKING
+        ]
+        if not marked:
+            out.append(message)
+            continue
+        in_tool_use = i == last_assistant and any(
+            isinstance(b, Mapping) and b.get("type") == "tool_use" for b in content
+        )
+        if in_tool_use:
+            raise RequestError(
+                "thinking_redacted",
+                f"messages[{i}].content[{marked[0]}] is a thinking block sluicegate redacted, so it has no "
+                "signature Anthropic accepts, and this tool-use turn needs it back unmodified: start the turn "
+                "again (earlier turns' marked blocks are dropped by the proxy)",
+            )
+        kept = [b for j, b in enumerate(content) if j not in marked]
+        if kept:
+            out.append({**message, "content": kept})
+    return out
+
+
+def _role(message: Any) -> Any:
+    return message.get("role") if isinstance(message, Mapping) else None
 
 
 def _options(options: Any) -> tuple[tuple[str, ...] | None, str | None]:
