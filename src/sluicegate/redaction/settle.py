@@ -240,7 +240,16 @@ class Engine:
             if m.start() >= point:
                 break
             found.append(m)
-        return self._choose(view, point, final, keep, [(d, found)])
+        if len(found) > 1 or d.locate is not None:
+            return self._choose(view, point, final, keep, [(d, found)])
+        # One match with one span: `_choose` with nothing to pull back but it, and nothing to sort.
+        m = found[0]
+        if m.end() > point or (not final and m.end() >= len(view)):
+            return m.start(), []  # (a match that straddles the point, or is still open, pulls it back to its start)
+        a, b = m.span("v") if d.has_value_group else m.span()
+        if a < b and keep(d, view[a:b]):
+            return point, [Finding(a, b, d)]
+        return point, []
 
     def _choose(
         self,
