@@ -1,10 +1,11 @@
-"""Issue 27: the one-detector settle (`Engine._settle_one`, settle.py) on and off, in one process, beside the
+"""Issue 27: the short settle (`Engine._settle_short`, settle.py) on and off, in one process, beside the
 SentenceSplitter, subjects interleaved in each repeat. Not collected by pytest.
 
     python tests/benchmarks/redactor_settle_ab.py --kb 32 --repeats 5
 
-"off" is the same Redactor with `Engine.ONE = False` (every settle takes the general path) and the validators'
-shortcuts off (`validators.SHORTCUTS = False`), so the difference is this round's change alone; both with the `[fast]` extra where it is installed (`--no-fast`: without). Each
+"off" is the same Redactor with `Engine.SHORT = False` (every settle takes the general path), the validators'
+shortcuts off (`validators.SHORTCUTS = False`) and the plain probe search after a complete match
+(`tracker.BOUNDED_PROBE = False`), so the difference is this round's change alone; both with the `[fast]` extra where it is installed (`--no-fast`: without). Each
 4-character feed is timed by this thread's CPU time (`time.thread_time_ns`: a loaded machine inflates it less
 than wall-clock time); rows are the mean and p99 in µs, medians of `--repeats`, the ratio on / off, and the
 target ratios (mean x the splitter's mean, p99 x the splitter's p50, the splitter timed the same way in the same
@@ -28,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT / "src"), str(ROOT)]
 
 from sluicegate import SentenceSplitter  # noqa: E402
-from sluicegate.redaction import Redactor, settle, starters, validators  # noqa: E402
+from sluicegate.redaction import Redactor, settle, starters, tracker, validators  # noqa: E402
 from tests.benchmarks import corpus as C  # noqa: E402
 from tests.benchmarks.corpora27 import CORPORA  # noqa: E402
 
@@ -39,8 +40,9 @@ class Subject(Redactor):
 
 def make(one: bool, fast: bool) -> Callable[[], Redactor]:
     def build() -> Redactor:
-        settle.Engine.ONE = one
+        settle.Engine.SHORT = one
         validators.SHORTCUTS = one
+        tracker.BOUNDED_PROBE = one
         Subject._COMPILED = fast
         return Subject()
 

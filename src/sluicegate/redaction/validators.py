@@ -56,7 +56,7 @@ SHORTCUTS = True
 
 def _dotted_quad(value: str) -> bool:
     """True only where `ipaddress.IPv4Address(value)` accepts: four ASCII decimal octets of at most three digits,
-    none with a leading zero, each at most 255 (its own rules, which tests/redact/test_settle_one.py checks against
+    none with a leading zero, each at most 255 (its own rules, which tests/redact/test_settle_short.py checks against
     it). False says nothing: the caller asks `ipaddress`. A quarter of its cost, and a log line holds one."""
     parts = value.split(".")
     if len(parts) != 4:

@@ -1,12 +1,16 @@
-"""The one-detector settle (`Engine._settle_one`) against the general path, and the dotted-quad shortcut
-(`validators._dotted_quad`) against `ipaddress`.
+"""The short settle (`Engine._settle_short`) against the general path, the dotted-quad shortcut
+(`validators._dotted_quad`) against `ipaddress`, and the bounded probe (`tracker._open_probe`) against the plain
+probe search.
 
-A settle of a short range where only one built-in detector may have a complete match (an IP address in a log
+A settle of a short range (≤ 512 characters) where only built-in detectors may have a complete match (an IP address in a log
 line) skips the general path's second search of the first match and its sorting. The claim is that every such
 settle gives the general path's answer, so every settle the streams make is done both ways here and compared
 (point and findings): on the four issue 27 corpora, issue 17's corpus, every case of the five suites, and
 Hypothesis texts at random chunkings, with and without the `[fast]` prefilter, through the compiled feed and the
-pure one. The released text is then the same too (asserted as well, with the shortcuts switched off).
+pure one. The released text is then the same too (asserted as well, with the shortcuts switched off). The
+bounded probe, which the compiled feed asks after a complete match, reports the plain probe's open start on the
+corpora, the suites' cases and generated texts (test_incremental.py and test_oracle.py also compare the tracker
+that uses it with `Engine.open_from`, which does not).
 """
 
 from __future__ import annotations
@@ -21,21 +25,23 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sluicegate.redaction import Redactor, validators
+from sluicegate.redaction import Redactor, tracker, validators
+from sluicegate.redaction.registry import BUILTIN
 from sluicegate.redaction.settle import Engine
+from sluicegate.redaction.tracker import _open_probe
 from tests.benchmarks import corpus as C
 from tests.benchmarks.corpora27 import CORPORA
 
 from .suite_cases import NAMES, load
 
 _general = Engine.settle
-_one = Engine._settle_one
+_one = Engine._settle_short
 
 
 @contextmanager
 def _both_ways() -> Iterator[dict[str, int]]:
-    """Every `Engine.settle` made inside is made with the one-detector path and without it, and the answers
-    compared; yields counts (settles, and those the one-detector path took)."""
+    """Every `Engine.settle` made inside is made with the short path and without it, and the answers
+    compared; yields counts (settles, and those the short path took)."""
     seen = {"settles": 0, "one": 0}
 
     def one(self: Engine, *args: Any) -> Any:
@@ -44,22 +50,22 @@ def _both_ways() -> Iterator[dict[str, int]]:
 
     def settle(self: Engine, *args: Any, **kwargs: Any) -> Any:
         seen["settles"] += 1
-        self.ONE = False  # (an instance attribute: the class's stays True)
+        self.SHORT = False  # (an instance attribute: the class's stays True)
         try:
             slow = _general(self, *args, **kwargs)
         finally:
-            del self.ONE
+            del self.SHORT
         fast = _general(self, *args, **kwargs)
         assert fast == slow, (args, kwargs.get("hint"))
         return fast
 
     Engine.settle = settle  # type: ignore[method-assign]
-    Engine._settle_one = one  # type: ignore[method-assign]
+    Engine._settle_short = one  # type: ignore[method-assign]
     try:
         yield seen
     finally:
         Engine.settle = _general  # type: ignore[method-assign]
-        Engine._settle_one = _one  # type: ignore[method-assign]
+        Engine._settle_short = _one  # type: ignore[method-assign]
 
 
 def _subject(fast: bool, native: bool) -> type[Redactor]:
@@ -86,14 +92,16 @@ def _stream(cls: type[Redactor], text: str, sizes: list[int]) -> str:
 
 
 def _off_output(cls: type[Redactor], text: str, sizes: list[int]) -> str:
-    """The stream with the one-detector path and the validators' shortcuts switched off."""
-    Engine.ONE = False
+    """The stream with the short path, the validators' shortcuts and the bounded probe switched off."""
+    Engine.SHORT = False
     validators.SHORTCUTS = False
+    tracker.BOUNDED_PROBE = False  # (read when the new Redactor's engine makes its tables)
     try:
         return _stream(cls, text, sizes)
     finally:
-        Engine.ONE = True
+        Engine.SHORT = True
         validators.SHORTCUTS = True
+        tracker.BOUNDED_PROBE = True
 
 
 @pytest.mark.parametrize("native", [True, False])
@@ -110,7 +118,7 @@ def test_the_same_answer_on_the_corpora_and_the_suites(fast: bool, native: bool)
         for text in cases:
             for sizes in ([4], [rng.randint(1, 9) for _ in range(20)]):
                 assert _stream(cls, text, sizes) == _off_output(cls, text, sizes)
-    # Not vacuous: thousands of settles here take the one-detector path (the streams with it switched off count
+    # Not vacuous: thousands of settles here take the short path (the streams with it switched off count
     # among the settles, and take none).
     assert seen["one"] > 1000, seen
 
@@ -182,3 +190,37 @@ def test_the_dotted_quad_shortcut_on_the_edges() -> None:
         assert validators._dotted_quad(value) and _ipaddress_accepts(value)
     for value in ("256.1.1.1", "01.2.3.4", "1.2.3", "1.2.3.4.5", "1..3.4", "1.2.3.٣", "+1.2.3.4", " 1.2.3.4", "1.2.3.4/8"):
         assert not validators._dotted_quad(value)
+
+
+def _starts(m: Any) -> int | None:
+    return None if m is None else m.start()
+
+
+def _same_probe(text: str, positions: list[int]) -> int:
+    checked = 0
+    for d in BUILTIN:
+        bounded = _open_probe(d)
+        for pos in positions:
+            got = _starts(bounded(text, pos, None, None, True))
+            assert got == _starts(d.probe.search(text, pos, partial=True)), (d.entity, text[pos:], pos)
+            checked += 1
+    return checked
+
+
+def test_the_bounded_probe_is_the_probe_on_the_corpora_and_the_suites() -> None:
+    """`tracker._open_probe(d)` (the compiled feed's probe after a complete match) reports the plain probe's open
+    start at every end of a text and from starts near it, as the compiled feed asks it."""
+    texts = [make(2500) for make in CORPORA.values()] + [C.planted(2500).text]
+    texts += [case["text"][:300] for name in NAMES for case in load(name)][::3]
+    checked = 0
+    for text in texts:
+        for cut in range(1, len(text) + 1, 11):
+            view = text[:cut]
+            checked += _same_probe(view, sorted({max(0, cut - k) for k in (1, 3, 8, 16, 17, 40, 90)}))
+    assert checked > 100_000
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_PIECES, max_size=14).map("".join), st.integers(0, 200))
+def test_the_bounded_probe_is_the_probe_on_generated_texts(text: str, back: int) -> None:
+    _same_probe(text, sorted({max(0, len(text) - back), 0}))
