@@ -242,6 +242,9 @@ class Engine:
             if m is None or m.start() >= point:
                 continue
             found = [m]
+            if m.end() >= point:  # the next match starts at or after its end: none before `point`
+                per.append((d, found))
+                continue
             if m.end() > m.start():
                 rest = d.compiled.finditer(view, m.end())
             else:  # finditer steps past an empty match itself: let it
