@@ -5,14 +5,16 @@ SentenceSplitter, subjects interleaved in each repeat. Not collected by pytest.
 
 "off" is the same Redactor with `Engine.SHORT = False` (every settle takes the general path), the validators'
 shortcuts off (`validators.SHORTCUTS = False`) and the plain probe search after a complete match
-(`tracker.BOUNDED_PROBE = False`), so the difference is this round's change alone; both with the `[fast]` extra where it is installed (`--no-fast`: without). Each
-4-character feed is timed by this thread's CPU time (`time.thread_time_ns`: a loaded machine inflates it less
-than wall-clock time); rows are the mean and p99 in µs, medians of `--repeats`, the ratio on / off, and the
-target ratios (mean x the splitter's mean, p99 x the splitter's p50, the splitter timed the same way in the same
-repeats). `--cold`: each run gets fresh starters tables, as a process's first stream does (otherwise every run
-shares what the runs before it learnt, the quad keys among them). The corpora are tests/benchmarks/corpora27.py's
-four and issue 17's planted text and prose (tests/benchmarks/corpus.py). Each subject's released text (feeds,
-then flush) is compared with the others': a difference is printed and the exit status is 1.
+(`tracker.BOUNDED_PROBE = False`), so the difference is this round's change alone; both with the `[fast]` extra
+where it is installed (`--no-fast`: without). Each 4-character feed is timed by this thread's CPU time
+(`time.thread_time_ns`: a loaded machine inflates it less than wall-clock time); rows are the mean and p99 in µs,
+medians of `--repeats`, the ratio on / off, and the target ratios (mean x the splitter's mean, p99 x the splitter's
+p50, the splitter timed the same way in the same repeats). `--cold`: each run gets fresh starters tables, as a
+process's first stream does (otherwise every run shares what the runs before it learnt, the quad keys among them).
+The last column: the feeds that settle (the compiled feed hands `_release_step` a point), their count and median.
+The corpora are tests/benchmarks/corpora27.py's four and issue 17's planted text and prose
+(tests/benchmarks/corpus.py). Each subject's released text (feeds, then flush) is compared with the others': a
+difference is printed and the exit status is 1.
 """
 
 from __future__ import annotations
@@ -35,7 +37,11 @@ from tests.benchmarks.corpora27 import CORPORA  # noqa: E402
 
 
 class Subject(Redactor):
-    pass
+    settled = False  # set by a feed that settles (the compiled feed hands it the point): counted apart
+
+    def _release_step(self, point: int) -> Any:
+        self.settled = True
+        return super()._release_step(point)
 
 
 def make(one: bool, fast: bool) -> Callable[[], Redactor]:
@@ -54,18 +60,31 @@ def pct(values: list[float], q: float) -> float:
     return s[min(len(s) - 1, int(q * len(s)))]
 
 
+SETTLING: list[float] = []  # the last run's settling feeds
+
+
 def feed_costs(build: Callable[[], Any], pieces: list[str]) -> tuple[list[float], str]:
     r = build()
     feed, clock, out, text = r.feed, time.thread_time_ns, [], []
+    SETTLING.clear()
     for p in pieces:
+        r.settled = False
         t = clock()
         step = feed(p)
         out.append((clock() - t) / 1e3)
+        if r.settled:
+            SETTLING.append(out[-1])
         text.append(step.text if hasattr(step, "text") else "")
     if hasattr(r, "flush"):
         last = r.flush()
         text.append(last.text if hasattr(last, "text") else "")
     return out, "".join(text)
+
+
+def settled(count: int, settling: dict[str, list[float]]) -> str:
+    if not count or not settling["off"] or not settling["on"]:
+        return "0"
+    return f"{count}, {statistics.median(settling['off']):.1f} → {statistics.median(settling['on']):.1f}"
 
 
 def main() -> int:
@@ -86,9 +105,9 @@ def main() -> int:
     }
     print(
         "| corpus (4-char feeds, thread CPU µs) | splitter mean / p50 | off: mean / p99 | on: mean / p99 | "
-        "on / off (mean, p99) | on: mean x splitter mean, p99 x splitter p50 |"
+        "on / off (mean, p99) | on: mean x splitter mean, p99 x splitter p50 | settling feeds: n, p50 off → on |"
     )
-    print("|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|")
     status = 0
     for label in args.only.split(","):
         text = texts[label](args.kb * 1024)
@@ -105,6 +124,8 @@ def main() -> int:
         p50s: dict[str, list[float]] = {k: [] for k in subjects}
         p99s: dict[str, list[float]] = {k: [] for k in subjects}
         released: dict[str, str] = {}
+        settling: dict[str, list[float]] = {"off": [], "on": []}
+        count = 0
         for _ in range(args.repeats):
             for name, build in subjects.items():
                 if args.cold:  # the starters tables (and their C mirror, the quad cache) are shared otherwise
@@ -114,6 +135,9 @@ def main() -> int:
                 p50s[name].append(pct(c, 0.5))
                 p99s[name].append(pct(c, 0.99))
                 released[name] = out
+                if name in settling and SETTLING:
+                    settling[name].append(pct(SETTLING, 0.5))
+                    count = len(SETTLING)
         if released["on"] != released["off"]:
             status = 1
             print(f"OUTPUT DIFFERS on {label}", file=sys.stderr)
@@ -124,7 +148,7 @@ def main() -> int:
             f"| {label} | {m['split']:.2f} / {a['split']:.2f} | {m['off']:.2f} / {p['off']:.2f} | "
             f"{m['on']:.2f} / {p['on']:.2f} | {m['on'] / m['off']:.2f}, {p['on'] / p['off']:.2f} | "
             f"{m['on'] / m['split']:.1f}x, {p['on'] / a['split']:.0f}x (off: {m['off'] / m['split']:.1f}x, "
-            f"{p['off'] / a['split']:.0f}x) |"
+            f"{p['off'] / a['split']:.0f}x) | {settled(count, settling)} |"
         )
     return status
 
