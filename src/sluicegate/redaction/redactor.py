@@ -345,7 +345,7 @@ class Redactor:
     def _keep(self, detector: Detector, value: str) -> bool:
         if detector.validate is not None and not detector.validate(value):
             return False
-        return value.casefold() not in self._allow
+        return not self._allow or value.casefold() not in self._allow
 
     def _release(
         self,

@@ -11,10 +11,12 @@ Two facts make it exact (the differential test in tests/redact/test_incremental.
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections.abc import Callable
 
 import regex
 
 from . import prefilter as _pf
+from .detector import Detector
 from .settle import Engine
 
 # Below this many characters to probe, a forward search is as cheap as looking backwards for a bound first: on
@@ -23,12 +25,46 @@ _FAR = 256
 _NEAR = 16
 
 
+# False: the plain probe search (tests/benchmarks/redactor_settle_ab.py measures `_open_probe` against it). Read
+# when an engine's tables are made.
+BOUNDED_PROBE = True
+
+
+def _open_probe(d: Detector) -> Callable[..., regex.Match[str] | None]:
+    """`d.probe.search` (the leftmost open start from `pos`), from where an open start may first be: no earlier
+    than `d.reach` from the end of the text, and after the last character its pattern cannot read (the claims
+    `OpenTracker._later_start` rests on; the answer is the same, a match object at the same start). The compiled
+    feed asks it after every complete match, from that match's start: the probe then tried every position to the
+    end of the view (an IP address's, ~8 µs of a log line's settling feed). A detector with neither bound keeps
+    the plain search."""
+    search = d.probe.search
+    reach = d.reach
+    stop = None if d.stop is None else d.stop.search
+    if not BOUNDED_PROBE or (reach is None and stop is None):
+        return search
+
+    def probe(
+        view: str, pos: int = 0, endpos: int | None = None, concurrent: bool | None = None, partial: bool = False
+    ) -> regex.Match[str] | None:
+        if endpos is None:
+            n = len(view)
+            if reach is not None and pos < n - reach:
+                pos = n - reach
+            if stop is not None and pos < n:  # (a reverse search for one class: cheaper than a probe at any length)
+                k = stop(view, pos)
+                if k is not None:
+                    pos = k.end()
+        return search(view, pos, endpos, concurrent, partial)
+
+    return probe
+
+
 class _Tables:
     """The per-detector callables a tracker reads, made once per engine (not per stream)."""
 
     def __init__(self, engine: Engine) -> None:
         detectors = engine.detectors
-        self.search = tuple(d.probe.search for d in detectors)
+        self.search = tuple(_open_probe(d) for d in detectors)
         self.full = tuple(d.compiled.search for d in detectors)
         # For the compiled feed (_native.c) only: anchored matches, and each block detector's steady kinds.
         self.match = tuple(d.compiled.match for d in detectors)
