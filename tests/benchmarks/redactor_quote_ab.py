@@ -3,6 +3,7 @@ tails of every form of a label word; `LABELED_IN_CODE`'s own shape) on and off, 
 SentenceSplitter, subjects interleaved in each repeat. Not collected by pytest.
 
     python tests/benchmarks/redactor_quote_ab.py --kb 32 --repeats 5
+    python tests/benchmarks/redactor_quote_ab.py --kb 64 --repeats 5 --whole   # whole text (whole.py)
 
 "off" is the same `_native.Feed` as before this change: built with `rest_off=True`, no shape for
 `LABELED_IN_CODE` (it had none: too many states before wide alternations were read as "anything") and the
@@ -13,6 +14,10 @@ ratio on / off, and the target ratios (mean x the splitter's mean, p99 x the spl
 the same way in the same repeats). The corpora are tests/benchmarks/corpora27.py's four and issue 17's planted
 text and prose (tests/benchmarks/corpus.py). Each subject's released text (feeds, then flush) is compared with
 the others': a difference is printed and the exit status is 1.
+
+`--whole`: `redact(text)`'s one pass (whole.py) with its label candidates as before (the old tails, no
+`near_rest` starts: `LABELED_IN_CODE` by `finditer`) and after, with and without `[fast]`, by thread CPU time,
+medians of `--repeats`; outputs compared.
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ sys.path[:0] = [str(ROOT / "src"), str(ROOT)]
 import regex  # noqa: E402
 
 from sluicegate import SentenceSplitter  # noqa: E402
-from sluicegate.redaction import Redactor, fastpath, labels, starters  # noqa: E402
+from sluicegate.redaction import Redactor, fastpath, labels, starters, whole  # noqa: E402
 from sluicegate.redaction.secrets import LABELED_IN_CODE  # noqa: E402
 from tests.benchmarks import corpus as C  # noqa: E402
 from tests.benchmarks.corpora27 import CORPORA  # noqa: E402
@@ -92,6 +97,57 @@ def feed_costs(build: Callable[[], Any], pieces: list[str]) -> tuple[list[float]
     return out, "".join(text)
 
 
+def _old_tails() -> tuple[str, ...]:
+    got = {
+        [p for p in regex.split(r"[_ \-]", w) if p][-1][-labels.TAIL :].lower()
+        for w in [w for w, _ in labels.words()] + [w.casefold() for w in labels.CAMEL_WORDS]
+    }
+    return tuple(sorted(t for t in got if t.isascii()))
+
+
+def whole_ab(texts: dict[str, str], repeats: int) -> int:
+    """The one pass before (old tails, no `near_rest` starts) and after, in one process by thread CPU time."""
+
+    class Pure(Redactor):
+        _COMPILED = False
+        _NATIVE = False
+
+    old_tails = _old_tails()
+    rest_rx, ascii_tails = whole._rest_rx, whole._ascii_tails
+
+    def one(make: Callable[[], Redactor], text: str, on: bool) -> tuple[float, str | None]:
+        if not on:
+            whole._rest_rx, whole._ascii_tails = (lambda d: None), (lambda: old_tails)  # type: ignore[assignment]
+        try:
+            t = time.thread_time()
+            got = make()._redact_whole(text)
+            return time.thread_time() - t, got
+        finally:
+            whole._rest_rx, whole._ascii_tails = rest_rx, ascii_tails  # type: ignore[assignment]
+
+    print("| corpus | MB | one pass taken, same output | [fast]: before / after MB/s (x) | pure: before / after (x) |")
+    print("|---|---|---|---|---|")
+    status = 0
+    for label, text in texts.items():
+        mb = len(text.encode()) / 1e6
+        cells, ok = [], True
+        for make in (Redactor, Pure):
+            one(make, text, True)  # warm the caches and the validators
+            times: dict[bool, list[float]] = {False: [], True: []}
+            for _ in range(repeats):
+                outs = {}
+                for on in (False, True):
+                    dt, outs[on] = one(make, text, on)
+                    times[on].append(dt)
+                ok = ok and outs[True] is not None and outs[True] == outs[False]
+            b, a = statistics.median(times[False]), statistics.median(times[True])
+            cells.append(f"{mb / b:.2f} / {mb / a:.2f} ({b / a:.2f}x)")
+        if not ok:
+            status = 1
+        print(f"| {label} | {mb:.2f} | {'yes' if ok else 'NO'} | " + " | ".join(cells) + " |")
+    return status
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--kb", type=int, default=32)
@@ -101,6 +157,7 @@ def main() -> int:
         "--cold", action="store_true", help="fresh starters tables for every run (a process's first stream)"
     )
     ap.add_argument("--only", default=",".join([*CORPORA, "planted17", "prose17"]))
+    ap.add_argument("--whole", action="store_true", help="whole text: the one pass before and after")
     args = ap.parse_args()
     fast = not args.no_fast
     texts: dict[str, Callable[[int], str]] = {
@@ -108,6 +165,8 @@ def main() -> int:
         "planted17": lambda n: C.planted(n).text,
         "prose17": C.prose,
     }
+    if args.whole:
+        return whole_ab({k: texts[k](args.kb * 1024) for k in args.only.split(",")}, args.repeats)
     print(
         "| corpus (4-char feeds, thread CPU µs) | splitter mean / p50 | off: mean / p99 | on: mean / p99 | "
         "on / off (mean, p99) | on: mean x splitter mean, p99 x splitter p50 |"
