@@ -514,11 +514,9 @@ static int shape_rules_out(const Shape *sh, int kind, const void *data, Py_ssize
 typedef struct { Py_ssize_t at; long i; } Bound;
 
 #define NEAR_CACHE_MAX 4096
-/* Remember the engine's answer at a label start with no label tail before it, by the text from there. Full, it
-   starts again: the texts that recur (`:4`, `="`) come back, where a cache that stopped growing kept the first
-   texts of the stream, most of them seen once (log values). */
+/* Remember the engine's answer at a label start with no label tail before it, by the text from there. */
 static int near_remember(Feed *f, long i, PyObject *key, PyObject *value) {
-    if (PyDict_GET_SIZE(f->near_cache[i]) >= NEAR_CACHE_MAX) PyDict_Clear(f->near_cache[i]);
+    if (PyDict_GET_SIZE(f->near_cache[i]) >= NEAR_CACHE_MAX) return 0;
     return PyDict_SetItem(f->near_cache[i], key, value);
 }
 
