@@ -83,7 +83,9 @@ def _near(d: Any, rest_off: bool = False) -> tuple[Any, ...] | None:
         return None
     rest = None if rest_off else d.near_rest
     got = None if rest is None else _shape(rest[2], d.compiled.flags, REST_PLACES)
-    return (d.near, d.near_k) if got is None else (d.near, d.near_k, rest[0], rest[1], got)
+    if rest is None or got is None:
+        return d.near, d.near_k
+    return d.near, d.near_k, rest[0], rest[1], got
 
 
 def compiled_feed(

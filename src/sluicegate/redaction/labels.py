@@ -95,7 +95,7 @@ def tails() -> frozenset[str]:
     `mot de passe`, `oken` of `Token`): a label word occurs in a text only where one of them does (ASCII text
     lowercased; a non-ASCII character is taken to match anything). Why: `label_near` rules out a candidate start
     of `LABELED_SECRET` without asking the engine, whose label lookbehind is its most expensive part."""
-    got = set()
+    got: set[str] = set()
     for word in [w for w, _ in words()] + [w.casefold() for w in CAMEL_WORDS]:
         parts = [p for p in regex.split(r"[_ \-]", word) if p]
         # The last TAIL characters of every form (`word_pattern` joins the parts by one of `_`, `-`, a space or
