@@ -178,7 +178,8 @@ static PyObject *new_tables(PyObject *Py_UNUSED(module), PyObject *Py_UNUSED(arg
      always, context       the Starters' masks of untrusted and of context detectors
      tables      new_tables(): the C mirror of the starters tables (shared by the streams of one Starters)
      max_hold    the Redactor's max_hold
-     near        per detector: None, or (characters, k) from `Detector.near` and `near_k`
+     near        per detector: None, or (characters, k) from `Detector.near` and `near_k`, or that and
+                 (characters, k, new_shape(...) of the rest) from `Detector.near_rest` (`rest_rules_out` below)
      near_bits, near_window   labels.near_tables() and LOOKBEHIND: `label_near` below
      shape       per detector: None, or new_shape(...) of its `shape.shape` (checked at a candidate start)
    The Redactor's state (STATE["Redactor"]) is read and written on the redactor passed to `quick`. */
@@ -194,6 +195,10 @@ typedef struct {
     unsigned long long near_chars[MAXDET][2]; /* the ASCII characters of the claim, as a 128-bit set */
     PyObject *near_cache[MAXDET];           /* view[v:n] -> open (True) or not (False), without a label near */
     PyObject *shape_obj[MAXDET];            /* per detector: its shape's capsule (new_shape), or NULL */
+    Py_ssize_t rest_k[MAXDET];              /* -1: no `near_rest` claim */
+    unsigned long long rest_chars[MAXDET][2];
+    PyObject *rest_obj[MAXDET];             /* the capsule of the rest's shape */
+    const Shape *rest_shape[MAXDET];
     const Shape *shape[MAXDET];
     int prefilter, ran, many;
     unsigned long long always, context;
@@ -633,12 +638,20 @@ static Py_ssize_t open_from(Feed *f, PyObject *tdict, PyObject *view, Py_ssize_t
                 }
                 /* A label start with no label tail before it: no match there, or (within `near_k` characters of the
                    end) one still open before its lookbehind, which depends on view[v:n] alone: remembered. */
+                /* At a `near_rest` character the same holds where the alternatives that need no label before
+                   them (a reversed comparison: its label after the value) do not have their shape there. */
                 PyObject *near_key = NULL;
                 int near_known = -1;
                 if (f->near_k[i] >= 0) {
                     Py_UCS4 c0 = PyUnicode_READ(kind_v, data_v, v);
-                    if (c0 < 128 && (f->near_chars[i][c0 >> 6] >> (c0 & 63) & 1) && !label_near(f, view, v)) {
-                        if (n - v > f->near_k[i]) continue;
+                    Py_ssize_t claim_k = -1;
+                    if (c0 < 128 && (f->near_chars[i][c0 >> 6] >> (c0 & 63) & 1))
+                        claim_k = f->near_k[i];
+                    else if (c0 < 128 && f->rest_k[i] >= 0 && (f->rest_chars[i][c0 >> 6] >> (c0 & 63) & 1) &&
+                             shape_rules_out(f->rest_shape[i], kind_v, data_v, v, n))
+                        claim_k = f->rest_k[i];
+                    if (claim_k >= 0 && !label_near(f, view, v)) {
+                        if (n - v > claim_k) continue;
                         near_key = PyUnicode_Substring(view, v, n);
                         if (near_key == NULL) return -2;
                         PyObject *got = PyDict_GetItemWithError(f->near_cache[i], near_key);
@@ -924,6 +937,7 @@ static void feed_dealloc(Feed *f) {
     Py_XDECREF(f->quad); Py_XDECREF(f->tables_capsule); Py_XDECREF(f->near_bits_obj);
     for (int i = 0; i < MAXDET; i++) Py_XDECREF(f->near_cache[i]);
     for (int i = 0; i < MAXDET; i++) Py_XDECREF(f->shape_obj[i]);
+    for (int i = 0; i < MAXDET; i++) Py_XDECREF(f->rest_obj[i]);
     PyMem_Free(f->cs.pos);
     PyMem_Free(f->cs.mask);
     Py_TYPE(f)->tp_free((PyObject *)f);
@@ -982,9 +996,13 @@ static PyObject *feed_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
     for (Py_ssize_t i = 0; i < MAXDET; i++) {
         f->near_k[i] = -1;
         f->near_chars[i][0] = f->near_chars[i][1] = 0;
+        f->rest_k[i] = -1;
+        f->rest_chars[i][0] = f->rest_chars[i][1] = 0;
         PyObject *claim = i < count ? PyTuple_GET_ITEM(near, i) : Py_None;
         if (claim == Py_None) continue;
-        PyObject *chars = PyTuple_Check(claim) && PyTuple_GET_SIZE(claim) == 2 ? PyTuple_GET_ITEM(claim, 0) : NULL;
+        int with_rest = PyTuple_Check(claim) && PyTuple_GET_SIZE(claim) == 5;
+        PyObject *chars = PyTuple_Check(claim) && (PyTuple_GET_SIZE(claim) == 2 || with_rest)
+                              ? PyTuple_GET_ITEM(claim, 0) : NULL;
         Py_ssize_t kk = chars ? PyLong_AsSsize_t(PyTuple_GET_ITEM(claim, 1)) : -1;
         if (chars == NULL || !PyUnicode_Check(chars) || !PyUnicode_IS_ASCII(chars) || kk < 0) {
             Py_DECREF(f);
@@ -997,6 +1015,22 @@ static PyObject *feed_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
         }
         f->near_k[i] = kk;
         if ((f->near_cache[i] = PyDict_New()) == NULL) { Py_DECREF(f); return NULL; }
+        if (!with_rest) continue;
+        PyObject *rchars = PyTuple_GET_ITEM(claim, 2), *rcap = PyTuple_GET_ITEM(claim, 4);
+        Py_ssize_t rk = PyLong_AsSsize_t(PyTuple_GET_ITEM(claim, 3));
+        const Shape *rsh = PyCapsule_CheckExact(rcap) ? (const Shape *)PyCapsule_GetPointer(rcap, "sluicegate.shape") : NULL;
+        if (!PyUnicode_Check(rchars) || !PyUnicode_IS_ASCII(rchars) || rk < 0 || rsh == NULL) {
+            Py_DECREF(f);
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "Feed: near's rest is (ASCII str, k >= 0, shape)");
+            return NULL;
+        }
+        for (Py_ssize_t j = 0; j < PyUnicode_GET_LENGTH(rchars); j++) {
+            Py_UCS4 c = PyUnicode_READ_CHAR(rchars, j);
+            f->rest_chars[i][c >> 6] |= 1ULL << (c & 63);
+        }
+        f->rest_k[i] = rk;
+        f->rest_obj[i] = Py_NewRef(rcap);
+        f->rest_shape[i] = rsh;
     }
     for (Py_ssize_t i = 0; i < count && i < MAXDET; i++) {
         PyObject *cap = PyTuple_GET_ITEM(shapes, i);
@@ -1034,24 +1068,28 @@ static PyObject *feed_label_near(Feed *f, PyObject *const *args, Py_ssize_t narg
 }
 
 static PyObject *feed_rules_out(Feed *f, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 3 || !PyUnicode_CheckExact(args[0])) {
-        PyErr_SetString(PyExc_TypeError, "rules_out(view, v, i)");
+    if ((nargs != 3 && nargs != 4) || !PyUnicode_CheckExact(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "rules_out(view, v, i[, rest])");
         return NULL;
     }
     Py_ssize_t v = PyLong_AsSsize_t(args[1]), i = PyLong_AsSsize_t(args[2]);
     if (PyErr_Occurred()) return NULL;
-    if (v < 0 || v >= PyUnicode_GET_LENGTH(args[0]) || i < 0 || i >= MAXDET || f->shape[i] == NULL) {
-        PyErr_SetString(PyExc_IndexError, "rules_out: v out of range, or detector i has no shape");
+    int rest = nargs == 4 ? PyObject_IsTrue(args[3]) : 0;
+    if (rest < 0) return NULL;
+    const Shape *sh = i < 0 || i >= MAXDET ? NULL : rest ? f->rest_shape[i] : f->shape[i];
+    if (v < 0 || v >= PyUnicode_GET_LENGTH(args[0]) || sh == NULL) {
+        PyErr_SetString(PyExc_IndexError, "rules_out: v out of range, or detector i has no such shape");
         return NULL;
     }
     PyObject *view = args[0];
     return PyBool_FromLong(
-        shape_rules_out(f->shape[i], PyUnicode_KIND(view), PyUnicode_DATA(view), v, PyUnicode_GET_LENGTH(view)));
+        shape_rules_out(sh, PyUnicode_KIND(view), PyUnicode_DATA(view), v, PyUnicode_GET_LENGTH(view)));
 }
 
 static PyMethodDef feed_methods[] = {
     {"rules_out", (PyCFunction)(void (*)(void))feed_rules_out, METH_FASTCALL,
-     "rules_out(view, v, i) -> bool: Shape.rules_out(view, v) of detector i's shape, as this feed checks it."},
+     "rules_out(view, v, i[, rest]) -> bool: Shape.rules_out(view, v) of detector i's shape (with rest: of its "
+     "near_rest shape), as this feed checks it."},
     {"quick", (PyCFunction)(void (*)(void))feed_quick, METH_FASTCALL,
      "quick(redactor, piece) -> Step | int | None: the common case of Redactor.feed (see the file's head)."},
     {"label_near", (PyCFunction)(void (*)(void))feed_label_near, METH_FASTCALL,

@@ -20,7 +20,7 @@ from importlib import resources
 import regex
 
 from .alphabet import stop_pattern
-from .reach import before_behind
+from .reach import before_behind, behind_split
 from .reach import reach as pattern_reach
 
 LOOKBEHIND = 80
@@ -74,6 +74,11 @@ class Detector:
     stop: regex.Pattern[str] | None = field(init=False, repr=False, compare=False)
     # With `near`: the most characters a path reads from a start there before its label lookbehind (reach.py).
     near_k: int | None = field(init=False, repr=False, compare=False)
+    # With `near`: for the other characters of `first` at which some alternatives need a label before them and
+    # others not (a reversed comparison's label comes after its value), (those characters, the most the former
+    # read before their lookbehind, the latter as one pattern): a start there with no label tail before it can
+    # only be a match of the latter (reach.py's `behind_split`; tests/redact/test_label_near.py checks it).
+    near_rest: tuple[str, int, str] | None = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not self.entity or not isinstance(self.entity, str):
@@ -99,10 +104,24 @@ class Detector:
             if near_k is None or not self.near.isascii():
                 raise ValueError(f"detector {self.entity}: a start at {self.near!r} need not reach a lookbehind")
         object.__setattr__(self, "near_k", near_k)
+        rest = None
+        others = "".join(sorted(set(first_chars(self.first) or "") - set(self.near or "")))
+        if self.near is not None and others.isascii() and others:
+            split = behind_split(self.pattern, compiled.flags, others)
+            rest = None if split is None else (others, *split)
+        object.__setattr__(self, "near_rest", rest)
 
     @property
     def has_value_group(self) -> bool:
         return "v" in self.compiled.groupindex
+
+
+def first_chars(first: str | None) -> str | None:
+    """The characters of a `first` class written as a plain list (`[,("]`), or None for any other form."""
+    if first is None or not (first.startswith("[") and first.endswith("]")):
+        return None
+    body = first[1:-1]
+    return None if not body or set(body) & set("^-\\[]") else body
 
 
 def custom_detector(spec: object) -> Detector:

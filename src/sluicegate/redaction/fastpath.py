@@ -63,16 +63,38 @@ def _near_bits() -> bytes:
 
 
 @lru_cache(maxsize=256)
-def _shape(pattern: str, flags: int) -> object:
+def _shape(pattern: str, flags: int, places: int | None = None) -> object:
     """The compiled feed's copy of a pattern's shape (shape.py), shared by every Redactor; None if it has none."""
     from .shape import PLACES, shape
 
-    got = shape(pattern, flags)
-    return None if got is None else native.new_shape(*got.packed(), PLACES)
+    got = shape(pattern, flags, PLACES if places is None else places)
+    return None if got is None else native.new_shape(*got.packed(), got.places)
+
+
+# Places of a `near_rest` shape: a reversed comparison's value (up to 256 characters without a space) is read
+# to its closing quote and the operator after it for most values in JSON (a timestamp, a URL).
+REST_PLACES = 64
+
+
+def _near(d: Any, rest_off: bool = False) -> tuple[Any, ...] | None:
+    """The compiled feed's label claims of a detector: (near, near_k), and its `near_rest` with the rest's shape
+    where that has one."""
+    if d.near is None:
+        return None
+    rest = None if rest_off else d.near_rest
+    got = None if rest is None else _shape(rest[2], d.compiled.flags, REST_PLACES)
+    if rest is None or got is None:
+        return d.near, d.near_k
+    return d.near, d.near_k, rest[0], rest[1], got
 
 
 def compiled_feed(
-    tracker: OpenTracker, max_hold: int, *, near_off: bool = False, shape_off: bool = False
+    tracker: OpenTracker,
+    max_hold: int,
+    *,
+    near_off: bool = False,
+    shape_off: bool = False,
+    rest_off: bool = False,
 ) -> Callable[[Any, str], Any]:
     """`quick(redactor, piece)` of a new `_native.Feed` over `tracker` (only with `native` not None): a Step
     (handled), an int (the point to settle: the caller settles and releases it) or None (not handled, nothing
@@ -100,7 +122,8 @@ def compiled_feed(
         tables=_tables(s),
         max_hold=max_hold,
         # `near_off`: no label pre-check (tests/benchmarks/redactor_near_ab.py measures it against this)
-        near=tuple(None if near_off or d.near is None else (d.near, d.near_k) for d in tracker._detectors),
+        # `rest_off`: no `near_rest` claim (tests/benchmarks/redactor_quote_ab.py measures it against this)
+        near=tuple(None if near_off else _near(d, rest_off) for d in tracker._detectors),
         near_bits=_near_bits(),
         near_window=LOOKBEHIND,
         # `shape_off`: no shape check (tests/benchmarks/redactor_shape_ab.py measures it against this). Built-ins

@@ -91,15 +91,25 @@ NEAR_BITS = 1 << 20
 
 @lru_cache(maxsize=1)
 def tails() -> frozenset[str]:
-    """The lowercased tails of every label word (`_key` is `key` of `api_key`, `asse` of `mot de passe`, `oken` of
-    `Token`): a label word occurs in a text only where one of them does (ASCII text lowercased; a non-ASCII
-    character is taken to match anything). Why: `label_near` rules out a candidate start of `LABELED_SECRET`
-    without asking the engine, whose label lookbehind is its most expensive part."""
-    got = set()
+    """The lowercased tails of every label word in each of its forms (`_key` and `ikey` of `api_key`, `asse` of
+    `mot de passe`, `oken` of `Token`): a label word occurs in a text only where one of them does (ASCII text
+    lowercased; a non-ASCII character is taken to match anything). Why: `label_near` rules out a candidate start
+    of `LABELED_SECRET` without asking the engine, whose label lookbehind is its most expensive part."""
+    got: set[str] = set()
     for word in [w for w, _ in words()] + [w.casefold() for w in CAMEL_WORDS]:
-        last = [p for p in regex.split(r"[_ \-]", word) if p][-1]
-        got.add(last[-TAIL:].lower())
+        parts = [p for p in regex.split(r"[_ \-]", word) if p]
+        # The last TAIL characters of every form (`word_pattern` joins the parts by one of `_`, `-`, a space or
+        # nothing), so a short last part carries the end of the one before: `x id`, `axid` of `tax id`, not `id`.
+        ends = {parts[-1]}
+        for part in reversed(parts[:-1]):
+            if min(len(e) for e in ends) >= TAIL:
+                break
+            ends = {part + joint + e for e in ends for joint in _JOINTS}
+        got.update(e[-TAIL:].lower() for e in ends)
     return frozenset(got)
+
+
+_JOINTS = ("", "_", "-", " ")
 
 
 def gram_hash(gram: str) -> int:

@@ -30,3 +30,41 @@ def subpatterns(av: Any) -> Iterator[Any]:
     elif isinstance(av, (tuple, list)):
         for x in av:
             yield from subpatterns(x)
+
+
+def alternatives(pattern: str) -> list[str] | None:
+    """The top-level alternatives of `pattern` as text (split at each `|` outside groups and classes), or None
+    where the text and the parse tree disagree (the parser merged some alternatives, or a global flag group).
+
+    Why: a part of a pattern (the alternatives that start at a quote, say) is checked as a pattern of its own
+    (reach.py's `behind_split`, shape.py), which needs its text, and the parse tree keeps none."""
+    if re.search(r"\(\?[a-zA-Z]+\)", pattern):
+        return None
+    out: list[str] = []
+    depth, at, j, n = 0, 0, 0, len(pattern)
+    while j < n:
+        ch = pattern[j]
+        if ch == "\\":
+            m = TOKEN.match(pattern, j)
+            j = m.end() if m else j + 2
+            continue
+        if ch == "[":  # a class: `]` first (after an optional `^`) is a member
+            j += 1
+            if j < n and pattern[j] == "^":
+                j += 1
+            if j < n and pattern[j] == "]":
+                j += 1
+            while j < n and pattern[j] != "]":
+                j += 2 if pattern[j] == "\\" else 1
+            j += 1
+            continue
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "|" and depth == 0:
+            out.append(pattern[at:j])
+            at = j + 1
+        j += 1
+    out.append(pattern[at:])
+    return out if depth == 0 else None

@@ -21,6 +21,7 @@ import regex
 
 from .parsetree import REPEAT as _REPEAT
 from .parsetree import TOKEN as _TOKEN
+from .parsetree import alternatives
 from .parsetree import constants as _c
 from .parsetree import parser as _p
 from .parsetree import subpatterns as _subs
@@ -134,6 +135,41 @@ def before_behind(pattern: str, flags: int = 0, first: str | None = None) -> int
     if through != -_INF or hit == _INF:
         return None
     return int(hit) + MARGIN
+
+
+def behind_split(pattern: str, flags: int, chars: str) -> tuple[int, str] | None:
+    """For starts at `chars` where some top-level alternatives reach a positive lookbehind (a label before the
+    value) and others need not (`if ("…" == password)`: the label comes after the value): (the most characters
+    the former read before their lookbehind, with the margin; the text of the latter, as one pattern), or None
+    where there is no such split (no alternative of either kind, or the text and the tree disagree).
+
+    Why: at such a start with no label word before it and more than that many characters after it, only the
+    latter can match, so a necessary condition for them alone (their shape, shape.py) rules the start out
+    (tests/redact/test_label_near.py checks it against the engine)."""
+    if flags & regex.FULLCASE:
+        return None
+    plain = _plain(pattern)
+    texts = alternatives(pattern)
+    if plain is None or texts is None:
+        return None
+    try:
+        tree = _p.parse(re.sub(r"(?<!\\)\(\?P<\w+>", "(?:", plain))
+    except (re.error, OverflowError, RecursionError):
+        return None
+    if len(tree) != 1 or tree[0][0] is not _c.BRANCH or len(tree[0][1][1]) != len(texts):
+        return None
+    most, rest = -_INF, []
+    for alt, text in zip(tree[0][1][1], texts, strict=True):
+        if len(alt) and alt[0][0] is _c.LITERAL and chr(alt[0][1]) not in chars:
+            continue  # starts at another character
+        hit, through = _behind_seq(alt)
+        if through == -_INF and hit != _INF:
+            most = max(most, hit)
+        else:
+            rest.append(text)
+    if most == -_INF or not rest:
+        return None
+    return int(most) + MARGIN, "|".join(rest)
 
 
 def _behind_seq(sub: Any) -> tuple[float, float]:

@@ -49,6 +49,15 @@ class _Unknown(Exception):
     """The pattern holds something this walk cannot bound."""
 
 
+class _Full(_Unknown):
+    """More states than the construction keeps."""
+
+
+# An alternation of more than this many alternatives is read as "anything from here" when the exact automaton
+# has more than `STATES` states (`LABELED_IN_CODE`'s label words after a reversed comparison's value).
+WIDE_BRANCH = 8
+
+
 class Shape:
     """A small automaton over character classes (lookbehinds left out, lookaheads read as any characters up to
     their reach, repeats unrolled up to `PLACES` places): `classes[s]` = (the ASCII characters state `s` may read,
@@ -56,9 +65,12 @@ class Shape:
     (a bit set), `first` = those that may read the first, `accept` = the states after which a complete match may
     end; state 0 stands for "anything from here" (more of a repeat than was unrolled, or anything unknown)."""
 
-    __slots__ = ("accept", "classes", "first", "follow")
+    __slots__ = ("accept", "classes", "first", "follow", "places")
 
-    def __init__(self, classes: list[tuple[int, bool]], follow: list[int], first: int, accept: int) -> None:
+    def __init__(
+        self, classes: list[tuple[int, bool]], follow: list[int], first: int, accept: int, places: int = PLACES
+    ) -> None:
+        self.places = places
         self.classes = classes
         self.follow = follow
         self.first = first
@@ -68,7 +80,7 @@ class Shape:
         """True if no path of the pattern can match at `v` (complete, or open at the end of `text`)."""
         want = self.first
         classes, follow, stop = self.classes, self.follow, self.accept | 1
-        for j in range(min(PLACES, len(text) - v)):
+        for j in range(min(self.places, len(text) - v)):
             c = ord(text[v + j])
             got = 0
             for s in _bits(want):
@@ -100,8 +112,9 @@ STATES = 512
 
 
 @lru_cache(maxsize=256)
-def shape(pattern: str, flags: int = 0) -> Shape | None:
-    """The automaton of `pattern` (as compiled with `flags`), or None if it is not known."""
+def shape(pattern: str, flags: int = 0, places: int = PLACES) -> Shape | None:
+    """The automaton of `pattern` (as compiled with `flags`) over its first `places` characters, or None if it is
+    not known."""
     # Full case folding (one character for two), version 1 sets (`[[a-z]--[aeiou]]`) and verbose mode read
     # differently from what the standard parser sees.
     if flags & (regex.FULLCASE | regex.VERSION1 | regex.VERBOSE) or chr(_PLACEHOLDER) <= max(pattern, default="\0"):
@@ -140,14 +153,22 @@ def shape(pattern: str, flags: int = 0) -> Shape | None:
     except (re.error, OverflowError, RecursionError):
         return None
     ci = bool(flags & regex.IGNORECASE) or bool(tree.state.flags & re.IGNORECASE)
-    b = _Build(classes, _groups(tree, ci))
-    try:
-        first, last, nullable = b.seq(tree, ci)
-    except (_Unknown, RecursionError):
-        return None
-    if nullable:
-        return None
-    return b.finish(first, last)
+    # Exact first; with too many states, again with each wide alternation (a list of label words) read as
+    # "anything from here", which only ever says "maybe" where the exact automaton might say "no".
+    for wide in (None, WIDE_BRANCH):
+        b = _Build(classes, _groups(tree, ci), wide, places)
+        try:
+            first, last, nullable = b.seq(tree, ci)
+        except _Full:
+            continue
+        except (_Unknown, RecursionError):
+            return None
+        if nullable:
+            return None
+        got = b.finish(first, last)
+        if got is not None:
+            return got
+    return None
 
 
 Frag = tuple[int, int, bool]  # (first states, last states, nullable) as bit sets
@@ -156,7 +177,11 @@ Frag = tuple[int, int, bool]  # (first states, last states, nullable) as bit set
 class _Build:
     """Glushkov's construction over the parse tree: each character class is a state."""
 
-    def __init__(self, classes: list[str], groups: dict[int, tuple[Any, bool]]) -> None:
+    def __init__(
+        self, classes: list[str], groups: dict[int, tuple[Any, bool]], wide: int | None = None, places: int = PLACES
+    ) -> None:
+        self.wide = wide
+        self.places = places
         self.pclasses = classes
         self.groups = groups
         self.classes: list[tuple[int, bool]] = [((1 << 128) - 1, True)]  # state 0: anything from here
@@ -165,7 +190,7 @@ class _Build:
 
     def state(self, allowed: tuple[int, bool]) -> Frag:
         if len(self.classes) >= 8 * STATES:
-            raise _Unknown
+            raise _Full
         self.classes.append(allowed)
         self.follow.append(0)
         bit = 1 << (len(self.classes) - 1)
@@ -191,7 +216,7 @@ class _Build:
     def peek(self, r: float) -> Frag:
         """A lookahead that reads up to `r` characters and may meet the end there: a path that reads any `r`
         characters and then nothing (it only keeps a start open while the text ends inside it)."""
-        if r == float("inf") or r + MARGIN > PLACES:
+        if r == float("inf") or r + MARGIN > self.places:
             return 1, 0, True
         first = last = 0
         for _ in range(int(r) + MARGIN):  # (with reach.py's margin for a peek past what it consumes)
@@ -229,6 +254,8 @@ class _Build:
         if op is _c.ATOMIC_GROUP:
             return self.seq(av, ci)
         if op is _c.BRANCH:
+            if self.wide is not None and len(av[1]) > self.wide:
+                return self.anything()
             first = last = 0
             nullable = False
             for br in av[1]:
@@ -239,7 +266,7 @@ class _Build:
             return first, last, nullable
         if op in (_c.MAX_REPEAT, _c.MIN_REPEAT, _c.POSSESSIVE_REPEAT):
             lo, hi, body = av
-            cap = PLACES + 1
+            cap = self.places + 1
             got: Frag = (0, 0, True)
             for _ in range(min(lo, cap)):
                 got = self.cat(got, self.seq(body, ci))
@@ -271,11 +298,11 @@ class _Build:
         raise _Unknown
 
     def finish(self, first: int, last: int) -> Shape | None:
-        """The states a path can be in within `PLACES` characters, renumbered (state 0 kept), or None if more
+        """The states a path can be in within `places` characters, renumbered (state 0 kept), or None if more
         than `STATES`."""
         frontier = first
         keep = {0}
-        for _ in range(PLACES):
+        for _ in range(self.places):
             nxt = 0
             for s in _bits(frontier):
                 keep.add(s)
@@ -290,7 +317,11 @@ class _Build:
             return sum(1 << new[s] for s in _bits(bits) if s in new)
 
         return Shape(
-            [self.classes[s] for s in order], [remap(self.follow[s]) for s in order], remap(first), remap(last)
+            [self.classes[s] for s in order],
+            [remap(self.follow[s]) for s in order],
+            remap(first),
+            remap(last),
+            self.places,
         )
 
     def items(self, items: Any, ci: bool) -> tuple[int, bool]:

@@ -30,7 +30,7 @@ import regex
 from . import labels
 from . import prefilter as _pf
 from . import scan as _scan
-from .detector import LOOKBEHIND, Detector
+from .detector import LOOKBEHIND, Detector, first_chars
 from .reach import reach as pattern_reach
 from .settle import _SCAN, Engine, Finding
 from .starters import BUILTIN_IDS
@@ -173,10 +173,13 @@ def matches(engine: Engine, view: str) -> list[tuple[Detector, list[Any]]]:
     labelled: list[tuple[int, int]] | None = None
     for d in detectors:
         own = known.get(index[id(d)]) if known is not None else None
-        if own is None and _all_near(d) and view.isascii():
+        if own is None and (_all_near(d) or _rest_rx(d) is not None) and view.isascii():
             if labelled is None:
                 labelled = _label_spans(view)
             own = _starts_in(d, view, labelled)
+            rest = _rest_rx(d)
+            if rest is not None:  # and where the forms that need no label before them match
+                own = sorted({*own, *((m.start(), m.start()) for m in rest.finditer(view, overlapped=True))})
         found = _pf.matches_in(d, view, own, 0, n) if own is not None else list(d.compiled.finditer(view))
         if found:
             per.append((d, found))
@@ -191,6 +194,20 @@ def _all_near(d: Detector) -> bool:
         return False
     body = d.first[1:-1] if d.first.startswith("[") and d.first.endswith("]") else None
     return body is not None and not set(body) & set("^-\\[]") and set(body) == set(d.near)
+
+
+@lru_cache(maxsize=64)
+def _rest_rx(d: Detector) -> regex.Pattern[str] | None:
+    """For a built-in label detector whose `first` class is its `near` characters and its `near_rest` ones: the
+    forms of the latter that need no label before them (`Detector.near_rest`) as a pattern of their own. A match
+    of `d` at a start outside the label spans is a match of them there (tests/redact/test_label_near.py)."""
+    rest = d.near_rest
+    if rest is None or d.near is None or id(d) not in BUILTIN_IDS:
+        return None
+    body = first_chars(d.first)
+    if body is None or set(body) != set(d.near) | set(rest[0]):
+        return None
+    return regex.compile(rest[2], d.compiled.flags)
 
 
 def _label_spans(view: str) -> list[tuple[int, int]]:
