@@ -106,3 +106,60 @@ def test_wire_cuts_give_the_same_answer(served: tuple[ReplayUpstream, str], key:
     finally:
         upstream.pace = Pace()
     assert len(answers) == 1, answers
+
+
+# The upstream's usage breakdown (reasoning, cached, cache-read tokens), as the official SDKs read it from the
+# recording, is what they read through the proxy, streamed and whole (tests/dialects/test_usage_details.py).
+USAGE_STREAMS = {
+    "chat/pai_deepseek_thinking.sse": ("prompt_tokens_details", "completion_tokens_details"),
+    "responses/pai_web_search.sse": ("input_tokens_details", "output_tokens_details"),
+    "anthropic/pai_anthropic_compaction_usage_with_cache_streaming__0.sse": (
+        "cache_creation_input_tokens",
+        "cache_read_input_tokens",
+        "cache_creation",
+    ),
+}
+
+
+@pytest.mark.parametrize("key", sorted(USAGE_STREAMS))
+def test_usage_breakdown_through_the_proxy(served: tuple[ReplayUpstream, str], key: str) -> None:
+    import anthropic
+    import openai
+
+    from tests.dialects.test_usage_details import first_message, usage_of
+
+    _, url = served
+    dialect = STREAMS[key]["provider"]
+    data = load(STREAMS[key])
+    recorded = usage_of(dialect, data if dialect == "chat" else first_message(dialect, data))
+    want = {k: recorded[k] for k in USAGE_STREAMS[key]}
+    body = _body(key, set())
+    body.pop("stream")
+    got: list[dict[str, Any]] = []
+    if dialect == "chat":
+        oa = openai.OpenAI(api_key="k", base_url=url + "/v1", max_retries=0)
+        chunks = oa.chat.completions.create(**body, stream=True)
+        got.append(next(c.usage for c in reversed(list(chunks)) if c.usage).model_dump(exclude_none=True))
+        body.pop("stream_options")
+        whole = oa.chat.completions.create(**body)
+        assert whole.usage is not None
+        got.append(whole.usage.model_dump(exclude_none=True))
+    elif dialect == "responses":
+        oa = openai.OpenAI(api_key="k", base_url=url + "/v1", max_retries=0)
+        with oa.responses.stream(**body) as stream:
+            for _ in stream:
+                pass
+            final = stream.get_final_response()
+        assert final.usage is not None
+        got.append(final.usage.model_dump(exclude_none=True))
+        plain = oa.responses.create(**body)
+        assert plain.usage is not None
+        got.append(plain.usage.model_dump(exclude_none=True))
+    else:
+        client = anthropic.Anthropic(api_key="k", base_url=url, max_retries=0)
+        with client.messages.stream(**body) as astream:
+            for _ in astream:
+                pass
+            got.append(astream.get_final_message().usage.model_dump(exclude_none=True))
+        got.append(client.messages.create(**body).usage.model_dump(exclude_none=True))
+    assert [{k: g.get(k) for k in want} for g in got] == [want, want]

@@ -52,7 +52,7 @@ class AnthropicEncoder(Encoder):
             "content": [],
             "stop_reason": None,
             "stop_sequence": None,
-            "usage": {"input_tokens": self.input_tokens, "output_tokens": 0},
+            "usage": {"input_tokens": self.input_tokens, "output_tokens": 0, **self.usage_details},
         }
         return named("message_start", {"type": "message_start", "message": message})
 
@@ -137,7 +137,7 @@ class AnthropicEncoder(Encoder):
         delta = {
             "type": "message_delta",
             "delta": {"stop_reason": _STOP[end], "stop_sequence": None},
-            "usage": {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens},
+            "usage": {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens, **usage.details},
         }
         return self._close_block() + named("message_delta", delta) + named("message_stop", {"type": "message_stop"})
 
@@ -189,7 +189,7 @@ class AnthropicEncoder(Encoder):
             "content": content,
             "stop_reason": _STOP[a.end or End.COMPLETE],
             "stop_sequence": None,
-            "usage": {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens},
+            "usage": {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens, **usage.details},
         }
 
 

@@ -33,6 +33,9 @@ class Billed:
 
     input_tokens: int
     output_tokens: int
+    # The upstream's breakdown in its dialect's own keys (`output_tokens_details`, `completion_tokens_details`,
+    # `cache_read_input_tokens`...), integers only: passed on as it came, never computed here.
+    details: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
 
 @dataclass
@@ -95,6 +98,9 @@ class Encoder:
         self.answer = Answer()
         self.started = False
         self.ended = False
+        # The upstream's usage breakdown seen so far (the relay fills it): Anthropic shows it in `message_start`
+        # already, as the API does; every dialect in its final usage (`Billed.details`).
+        self.usage_details: dict[str, Any] = {}
 
     def _prefix(self) -> str:
         return "sg_"

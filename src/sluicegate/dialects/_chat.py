@@ -24,11 +24,13 @@ _FINISH = {
 }
 
 
-def usage_body(usage: Billed) -> dict[str, int]:
+def usage_body(usage: Billed) -> dict[str, Any]:
+    """The billed totals, then the upstream's `*_tokens_details` when it sent them."""
     return {
         "prompt_tokens": usage.input_tokens,
         "completion_tokens": usage.output_tokens,
         "total_tokens": usage.input_tokens + usage.output_tokens,
+        **usage.details,
     }
 
 

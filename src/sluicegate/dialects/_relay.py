@@ -182,7 +182,7 @@ class Relay:
     @property
     def billed(self) -> Billed:
         usage = self.meter.usage
-        return Billed(usage.input_tokens or 0, usage.output_tokens)
+        return Billed(usage.input_tokens or 0, usage.output_tokens, dict(self.encoder.usage_details))
 
     def feed(self, data: bytes) -> bytes:
         """Upstream bytes (any cut); the frames to write now."""
@@ -204,6 +204,7 @@ class Relay:
             self.events += 1
             payload = _decode(event.data)
             _meter(self.dialect, payload, self.meter)
+            self.encoder.usage_details.update(usage_details(self.dialect, _usage_of(self.dialect, payload)))
             gen = self.call.generation
             live = gen is None or gen.state.value in _LIVE  # after the terminal event, nothing more passes
             if self.reasoning is not None:
@@ -473,6 +474,48 @@ def _meter(dialect: str, p: dict[str, Any] | None, meter: UsageMeter) -> None:
                 _report(meter, (p.get("response") or {}).get("usage"), "output_tokens", "input_tokens")
     except (AttributeError, TypeError, ValueError):
         return  # a malformed payload: the generation fails on it; the meter keeps what it had
+
+
+# The usage keys beyond the totals that each dialect's SDK types name (CompletionUsage, ResponseUsage,
+# anthropic Usage/MessageDeltaUsage): a flat integer or an object of integers.
+_DETAIL_KEYS = {
+    "chat": ("prompt_tokens_details", "completion_tokens_details"),
+    "responses": ("input_tokens_details", "output_tokens_details"),
+    "anthropic": ("cache_creation_input_tokens", "cache_read_input_tokens", "cache_creation", "server_tool_use"),
+}
+
+
+def _count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _usage_of(dialect: str, p: dict[str, Any] | None) -> Any:
+    """The usage object an event carries, where the dialect puts it."""
+    if p is None:
+        return None
+    if dialect == "anthropic" and p.get("type") == "message_start":
+        message = p.get("message")
+        return message.get("usage") if isinstance(message, Mapping) else None
+    if dialect == "responses":
+        response = p.get("response")
+        return response.get("usage") if isinstance(response, Mapping) else None
+    return p.get("usage")
+
+
+def usage_details(dialect: str, usage: Any) -> dict[str, Any]:
+    """The upstream's usage breakdown, integer figures only (anything else is left out, never passed)."""
+    if not isinstance(usage, Mapping):
+        return {}
+    found: dict[str, Any] = {}
+    for key in _DETAIL_KEYS.get(dialect, ()):
+        value = usage.get(key)
+        if _count(value):
+            found[key] = value
+        elif isinstance(value, Mapping):
+            inner = {str(k): v for k, v in value.items() if _count(v)}
+            if inner:
+                found[key] = inner
+    return found
 
 
 def _report(meter: UsageMeter, usage: Any, output: str | None, input_key: str) -> None:

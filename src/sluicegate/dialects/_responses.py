@@ -291,11 +291,12 @@ class ResponsesEncoder(Encoder):
 
 
 def _usage(usage: Billed) -> dict[str, Any]:
+    """The billed totals, and the upstream's breakdown where it sent one (the type requires the two fields)."""
     return {
         "input_tokens": usage.input_tokens,
-        "input_tokens_details": {"cached_tokens": 0},
+        "input_tokens_details": {"cached_tokens": 0, **usage.details.get("input_tokens_details", {})},
         "output_tokens": usage.output_tokens,
-        "output_tokens_details": {"reasoning_tokens": 0},
+        "output_tokens_details": {"reasoning_tokens": 0, **usage.details.get("output_tokens_details", {})},
         "total_tokens": usage.input_tokens + usage.output_tokens,
     }
 
