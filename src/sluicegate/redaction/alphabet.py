@@ -24,8 +24,8 @@ import regex
 from .parsetree import REPEAT as _REPEAT
 from .parsetree import TOKEN as _TOKEN
 from .parsetree import constants as _c
+from .parsetree import has_lookahead as _has_lookahead
 from .parsetree import parser as _p
-from .parsetree import subpatterns as _subs
 
 _CATEGORY = {"CATEGORY_DIGIT": r"\d", "CATEGORY_SPACE": r"\s", "CATEGORY_WORD": r"\w"}
 # Placeholders for the `\\p{...}` classes while the standard parser reads the pattern (a plane-15 private use
@@ -142,13 +142,3 @@ def _walk(sub: Any, ci: bool, plain: set[str], folded: set[str], classes: list[s
                 _walk(no, ci, plain, folded, classes)
         else:  # ANY, NOT_LITERAL, or anything this does not know
             raise _Unknown
-
-
-def _has_lookahead(sub: Any) -> bool:
-    for op, av in sub:
-        if op in (_c.ASSERT, _c.ASSERT_NOT) and av[0] == 1:
-            return True
-        for s in _subs(av):
-            if _has_lookahead(s):
-                return True
-    return False

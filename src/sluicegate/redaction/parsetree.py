@@ -32,6 +32,17 @@ def subpatterns(av: Any) -> Iterator[Any]:
             yield from subpatterns(x)
 
 
+def has_lookahead(sub: Any) -> bool:
+    """Whether a parsed sub-pattern holds a lookahead anywhere (a path that may read past where it stands)."""
+    for op, av in sub:
+        if op in (constants.ASSERT, constants.ASSERT_NOT) and av[0] == 1:
+            return True
+        for s in subpatterns(av):
+            if has_lookahead(s):
+                return True
+    return False
+
+
 def alternatives(pattern: str) -> list[str] | None:
     """The top-level alternatives of `pattern` as text (split at each `|` outside groups and classes), or None
     where the text and the parse tree disagree (the parser merged some alternatives, or a global flag group).

@@ -408,13 +408,3 @@ def _groups(tree: Any, ci: bool) -> dict[int, tuple[Any, bool]]:
 
     visit(tree, ci)
     return out
-
-
-def _has_lookahead(sub: Any) -> bool:
-    for op, av in sub:
-        if op in (_c.ASSERT, _c.ASSERT_NOT) and av[0] == 1:
-            return True
-        for s in _subs(av):
-            if _has_lookahead(s):
-                return True
-    return False

@@ -27,6 +27,7 @@ import regex
 from .parsetree import REPEAT as _REPEAT
 from .parsetree import TOKEN as _TOKEN
 from .parsetree import constants as _c
+from .parsetree import has_lookahead as _has_lookahead
 from .parsetree import parser as _p
 from .reach import _ahead
 
@@ -207,18 +208,6 @@ def _alphabet(sub: Any, ci: bool, classes: list[str], atoms: set[str]) -> None:
                 _alphabet(no, ci, classes, atoms)
         else:  # a back-reference, or anything this does not know
             raise _Unknown
-
-
-def _has_lookahead(sub: Any) -> bool:
-    from .parsetree import subpatterns
-
-    for op, av in sub:
-        if op in (_c.ASSERT, _c.ASSERT_NOT) and av[0] == 1:
-            return True
-        for s in subpatterns(av):
-            if _has_lookahead(s):
-                return True
-    return False
 
 
 class Tail:
