@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT / "src"), str(ROOT)]
 
 from sluicegate import SentenceSplitter  # noqa: E402
-from sluicegate.redaction import Redactor, starters  # noqa: E402
+from sluicegate.redaction import Redactor, fastpath, starters  # noqa: E402
 from tests.benchmarks import corpus as C  # noqa: E402
 from tests.benchmarks.corpora27 import CORPORA  # noqa: E402
 
@@ -32,6 +32,23 @@ HEADER = (
     "| corpus (4-char feeds, thread CPU µs) | splitter mean / p50 | off: mean / p99 | on: mean / p99 | "
     "on / off (mean, p99) | on: mean x splitter mean, p99 x splitter p50 |"
 )
+
+
+def compiled(on: bool, fast: bool, **off: bool) -> Callable[[], Redactor]:
+    """Builds Redactors (with the `[fast]` prefilter if `fast`) whose compiled feed, unless `on`, is rebuilt with
+    `off` (fastpath.compiled_feed's switches, e.g. `shape_off=True`): the same feed without one check."""
+
+    class Subject(Redactor):
+        _COMPILED = fast
+
+    def build() -> Redactor:
+        r = Subject()
+        if not on:
+            assert r._tracker is not None
+            r._quick_native = fastpath.compiled_feed(r._tracker, r._max_hold, **off)
+        return r
+
+    return build
 
 
 def pct(values: list[float], q: float) -> float:

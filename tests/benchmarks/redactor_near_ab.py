@@ -19,23 +19,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT / "src"), str(ROOT)]
 
-from sluicegate.redaction import Redactor, fastpath  # noqa: E402
+from sluicegate.redaction import Redactor  # noqa: E402
 from tests.benchmarks import feed_ab  # noqa: E402
 from tests.benchmarks.corpora27 import CORPORA  # noqa: E402
 
 
 def make(near: bool, fast: bool) -> Callable[[], Redactor]:
-    class Subject(Redactor):
-        _COMPILED = fast
-
-    def build() -> Redactor:
-        r = Subject()
-        if not near:
-            assert r._tracker is not None
-            r._quick_native = fastpath.compiled_feed(r._tracker, r._max_hold, near_off=True)
-        return r
-
-    return build
+    return feed_ab.compiled(near, fast, near_off=True)
 
 
 def main() -> int:
