@@ -37,7 +37,6 @@ import argparse
 import asyncio
 import json
 import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -54,6 +53,8 @@ for _sub in ("integrations", "src", ""):
     sys.path.insert(0, str(ROOT / _sub) if _sub else str(ROOT))
 
 from sluicegate.cli._upstream import _KEY_MARK, Pace, Script, UpstreamApp  # noqa: E402
+from tests.services.ports import free_port, wait_listening  # noqa: E402
+from tests.services.processes import stop_process  # noqa: E402
 
 INTERVAL = 0.020
 # LiteLLM's proxy refuses to start without a strong master key; every target gets it as the client's key.
@@ -81,24 +82,6 @@ CUM = [0]
 for _d in DELTAS:
     CUM.append(CUM[-1] + len(_d))
 QUESTION = "When does the central library open and close, and how many books can members borrow?"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def wait_port(port: int, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return
-        except OSError:
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"nothing on port {port}") from None
-            time.sleep(0.05)
 
 
 # -- the upstream, a process of its own ----------------------------------------------------------------------
@@ -157,7 +140,7 @@ class Upstream:
     def start(self) -> str:
         argv = [sys.executable, str(HERE / "proxy.py"), "--serve-upstream", "--port", str(self.port)]
         self.proc = subprocess.Popen(argv, env=_env(), cwd=ROOT)
-        wait_port(self.port)
+        wait_listening(self.port, timeout=60)
         return f"http://127.0.0.1:{self.port}"
 
     def prepare(self, keys: list[str]) -> None:
@@ -171,11 +154,7 @@ class Upstream:
 
     def stop(self) -> None:
         if self.proc is not None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
+            stop_process(self.proc)
 
 
 def serve_upstream(port: int) -> None:
@@ -347,15 +326,11 @@ class Target:
         env.update(self.env)
         with log.open("ab") as out:
             self.proc = subprocess.Popen(self.argv, stdout=out, stderr=out, env=env, cwd=ROOT)
-        wait_port(self.port, timeout=180)
+        wait_listening(self.port, timeout=180)
 
     def stop(self) -> None:
         if self.proc is not None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
+            stop_process(self.proc)
 
 
 def _litellm_config(upstream: str, presidio: str, streaming_flag: bool | None, path: Path) -> None:

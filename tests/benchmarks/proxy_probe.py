@@ -39,8 +39,9 @@ import uvicorn  # noqa: E402
 import sluicegate_proxy.app as proxy_app  # noqa: E402
 from sluicegate.cli.upstream import Pace, Script, UpstreamApp, stream_frames  # noqa: E402
 from sluicegate_proxy import ProxyConfig, create_app  # noqa: E402
-from tests.benchmarks.proxy import DELTAS, QUESTION, free_port, wait_port  # noqa: E402
+from tests.benchmarks.proxy import DELTAS, QUESTION  # noqa: E402
 from tests.conform.targets import passthrough_app  # noqa: E402
+from tests.services.ports import free_port, wait_listening  # noqa: E402
 
 TRACE: dict[str, dict[str, Any]] = {}  # stream key -> what each stage saw
 _BOX: contextvars.ContextVar[list[str]] = contextvars.ContextVar("probe_key")  # the request's key, once read
@@ -96,7 +97,7 @@ def serve(app: Any) -> tuple[uvicorn.Server, int]:
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="off", access_log=False)
     server = uvicorn.Server(config)
     threading.Thread(target=server.run, daemon=True).start()
-    wait_port(port)
+    wait_listening(port, timeout=60)
     return server, port
 
 

@@ -12,72 +12,30 @@ prefilter declines, which the pre-check does not touch; it is timed too, by CPU 
 
 from __future__ import annotations
 
-import argparse
-import statistics
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT / "src"), str(ROOT)]
 
-from sluicegate.redaction import Redactor, fastpath  # noqa: E402
+from sluicegate.redaction import Redactor  # noqa: E402
+from tests.benchmarks import feed_ab  # noqa: E402
 from tests.benchmarks.corpora27 import CORPORA  # noqa: E402
 
 
 def make(near: bool, fast: bool) -> Callable[[], Redactor]:
-    class Subject(Redactor):
-        _COMPILED = fast
-
-    def build() -> Redactor:
-        r = Subject()
-        if not near:
-            assert r._tracker is not None
-            r._quick_native = fastpath.compiled_feed(r._tracker, r._max_hold, near_off=True)
-        return r
-
-    return build
-
-
-def pct(values: list[float], q: float) -> float:
-    s = sorted(values)
-    return s[min(len(s) - 1, int(q * len(s)))]
-
-
-def feed_costs(build: Callable[[], Redactor], pieces: list[str]) -> list[float]:
-    r = build()
-    feed, clock, out = r.feed, time.thread_time_ns, []
-    for p in pieces:
-        t = clock()
-        feed(p)
-        out.append((clock() - t) / 1e3)
-    return out
+    return feed_ab.compiled(near, fast, near_off=True)
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--kb", type=int, default=32)
-    ap.add_argument("--repeats", type=int, default=5)
-    ap.add_argument("--only", default=",".join(CORPORA))
-    args = ap.parse_args()
+    args = feed_ab.parser(__doc__, splitter=False).parse_args()
     print("| corpus (4-char feeds, thread CPU) | off: mean / p99 µs | on: mean / p99 µs | on / off (mean, p99) |")
     print("|---|---|---|---|")
     for label in args.only.split(","):
-        text = CORPORA[label](args.kb * 1024)
-        pieces = [text[i : i + 4] for i in range(0, len(text), 4)]
         subjects = {"off": make(False, False), "on": make(True, False)}
-        for build in subjects.values():
-            build().feed(text[:20000])
-        means: dict[str, list[float]] = {k: [] for k in subjects}
-        p99s: dict[str, list[float]] = {k: [] for k in subjects}
-        for _ in range(args.repeats):
-            for name, build in subjects.items():
-                c = feed_costs(build, pieces)
-                means[name].append(statistics.fmean(c))
-                p99s[name].append(pct(c, 0.99))
-        m = {k: statistics.median(v) for k, v in means.items()}
-        p = {k: statistics.median(v) for k, v in p99s.items()}
+        got = feed_ab.measure(subjects, CORPORA[label](args.kb * 1024), args.repeats)
+        m, p = got.mean, got.p99
         print(
             f"| {label} | {m['off']:.2f} / {p['off']:.2f} | {m['on']:.2f} / {p['on']:.2f} | "
             f"{m['on'] / m['off']:.2f}, {p['on'] / p['off']:.2f} |"

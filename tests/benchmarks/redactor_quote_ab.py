@@ -22,24 +22,20 @@ medians of `--repeats`; outputs compared.
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT / "src"), str(ROOT)]
 
 import regex  # noqa: E402
 
-from sluicegate import SentenceSplitter  # noqa: E402
-from sluicegate.redaction import Redactor, fastpath, labels, starters, whole  # noqa: E402
+from sluicegate.redaction import Redactor, fastpath, labels, whole  # noqa: E402
 from sluicegate.redaction.secrets import LABELED_IN_CODE  # noqa: E402
-from tests.benchmarks import corpus as C  # noqa: E402
-from tests.benchmarks.corpora27 import CORPORA  # noqa: E402
+from tests.benchmarks import feed_ab  # noqa: E402
 
 
 def _old_near_bits() -> bytes:
@@ -76,25 +72,6 @@ def make(on: bool, fast: bool) -> Callable[[], Redactor]:
         return r
 
     return build
-
-
-def pct(values: list[float], q: float) -> float:
-    s = sorted(values)
-    return s[min(len(s) - 1, int(q * len(s)))]
-
-
-def feed_costs(build: Callable[[], Any], pieces: list[str]) -> tuple[list[float], str]:
-    r = build()
-    feed, clock, out, text = r.feed, time.thread_time_ns, [], []
-    for p in pieces:
-        t = clock()
-        step = feed(p)
-        out.append((clock() - t) / 1e3)
-        text.append(step.text if hasattr(step, "text") else "")
-    if hasattr(r, "flush"):
-        last = r.flush()
-        text.append(last.text if hasattr(last, "text") else "")
-    return out, "".join(text)
 
 
 def _old_tails() -> tuple[str, ...]:
@@ -149,67 +126,12 @@ def whole_ab(texts: dict[str, str], repeats: int) -> int:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--kb", type=int, default=32)
-    ap.add_argument("--repeats", type=int, default=5)
-    ap.add_argument("--no-fast", action="store_true", help="without the [fast] extra's prefilter")
-    ap.add_argument(
-        "--cold", action="store_true", help="fresh starters tables for every run (a process's first stream)"
-    )
-    ap.add_argument("--only", default=",".join([*CORPORA, "planted17", "prose17"]))
+    ap = feed_ab.parser(__doc__)
     ap.add_argument("--whole", action="store_true", help="whole text: the one pass before and after")
     args = ap.parse_args()
-    fast = not args.no_fast
-    texts: dict[str, Callable[[int], str]] = {
-        **CORPORA,
-        "planted17": lambda n: C.planted(n).text,
-        "prose17": C.prose,
-    }
     if args.whole:
-        return whole_ab({k: texts[k](args.kb * 1024) for k in args.only.split(",")}, args.repeats)
-    print(
-        "| corpus (4-char feeds, thread CPU µs) | splitter mean / p50 | off: mean / p99 | on: mean / p99 | "
-        "on / off (mean, p99) | on: mean x splitter mean, p99 x splitter p50 |"
-    )
-    print("|---|---|---|---|---|---|")
-    status = 0
-    for label in args.only.split(","):
-        text = texts[label](args.kb * 1024)
-        pieces = [text[i : i + 4] for i in range(0, len(text), 4)]
-        subjects: dict[str, Callable[[], Any]] = {
-            "split": SentenceSplitter,
-            "off": make(False, fast),
-            "on": make(True, fast),
-        }
-        if not args.cold:
-            for name in ("off", "on"):
-                subjects[name]().feed(text[:20000])
-        means: dict[str, list[float]] = {k: [] for k in subjects}
-        p50s: dict[str, list[float]] = {k: [] for k in subjects}
-        p99s: dict[str, list[float]] = {k: [] for k in subjects}
-        released: dict[str, str] = {}
-        for _ in range(args.repeats):
-            for name, build in subjects.items():
-                if args.cold:  # the starters tables (and their C mirror, the quad cache) are shared otherwise
-                    starters._shared.cache_clear()
-                c, out = feed_costs(build, pieces)
-                means[name].append(statistics.fmean(c))
-                p50s[name].append(pct(c, 0.5))
-                p99s[name].append(pct(c, 0.99))
-                released[name] = out
-        if released["on"] != released["off"]:
-            status = 1
-            print(f"OUTPUT DIFFERS on {label}", file=sys.stderr)
-        m = {k: statistics.median(v) for k, v in means.items()}
-        a = {k: statistics.median(v) for k, v in p50s.items()}
-        p = {k: statistics.median(v) for k, v in p99s.items()}
-        print(
-            f"| {label} | {m['split']:.2f} / {a['split']:.2f} | {m['off']:.2f} / {p['off']:.2f} | "
-            f"{m['on']:.2f} / {p['on']:.2f} | {m['on'] / m['off']:.2f}, {p['on'] / p['off']:.2f} | "
-            f"{m['on'] / m['split']:.1f}x, {p['on'] / a['split']:.0f}x (off: {m['off'] / m['split']:.1f}x, "
-            f"{p['off'] / a['split']:.0f}x) |"
-        )
-    return status
+        return whole_ab({k: feed_ab.TEXTS[k](args.kb * 1024) for k in args.only.split(",")}, args.repeats)
+    return feed_ab.splitter_table(args, make)
 
 
 if __name__ == "__main__":

@@ -20,25 +20,36 @@ HIDDEN = {"thinking", "redacted_thinking", "reasoning"}
 def sdk_message(dialect: str, payload: bytes, *, stream: bool = True, aio: bool = False) -> Any:
     """The SDK's final Message (Anthropic) or Response (Responses) for `payload`."""
     if dialect == "anthropic":
-        client = sdk.anthropic_client(payload, stream=stream)
+        return final(dialect, sdk.anthropic_client(payload, stream=stream), stream=stream)
+    return final(dialect, sdk.openai_client(payload, stream=stream), stream=stream)
+
+
+def final(dialect: str, client: Any, *, stream: bool = True, max_tokens: int = 10, messages: Any = ()) -> Any:
+    """The final Message (Anthropic) or Response (Responses) of one call on an SDK `client`: streamed to its end
+    through the SDK's accumulator, or whole (`stream=False`)."""
+    if dialect == "anthropic":
         if not stream:
-            return client.messages.create(model="m", max_tokens=10, messages=[])
-        with client.messages.stream(model="m", max_tokens=10, messages=[]) as s:
+            return client.messages.create(model="m", max_tokens=max_tokens, messages=list(messages))
+        with client.messages.stream(model="m", max_tokens=max_tokens, messages=list(messages)) as s:
             for _ in s:
                 pass
             return s.get_final_message()
-    client_oa = sdk.openai_client(payload, stream=stream)
     if not stream:
-        return client_oa.responses.create(model="m", input="q")
-    with client_oa.responses.stream(model="m", input="q") as r:
+        return client.responses.create(model="m", input="q")
+    with client.responses.stream(model="m", input="q") as r:
         for _ in r:
             pass
         return r.get_final_response()
 
 
-def blocks(dialect: str, message: Any) -> list[dict[str, Any]]:
+def dump(dialect: str, message: Any) -> list[dict[str, Any]]:
+    """Every block (Anthropic) or output item (Responses) of an SDK message, as dicts."""
     items = message.content if dialect == "anthropic" else message.output
-    return [b.model_dump(exclude_none=True) for b in items if b.type not in HIDDEN]
+    return [b.model_dump(exclude_none=True) for b in items]
+
+
+def blocks(dialect: str, message: Any) -> list[dict[str, Any]]:
+    return [b for b in dump(dialect, message) if b["type"] not in HIDDEN]
 
 
 def is_server(dialect: str, block: dict[str, Any]) -> bool:

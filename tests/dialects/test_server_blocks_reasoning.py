@@ -61,11 +61,6 @@ def added(data: bytes) -> list[tuple[int, str, str]]:
     ]
 
 
-def _dump(message: Any, dialect: str) -> list[dict[str, Any]]:
-    items = message.content if dialect == "anthropic" else message.output
-    return [b.model_dump(exclude_none=True) for b in items]
-
-
 def _thinking_as_shown(block: dict[str, Any]) -> dict[str, Any]:
     """The raw recording's thinking block as the relay shows it: redacted, signed only if unchanged."""
     shown = redact(block["thinking"])
@@ -85,8 +80,8 @@ def test_anthropic_thinking_server_blocks_and_text_keep_the_upstreams_order(key:
     for p in events(out):  # each delta and stop names the block its start opened
         if p.get("type") in ("content_block_delta", "content_block_stop"):
             assert p["index"] in dict(starts(out))
-    raw = _dump(sb.sdk_message("anthropic", upstream), "anthropic")
-    ours = _dump(sb.sdk_message("anthropic", out), "anthropic")
+    raw = sb.dump("anthropic", sb.sdk_message("anthropic", upstream))
+    ours = sb.dump("anthropic", sb.sdk_message("anthropic", out))
     assert [b["type"] for b in ours] == [b["type"] for b in raw]
     for got, want in zip(ours, raw, strict=True):
         if want["type"] == "thinking":
@@ -100,7 +95,7 @@ def test_anthropic_thinking_server_blocks_and_text_keep_the_upstreams_order(key:
     # Non-streaming: the same blocks in the same places, the thinking's text and signature in its own entry.
     status, whole = body_of("anthropic", body, data, reasoning=SHOW)
     assert status == 200
-    got_body = _dump(sb.sdk_message("anthropic", whole, stream=False), "anthropic")
+    got_body = sb.dump("anthropic", sb.sdk_message("anthropic", whole, stream=False))
     assert [b["type"] for b in got_body] == [b["type"] for b in ours]
     for b_body, b_stream in zip(got_body, ours, strict=True):
         if b_body["type"] in ("thinking", "text"):
@@ -124,8 +119,8 @@ def test_responses_reasoning_items_server_items_and_message_keep_the_upstreams_o
     assert types[0] == "reasoning" and "web_search_call" in types and types[-1] == "message"
     numbers = [p["sequence_number"] for p in events(out)]
     assert numbers == list(range(len(numbers)))
-    raw = _dump(sb.sdk_message("responses", upstream), "responses")
-    ours = _dump(sb.sdk_message("responses", out), "responses")
+    raw = sb.dump("responses", sb.sdk_message("responses", upstream))
+    ours = sb.dump("responses", sb.sdk_message("responses", out))
     # The ciphertext passed is the one of the item's own `output_item.done` (response.completed may carry a
     # fresh encryption of the same reasoning: either is the provider's).
     sealed = {
@@ -147,7 +142,7 @@ def test_responses_reasoning_items_server_items_and_message_keep_the_upstreams_o
             assert got == want
     status, whole = body_of("responses", body, data, reasoning=SHOW)
     assert status == 200
-    got_body = _dump(sb.sdk_message("responses", whole, stream=False), "responses")
+    got_body = sb.dump("responses", sb.sdk_message("responses", whole, stream=False))
     assert [(b["type"], b.get("id")) for b in got_body] == [(b["type"], b.get("id")) for b in ours]
     assert [b for b in got_body if b["type"] == "reasoning"] == [b for b in ours if b["type"] == "reasoning"]
     assert sb.text_of("responses", got_body[-1]) == sb.text_of("responses", ours[-1])
@@ -192,13 +187,13 @@ def test_anthropic_redacted_thinking_before_held_text_and_a_search() -> None:
     assert r.reason == "complete" and r.passed == 2
     assert starts(out) == starts(upstream)
     assert EMAIL.encode() not in out
-    ours = _dump(sb.sdk_message("anthropic", out), "anthropic")
+    ours = sb.dump("anthropic", sb.sdk_message("anthropic", out))
     assert [b["type"] for b in ours] == ["thinking", "text", "server_tool_use", "web_search_tool_result", "text"]
     assert ours[0] == {"type": "thinking", "thinking": redact(THINKING), "signature": UNSIGNED_THINKING}
     assert ours[1]["text"] == tsb.FIRST and ours[4]["text"] == redact(tsb.THEN)
     status, whole = body_of("anthropic", body, upstream, reasoning=SHOW)
     assert status == 200
-    assert _dump(sb.sdk_message("anthropic", whole, stream=False), "anthropic") == ours
+    assert sb.dump("anthropic", sb.sdk_message("anthropic", whole, stream=False)) == ours
 
 
 def _thinking_after_search(stream: bytes) -> bytes:
@@ -272,7 +267,7 @@ def test_reasoning_after_a_server_block_waits_behind_the_held_text(dialect: str)
     out, r = relay(dialect, body, upstream, reasoning=SHOW)
     assert r.reason == "complete" and r.passed == (2 if dialect == "anthropic" else 1)
     assert EMAIL.encode() not in out
-    ours = _dump(sb.sdk_message(dialect, out), dialect)
+    ours = sb.dump(dialect, sb.sdk_message(dialect, out))
     if dialect == "anthropic":
         assert starts(out) == starts(upstream)
         assert [b["type"] for b in ours] == ["text", "server_tool_use", "web_search_tool_result", "thinking", "text"]
@@ -285,7 +280,7 @@ def test_reasoning_after_a_server_block_waits_behind_the_held_text(dialect: str)
         assert ours[2]["summary"] == [{"type": "summary_text", "text": redact(THINKING)}]
     status, whole = body_of(dialect, body, upstream, reasoning=SHOW)
     assert status == 200
-    got = _dump(sb.sdk_message(dialect, whole, stream=False), dialect)
+    got = sb.dump(dialect, sb.sdk_message(dialect, whole, stream=False))
     assert [b["type"] for b in got] == [b["type"] for b in ours]
     assert [b for b in got if b["type"] in ("thinking", "reasoning")] == [
         b for b in ours if b["type"] in ("thinking", "reasoning")

@@ -207,35 +207,28 @@ def test_reasoning_and_server_blocks_stream_and_whole(shown_url: str, upstream: 
     want = [b.type for b in (raw.content if dialect == "anthropic" else raw.output)]
     assert want[0] in ("thinking", "reasoning") and want[-1] in ("text", "message")
     upstream.play(events_of(recorded))
+    client: anthropic.Anthropic | openai.OpenAI
     if dialect == "anthropic":
         client = anthropic.Anthropic(api_key="k", base_url=shown_url, max_retries=0)
-        with client.messages.stream(model="m", max_tokens=100, messages=MESSAGES) as stream:  # type: ignore[arg-type]
-            for _ in stream:
-                pass
-            streamed = stream.get_final_message()
-        upstream.play(events_of(recorded))
-        whole = client.messages.create(model="m", max_tokens=100, messages=MESSAGES)  # type: ignore[arg-type]
-        got = [[b.model_dump(exclude_none=True) for b in m.content] for m in (streamed, whole)]
+    else:
+        client = openai.OpenAI(api_key="k", base_url=shown_url + "/v1", max_retries=0)
+    streamed = sb.final(dialect, client, max_tokens=100, messages=MESSAGES)
+    upstream.play(events_of(recorded))
+    whole = sb.final(dialect, client, stream=False, max_tokens=100, messages=MESSAGES)
+    got = [sb.dump(dialect, m) for m in (streamed, whole)]
+    if dialect == "anthropic":
         thinking = [b for b in raw.content if b.type == "thinking"]
         assert [b for b in got[0] if b["type"] == "thinking"] == [
             {"type": "thinking", "thinking": b.thinking, "signature": b.signature} for b in thinking
         ]
     else:
-        oa = openai.OpenAI(api_key="k", base_url=shown_url + "/v1", max_retries=0)
-        with oa.responses.stream(model="m", input="q") as rstream:
-            for _ in rstream:
-                pass
-            streamed_r = rstream.get_final_response()
-        upstream.play(events_of(recorded))
-        whole_r = oa.responses.create(model="m", input="q")
-        got = [[b.model_dump(exclude_none=True) for b in m.output] for m in (streamed_r, whole_r)]
         ids = [b.id for b in raw.output if b.type != "message"]
         assert [b["id"] for b in got[0] if b["type"] != "message"] == ids
     assert [b["type"] for b in got[0]] == [b["type"] for b in got[1]] == want
     assert [b for b in got[1] if b["type"] in ("thinking", "reasoning")] == [
         b for b in got[0] if b["type"] in ("thinking", "reasoning")
     ]
-    sb.compare(dialect, raw, streamed if dialect == "anthropic" else streamed_r)
+    sb.compare(dialect, raw, streamed)
 
 
 def test_metrics_name_a_reasoning_stop_and_count_its_redactions(shown_url: str, upstream: Upstream) -> None:

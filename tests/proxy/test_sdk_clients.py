@@ -152,16 +152,8 @@ def test_server_tool_blocks_sync_async_and_whole(proxy_url: str, upstream: Upstr
     recorded = load(STREAMS[SEARCHES[dialect]])
     raw = sb.sdk_message(dialect, recorded)
     upstream.play(events_of(recorded))
-    if dialect == "anthropic":
-        with _an(proxy_url).messages.stream(model="m", max_tokens=100, messages=MESSAGES) as stream:
-            for _ in stream:
-                pass
-            synced: Any = stream.get_final_message()
-    else:
-        with _oa(proxy_url).responses.stream(model="m", input="q") as rstream:
-            for _ in rstream:
-                pass
-            synced = rstream.get_final_response()
+    client = _an(proxy_url) if dialect == "anthropic" else _oa(proxy_url)
+    synced = sb.final(dialect, client, max_tokens=100, messages=MESSAGES)
     sb.compare(dialect, raw, synced)
 
     async def run() -> Any:
@@ -180,10 +172,7 @@ def test_server_tool_blocks_sync_async_and_whole(proxy_url: str, upstream: Upstr
     upstream.play(events_of(recorded))
     sb.compare(dialect, raw, asyncio.run(run()))
     upstream.play(events_of(recorded))
-    if dialect == "anthropic":
-        whole: Any = _an(proxy_url).messages.create(model="m", max_tokens=100, messages=MESSAGES)
-    else:
-        whole = _oa(proxy_url).responses.create(model="m", input="q")
+    whole = sb.final(dialect, client, stream=False, max_tokens=100, messages=MESSAGES)
 
     def ours(message: Any) -> list[dict[str, Any]]:  # our own message items' ids are new per answer
         return [

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from .ports import free_port, wait_listening
+from .processes import stop_process
 
 CONFIG = """\
 daemon off;
@@ -79,12 +80,7 @@ class Nginx:
 
     def stop(self) -> None:
         if self.proc is not None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(timeout=5)
+            stop_process(self.proc)
             if self.proc.stderr is not None:
                 self.proc.stderr.close()
             self.proc = None
