@@ -23,6 +23,7 @@ import regex
 
 from .parsetree import REPEAT as _REPEAT
 from .parsetree import TOKEN as _TOKEN
+from .parsetree import _Unbounded
 from .parsetree import constants as _c
 from .parsetree import has_lookahead as _has_lookahead
 from .parsetree import parser as _p
@@ -33,8 +34,7 @@ _CATEGORY = {"CATEGORY_DIGIT": r"\d", "CATEGORY_SPACE": r"\s", "CATEGORY_WORD": 
 _PLACEHOLDER = 0xF0000
 
 
-class _Unknown(Exception):
-    """The pattern holds something the alphabet cannot bound."""
+_Unknown = _Unbounded  # the parse-tree walks share one: the same meaning
 
 
 def stop_pattern(pattern: str, flags: int = 0) -> regex.Pattern[str] | None:

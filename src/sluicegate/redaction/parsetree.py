@@ -32,6 +32,10 @@ def subpatterns(av: Any) -> Iterator[Any]:
             yield from subpatterns(x)
 
 
+class _Unbounded(Exception):
+    """A pattern holds something a walk over its parse tree cannot bound (the walk then claims nothing)."""
+
+
 def has_lookahead(sub: Any) -> bool:
     """Whether a parsed sub-pattern holds a lookahead anywhere (a path that may read past where it stands)."""
     for op, av in sub:

@@ -33,6 +33,7 @@ import regex
 
 from .parsetree import REPEAT as _REPEAT
 from .parsetree import TOKEN as _TOKEN
+from .parsetree import _Unbounded
 from .parsetree import constants as _c
 from .parsetree import parser as _p
 from .parsetree import subpatterns as _subs
@@ -45,8 +46,7 @@ _PLACEHOLDER = 0xF0000
 _ASCII = [chr(c) for c in range(128)]
 
 
-class _Unknown(Exception):
-    """The pattern holds something this walk cannot bound."""
+_Unknown = _Unbounded  # the parse-tree walks share one: the same meaning
 
 
 class _Full(_Unknown):

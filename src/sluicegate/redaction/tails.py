@@ -26,6 +26,7 @@ import regex
 
 from .parsetree import REPEAT as _REPEAT
 from .parsetree import TOKEN as _TOKEN
+from .parsetree import _Unbounded
 from .parsetree import constants as _c
 from .parsetree import has_lookahead as _has_lookahead
 from .parsetree import parser as _p
@@ -47,8 +48,7 @@ _CATEGORY = {
 }
 
 
-class _Unknown(Exception):
-    """The pattern holds something this cannot bound."""
+_Unknown = _Unbounded  # the parse-tree walks share one: the same meaning
 
 
 Pair = tuple[int, frozenset[str]]  # (characters accepted outside unbounded repeats, the repeats' alphabet atoms)
