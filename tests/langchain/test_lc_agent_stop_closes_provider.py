@@ -9,7 +9,7 @@ import time
 from typing import Any
 
 import pytest
-from agent_surfaces import INPUT
+from agent_surfaces import INPUT, masked
 from langchain.agents import create_agent
 from langchain_openai import ChatOpenAI
 
@@ -33,7 +33,7 @@ def test_sync_stop(llm_provider: Any) -> None:
     raw: list[str] = []
     text = ""
     for msg, meta in agent(url, outcomes).stream(INPUT, stream_mode=["messages", "values", "updates"]):
-        raw.append(repr(meta))
+        raw.append(masked(meta))
         if msg == "messages" and meta[1].get("langgraph_node") == "model":
             text += meta[0].text
     assert text.startswith(FIRST) and "2019" not in text
