@@ -186,6 +186,14 @@ def test_the_dotted_quad_shortcut_is_ipaddress(value: str) -> None:
     assert validators.ip_address(value) == slow
 
 
+def test_an_address_with_an_empty_or_foreign_prefix_is_not_one() -> None:
+    """Hypothesis found `::/` raising ValueError out of the validator (an empty prefix length)."""
+    for value in ("::/", "1.2.3.4/", "::1/٣", "1.2.3.4/+8", "1.2.3.4/ 8"):
+        assert validators.ip_address(value) is False, value
+    assert validators.ip_address("10.0.0.0/8") and validators.ip_address("::1/128")
+    assert not validators.ip_address("10.0.0.0/33")
+
+
 def test_the_dotted_quad_shortcut_on_the_edges() -> None:
     for value in ("0.0.0.0", "255.255.255.255", "10.168.227.181", "1.2.3.4"):
         assert validators._dotted_quad(value) and _ipaddress_accepts(value)

@@ -79,7 +79,7 @@ def ip_address(value: str) -> bool:
         address = ipaddress.ip_address(value)
     except ValueError:
         return False
-    if slash and int(prefix) > address.max_prefixlen:
+    if slash and not (prefix.isascii() and prefix.isdigit() and int(prefix) <= address.max_prefixlen):
         return False
     return ":" not in value or any("0" <= ch <= "9" for ch in value.partition("%")[0])
 
