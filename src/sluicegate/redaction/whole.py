@@ -30,6 +30,7 @@ import regex
 from . import labels
 from . import prefilter as _pf
 from . import scan as _scan
+from . import wholedb as _db
 from .detector import LOOKBEHIND, Detector, first_chars
 from .reach import reach as pattern_reach
 from .settle import _SCAN, Engine, Finding
@@ -157,20 +158,26 @@ def _plan(detectors: tuple[Detector, ...], builtin: frozenset[int]) -> tuple[tup
 
 def matches(engine: Engine, view: str) -> list[tuple[Detector, list[Any]]]:
     """Each detector's matches in the whole view, as `Engine.settle(view, 0, len(view), final=True)` collects
-    them (the prefilter's candidates where it covers a detector, else the pure-Python scan's, else `finditer`)."""
+    them: with `[fast]`, asked only at wholedb.py's candidates; else the pure-Python scan's where it covers a
+    detector, else `finditer` (and the label detectors at their first characters near a label, both ways)."""
     n = len(view)
-    cands = engine.candidates(view, 0) if engine.prefilter is not None and n > _pf.MIN_RANGE else None
-    # (with the prefilter declining, the pure-Python scan too: the engine builds it only without the prefilter)
-    scan = engine.scan if engine.scan is not None else _scan.shared(engine.detectors)
-    some = scan.hits(view, 0, _SPARSE) if cands is None and n > _SCAN else None
+    known: dict[int, list[tuple[int, int]]] | None = None
+    labelled: list[tuple[int, int]] | None = None
+    db = _db.shared(engine.detectors) if engine.prefilter is not None and n > _pf.MIN_RANGE else None
     detectors: Sequence[Detector] = engine.detectors
-    if engine.starters is not None and cands is None:
-        mask = engine.starters.mask_of(view, 0, n)
-        detectors = tuple(d for i, d in enumerate(engine.detectors) if mask >> i & 1)
-    known = cands if cands is not None else some
+    if db is not None:
+        known = db.hits(view)
+        if view.isascii():
+            labelled = db.label_spans(view, LOOKBEHIND)
+    else:
+        # (the pure-Python scan: the engine builds it only without the prefilter)
+        scan = engine.scan if engine.scan is not None else _scan.shared(engine.detectors)
+        known = scan.hits(view, 0, _SPARSE) if n > _SCAN else None
+        if engine.starters is not None:
+            mask = engine.starters.mask_of(view, 0, n)
+            detectors = tuple(d for i, d in enumerate(engine.detectors) if mask >> i & 1)
     index = {id(d): i for i, d in enumerate(engine.detectors)}
     per: list[tuple[Detector, list[Any]]] = []
-    labelled: list[tuple[int, int]] | None = None
     for d in detectors:
         own = known.get(index[id(d)]) if known is not None else None
         if own is None and (_all_near(d) or _rest_rx(d) is not None) and view.isascii():
@@ -226,19 +233,10 @@ def _label_spans(view: str) -> list[tuple[int, int]]:
 
 def _starts_in(d: Detector, view: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """The positions of `d`'s first characters inside `spans`, each as a range of one (asking the engine at
-    every position of a window cost more than `finditer` over the whole text)."""
+    every position of a window cost more than `finditer` over the whole text), searched span by span."""
     assert d.first is not None
-    out: list[tuple[int, int]] = []
-    j = 0
-    for m in _first_rx(d.first).finditer(view):
-        q = m.start()
-        while j < len(spans) and spans[j][1] < q:
-            j += 1
-        if j == len(spans):
-            break
-        if spans[j][0] <= q:
-            out.append((q, q))
-    return out
+    rx = _first_rx(d.first)
+    return [(m.start(), m.start()) for a, b in spans for m in rx.finditer(view, a, b + 1)]
 
 
 @lru_cache(maxsize=8)

@@ -1,0 +1,186 @@
+"""Candidate starts per detector for a whole text, from one hyperscan pass with shapes close to each detector's
+(extra `[fast]`): what whole.py asks the `regex` engine about instead of running each detector's `finditer`.
+
+Why: the stream's prefilter (prefilter.py) has short triggers (a digit group, `:`, `"`), which are so dense in
+logs, JSON and code that it declines those texts, and whole.py then ran every detector's own `finditer` over the
+whole view (~0.1 µs a character each for IP, phone, card, MAC, SSN). Here each dense built-in detector has a
+*sound superset* expression instead: a prefix of the shape every match of the detector begins with, its
+lookarounds left out (they only forbid), a negative lookbehind of one character class written as that class's
+complement before it (or the start of the text), every class that the detector's pattern lets match a non-ASCII
+character widened by `?` (the text is encoded one byte per character, anything else as `?`). A match of the
+detector at q then holds a hit whose leftmost start f <= q and whose end e >= q + the shortest core, so q lies in
+[f, e - shortest]; the detector is asked only there (`prefilter.matches_in`). The other built-ins keep their
+prefilter triggers (matched on the prefilter's own encoding, with its case folds). A detector with more hits
+than one per `prefilter.HIT_BUDGET` characters gets no entry and whole.py falls back to its `finditer` for it
+alone. tests/redact/test_whole_candidates.py checks the covering property against the engine on the corpora,
+the suites' cases and generated texts.
+
+Label detectors are not in it (their starts are `:`, `"`, `,`: one every few characters in JSON); `label_ends`
+instead finds, in the same kind of pass, where a label word's tail ends (`labels.tails()`), whole.py's spans.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any
+
+from . import labels
+from . import prefilter as _pf
+from .detector import Detector
+
+# entity -> (hyperscan expression over the text encoded as ASCII with '?' for anything else, the fewest
+# characters of the detector's match the expression's hit holds after the match's start). Each expression
+# starts with the detector's leading negative lookbehind as "the start of the text or one character outside
+# it", so the hit's leftmost start is that character or the match's own first one.
+SHAPES: dict[str, tuple[tuple[str, int], ...]] = {
+    "IP_ADDRESS": (
+        (r"(?:^|[^0-9A-Za-z.])[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}", 7),
+        (r"(?:^|[^0-9A-Za-z.])[0-9A-Fa-f]{1,4}:[0-9A-Fa-f]{0,4}:", 3),
+        (r"(?:^|[^0-9A-Za-z.])::", 2),
+    ),
+    "PHONE_NUMBER": (
+        (r"(?:^|[^0-9A-Za-z+])\+[0-9](?:(?:[ .\-]|[ ]?\(|\)[ ]?)?[0-9]){6}", 8),
+        (r"(?:^|[^0-9A-Za-z+])(?:[0-9]{1,3}[ .\-])?(?:\([0-9]{3}\)[ ]?|[0-9]{3}[ .\-])[0-9]{3}[ .\-][0-9]{4}", 12),
+        (r"(?:^|[^0-9A-Za-z+])0[0-9]{1,4}(?: [0-9]{2,4}){2}", 8),
+        (r"(?:^|[^0-9A-Za-z+])0[0-9]{1,4}(?:-[0-9]{2,4}){2}", 8),
+        (r"(?:^|[^0-9A-Za-z+])0[ \-](?:\([0-9]{3}\)[ ]?|[0-9]{3}[ \-])[0-9]{3}", 9),
+        (r"(?:^|[^0-9A-Za-z+])0[0-9]{1,2}-[0-9]{7}", 10),
+        (r"(?:^|[^0-9A-Za-z+])0[0-9]{9}", 10),
+        (r"(?:^|[^0-9A-Za-z+])1[3-9][0-9]{9}", 11),
+        (r"[a-z][0-9]{3}-[0-9]{3}-[0-9]{4}", 12),
+    ),
+    # (the middle dot between groups is a non-ASCII separator: `?`)
+    "CREDIT_CARD": ((r"(?:^|[^0-9A-Za-z])\+?[0-9](?:[ \t.\-?]?[0-9]){12}", 13),),
+    "US_SSN": ((r"(?:^|[^0-9A-Za-z])[0-9](?:[ \-]?[0-9]){8}", 9),),
+    "MAC_ADDRESS": (
+        (r"(?:^|[^0-9A-Za-z])[0-9A-Fa-f]{2}[:\-](?:[0-9A-Fa-f]{2}[:\-]){4}[0-9A-Fa-f]{2}", 17),
+        (r"(?:^|[^0-9A-Za-z])[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}", 14),
+    ),
+    "DISCORD_BOT_TOKEN": (
+        (r"(?:^|[^0-9A-Za-z_\-])[0-9A-Za-z_\-]{24,26}\.[0-9A-Za-z_\-]{6}\.[0-9A-Za-z_\-]{27}", 59),
+    ),
+    "IBAN_CODE": (
+        (r"(?:^|[^0-9A-Za-z])[A-Za-z]{2}[0-9]{2}(?:[0-9A-Za-z]{11}|[ \-][0-9A-Za-z]{4}[ \-][0-9A-Za-z]{4})", 14),
+    ),
+    "CRYPTO": (
+        (r"(?:^|[^0-9A-Za-z])[13][1-9A-HJ-NP-Za-km-z]{25}", 26),
+        (r"(?:^|[^0-9A-Za-z])bc1[ac-hj-np-z02-9]{8}", 11),
+    ),
+    "TELEGRAM_BOT_TOKEN": ((r"(?:^|[^0-9])[0-9]{5,16}:[0-9A-Za-z_\-]{35}", 41),),
+    "TWILIO_KEY": ((r"(?:^|[^0-9A-Za-z])(?:AC|SK)[0-9a-z]{32}", 34),),
+    # (unbounded where the detector's parts are bounded: hyperscan refuses SOM on 256-character repeats)
+    "URL_CREDENTIALS": ((r"(?:^|[^0-9A-Za-z+.\-])[A-Za-z][0-9A-Za-z+.\-]{1,20}://[^\s/#@:\"'`<>]*:[^\s@\"'`<>]*@", 8),),
+}
+
+# Detectors whose start is `near` a label (label spans, whole.py), never in the database.
+_LABELS = frozenset({"LABELED_SECRET"})
+
+
+class Candidates:
+    """`hits(view)`: per detector index, merged closed ranges of where its matches can start (no entry: too
+    dense, or not covered); `label_ends(view)`: where a label word's tail ends."""
+
+    def __init__(self, detectors: Sequence[Detector], builtin_ids: frozenset[int]) -> None:
+        hs = _pf._hs
+        assert hs is not None
+        table = _pf._triggers()
+        plain: list[tuple[bytes, tuple[int, int, int]]] = []  # on the plain encoding
+        folded: list[tuple[bytes, tuple[int, int, int]]] = []  # on the prefilter's encoding
+        self.covered: set[int] = set()
+        self._narrow: dict[int, tuple[int, Any]] = {}
+        for i, d in enumerate(detectors):
+            if id(d) not in builtin_ids or d.entity in _LABELS:
+                continue
+            if d.entity in SHAPES:
+                for pattern, shortest in SHAPES[d.entity]:
+                    plain.append((pattern.encode("ascii"), (i, 0, shortest)))
+                self.covered.add(i)
+            elif d.entity in table:
+                triggers = table[d.entity]
+                for pattern, k, lo, _ in triggers:
+                    folded.append((pattern.encode("ascii"), (i, k, lo)))
+                self.covered.add(i)
+                if len(triggers) == 1 and triggers[0][1] >= _pf._NARROW_K and d.stop is not None:
+                    self._narrow[i] = (triggers[0][1], d.stop.search)
+        self._plain = _compile(plain)
+        self._folded = _compile(folded)
+        tails = sorted(t for t in labels.tails() if t.isascii())
+        self._tails = _compile([(t.encode("ascii"), (j, 0, len(t))) for j, t in enumerate(tails)], caseless=True)
+
+    def hits(self, view: str) -> dict[int, list[tuple[int, int]]]:
+        n = len(view)
+        budget = 64 + n // _pf.HIT_BUDGET
+        raw: dict[int, list[tuple[int, int]]] = {i: [] for i in self.covered}
+        data = view.encode("ascii", "replace")
+        _scan(self._plain, data, raw)
+        _scan(self._folded, _pf.encode(view) if not view.isascii() else data, raw)
+        for i, (k, stop) in self._narrow.items():
+            # (as `Prefilter.hits`: a start before the hit reads every character up to it)
+            spans = raw[i]
+            for j, (a, b) in enumerate(spans):
+                f = a + k
+                c = stop(view, a if a > 0 else 0, f)
+                if c is not None:
+                    spans[j] = (c.end(), b)
+        return {i: _pf._merge(spans, 0) for i, spans in raw.items() if len(spans) <= budget}
+
+    def label_spans(self, view: str, window: int) -> list[tuple[int, int]]:
+        """Merged closed ranges [tail end, tail start + window] over every occurrence of an ASCII label tail
+        (caseless; whole.py `_label_spans` is the reference)."""
+        spans: list[tuple[int, int]] = []
+        if self._tails is not None:
+            db, meta = self._tails
+
+            def on(expr: int, start: int, to: int, _flags: int, _ctx: object) -> bool:
+                spans.append((to, to - meta[expr][2] + window))
+                return False
+
+            db.scan(view.encode("ascii", "replace"), match_event_handler=on)
+        return _pf._merge(spans, 0)
+
+
+def _compile(
+    exprs: list[tuple[bytes, tuple[int, int, int]]], caseless: bool = False
+) -> tuple[Any, list[tuple[int, int, int]]] | None:
+    hs = _pf._hs
+    if not exprs:
+        return None
+    db = hs.Database(mode=hs.HS_MODE_BLOCK)
+    flag = hs.HS_FLAG_SOM_LEFTMOST | (hs.HS_FLAG_CASELESS if caseless else 0)
+    db.compile(
+        expressions=[e for e, _ in exprs],
+        ids=list(range(len(exprs))),
+        elements=len(exprs),
+        flags=[flag] * len(exprs),
+    )
+    return db, [m for _, m in exprs]
+
+
+def _scan(compiled: tuple[Any, list[tuple[int, int, int]]] | None, data: bytes, raw: dict[int, Any]) -> None:
+    if compiled is None or not data:
+        return
+    db, meta = compiled
+
+    def on(expr: int, start: int, to: int, _flags: int, _ctx: object) -> bool:
+        i, k, mn = meta[expr]
+        raw[i].append((start - k, to - mn))
+        return False
+
+    db.scan(data, match_event_handler=on)
+
+
+def shared(detectors: Sequence[Detector]) -> Candidates | None:
+    """One set of databases per detector selection, or None without the extra (or where hyperscan cannot
+    compile them)."""
+    return _shared(tuple(detectors)) if _pf._hs is not None else None
+
+
+@lru_cache(maxsize=32)
+def _shared(detectors: tuple[Detector, ...]) -> Candidates | None:
+    from .starters import BUILTIN_IDS
+
+    try:
+        return Candidates(detectors, BUILTIN_IDS)
+    except _pf._hs.error:  # pragma: no cover - platform dependent
+        return None
