@@ -186,7 +186,13 @@ def matches(engine: Engine, view: str) -> list[tuple[Detector, list[Any]]]:
             own = _starts_in(d, view, labelled)
             rest = _rest_rx(d)
             if rest is not None:  # and where the forms that need no label before them match
-                own = sorted({*own, *((m.start(), m.start()) for m in rest.finditer(view, overlapped=True))})
+                near = known.get(-1 - index[id(d)]) if db is not None and known is not None else None
+                if near is not None:  # (every start where it matches, as the overlapped search finds them)
+                    match = rest.match
+                    starts = [(q, q) for a, b in near for q in range(a, min(b, n - 1) + 1) if match(view, q)]
+                else:
+                    starts = [(m.start(), m.start()) for m in rest.finditer(view, overlapped=True)]
+                own = sorted({*own, *starts})
         found = _pf.matches_in(d, view, own, 0, n) if own is not None else list(d.compiled.finditer(view))
         if found:
             per.append((d, found))
@@ -297,9 +303,28 @@ def certified(
     plan = _plan(engine.detectors, builtin)
     if plan is None:
         return False
-    # With the prefilter's hits: a detector with none anywhere has no path that reads its trigger reach
-    # (prefilter.py's covering property), so that reach bounds it and its `far` need not be asked.
-    hits = engine.candidates(view, 0) if engine.prefilter is not None and n > _pf.MIN_RANGE else None
+    # First without the prefilter's hits (on prose in other scripts its pass costs more than the rest of this
+    # check, and declines), then with them: a detector with none anywhere has no path that reads its trigger
+    # reach (prefilter.py's covering property), so that reach bounds it and its `far` need not be asked.
+    if _places_hold(engine, view, per, window, plan, blocks, None):
+        return True
+    if engine.prefilter is None or n <= _pf.MIN_RANGE:
+        return False
+    hits = engine.candidates(view, 0)
+    return hits is not None and _places_hold(engine, view, per, window, plan, blocks, hits)
+
+
+def _places_hold(
+    engine: Engine,
+    view: str,
+    per: list[tuple[Detector, list[Any]]],
+    window: int,
+    plan: tuple[tuple[int | None, Far], ...],
+    blocks: list[Far],
+    hits: dict[int, list[tuple[int, int]]] | None,
+) -> bool:
+    """`certified`'s places: every window holds one (`hits`: the prefilter's, or None)."""
+    n = len(view)
     fixed = 0
     fars: list[Far] = list(blocks)
     for i, (k, f) in enumerate(plan):

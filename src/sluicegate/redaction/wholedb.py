@@ -25,6 +25,8 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
+import regex
+
 from . import labels
 from . import prefilter as _pf
 from .detector import Detector
@@ -73,13 +75,20 @@ SHAPES: dict[str, tuple[tuple[str, int], ...]] = {
     "URL_CREDENTIALS": ((r"(?:^|[^0-9A-Za-z+.\-])[A-Za-z][0-9A-Za-z+.\-]{1,20}://[^\s/#@:\"'`<>]*:[^\s@\"'`<>]*@", 8),),
 }
 
+# The forms of a label detector that need no label before them (`Detector.near_rest`, whole.py `_rest_rx`): a
+# reversed comparison `"…" == password`. Where its pattern begins with `_REST_BEGINS`, `_REST` (a prefix of
+# it, unbounded, `?` let in) finds where it can start; else whole.py searches the whole view for it.
+_REST_BEGINS = r'\"(?P<v>[^\"\s]{1,256}+)\"[ \t]{0,3}(?:===|!==|==|!=)'
+_REST = (r'"[^"\s]+"[ \t]{0,3}[=!]=', 5)
+
 # Detectors whose start is `near` a label (label spans, whole.py), never in the database.
 _LABELS = frozenset({"LABELED_SECRET"})
 
 
 class Candidates:
-    """`hits(view)`: per detector index, merged closed ranges of where its matches can start (no entry: too
-    dense, or not covered); `label_ends(view)`: where a label word's tail ends."""
+    """`hits(view)`: per detector index i, merged closed ranges of where its matches can start (no entry: too
+    dense, or not covered), and at -1 - i where the `rest` of label detector i can (`_REST`);
+    `label_spans(view, window)`: where a label detector's match can start in an ASCII view."""
 
     def __init__(self, detectors: Sequence[Detector], builtin_ids: frozenset[int]) -> None:
         hs = _pf._hs
@@ -88,9 +97,15 @@ class Candidates:
         plain: list[tuple[bytes, tuple[int, int, int]]] = []  # on the plain encoding
         folded: list[tuple[bytes, tuple[int, int, int]]] = []  # on the prefilter's encoding
         self.covered: set[int] = set()
+        self.rests: set[int] = set()  # label detectors whose `rest` has candidates (`rest_hits`)
         self._narrow: dict[int, tuple[int, Any]] = {}
         for i, d in enumerate(detectors):
-            if id(d) not in builtin_ids or d.entity in _LABELS:
+            if id(d) not in builtin_ids:
+                continue
+            if d.entity in _LABELS:
+                if d.near_rest is not None and d.near_rest[2].startswith(_REST_BEGINS):
+                    plain.append((_REST[0].encode("ascii"), (-1 - i, 0, _REST[1])))
+                    self.rests.add(i)
                 continue
             if d.entity in SHAPES:
                 for pattern, shortest in SHAPES[d.entity]:
@@ -105,13 +120,15 @@ class Candidates:
                     self._narrow[i] = (triggers[0][1], d.stop.search)
         self._plain = _compile(plain)
         self._folded = _compile(folded)
-        tails = sorted(t for t in labels.tails() if t.isascii())
-        self._tails = _compile([(t.encode("ascii"), (j, 0, len(t))) for j, t in enumerate(tails)], caseless=True)
+        self._words = _compile(
+            [(e.encode("ascii"), (j, 0, t)) for j, (e, t) in enumerate(label_words())], caseless=True
+        )
 
     def hits(self, view: str) -> dict[int, list[tuple[int, int]]]:
         n = len(view)
         budget = 64 + n // _pf.HIT_BUDGET
         raw: dict[int, list[tuple[int, int]]] = {i: [] for i in self.covered}
+        raw.update((-1 - i, []) for i in self.rests)
         data = view.encode("ascii", "replace")
         _scan(self._plain, data, raw)
         _scan(self._folded, _pf.encode(view) if not view.isascii() else data, raw)
@@ -126,11 +143,13 @@ class Candidates:
         return {i: _pf._merge(spans, 0) for i, spans in raw.items() if len(spans) <= budget}
 
     def label_spans(self, view: str, window: int) -> list[tuple[int, int]]:
-        """Merged closed ranges [tail end, tail start + window] over every occurrence of an ASCII label tail
-        (caseless; whole.py `_label_spans` is the reference)."""
+        """For an ASCII view: merged closed ranges [e, a + window] over every occurrence of an ASCII label word
+        in any of its forms (`label_words`) ending at e, whose tail starts at a. A label word occurs only where
+        its tail does, so these lie inside whole.py `_label_spans` (the tails' ranges), fewer: a JSON `export`
+        holds `port` of `passport` but not `passport`."""
         spans: list[tuple[int, int]] = []
-        if self._tails is not None:
-            db, meta = self._tails
+        if self._words is not None:
+            db, meta = self._words
 
             def on(expr: int, start: int, to: int, _flags: int, _ctx: object) -> bool:
                 spans.append((to, to - meta[expr][2] + window))
@@ -138,6 +157,22 @@ class Candidates:
 
             db.scan(view.encode("ascii", "replace"), match_event_handler=on)
         return _pf._merge(spans, 0)
+
+
+@lru_cache(maxsize=1)
+def label_words() -> tuple[tuple[str, int], ...]:
+    """Each ASCII label word (`labels.words()`, `labels.CAMEL_WORDS` lowercased) as a hyperscan expression of
+    every form `labels.word_pattern` accepts (its parts joined by one of `_`, `-`, a space or nothing), and the
+    length of its tail (`labels.TAIL`, or the whole word when shorter). A word holding a non-ASCII character does
+    not occur in an ASCII view (no such character of a label matches an ASCII one, even caselessly:
+    tests/redact/test_whole_candidates.py)."""
+    out: dict[str, int] = {}
+    for word in [w for w, _ in labels.words()] + [w.lower() for w in labels.CAMEL_WORDS]:
+        if not word.isascii():
+            continue
+        parts = [p for p in regex.split(r"[_ \-]", word) if p]
+        out["[_\\- ]?".join(regex.escape(p) for p in parts)] = min(labels.TAIL, len("".join(parts)))
+    return tuple(sorted(out.items()))
 
 
 def _compile(
