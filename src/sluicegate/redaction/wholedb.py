@@ -76,10 +76,11 @@ SHAPES: dict[str, tuple[tuple[str, int], ...]] = {
 }
 
 # The forms of a label detector that need no label before them (`Detector.near_rest`, whole.py `_rest_rx`): a
-# reversed comparison `"…" == password`. Where its pattern begins with `_REST_BEGINS`, `_REST` (a prefix of
-# it, unbounded, `?` let in) finds where it can start; else whole.py searches the whole view for it.
+# reversed comparison `"…" == password`. Where its pattern begins with `_REST_BEGINS`, `_CLOSE` finds each
+# closing quote and operator (no leftmost start: on JSON that cost a millisecond), and the value's opening quote
+# is the last quote before the closing one (the value holds none); else whole.py searches the whole view.
 _REST_BEGINS = r'\"(?P<v>[^\"\s]{1,256}+)\"[ \t]{0,3}(?:===|!==|==|!=)'
-_REST = (r'"[^"\s]+"[ \t]{0,3}[=!]=', 5)
+_CLOSE = r'"[ \t]{0,3}[=!]='
 
 # Detectors whose start is `near` a label (label spans, whole.py), never in the database.
 _LABELS = frozenset({"LABELED_SECRET"})
@@ -104,7 +105,6 @@ class Candidates:
                 continue
             if d.entity in _LABELS:
                 if d.near_rest is not None and d.near_rest[2].startswith(_REST_BEGINS):
-                    plain.append((_REST[0].encode("ascii"), (-1 - i, 0, _REST[1])))
                     self.rests.add(i)
                 continue
             if d.entity in SHAPES:
@@ -119,6 +119,7 @@ class Candidates:
                 if len(triggers) == 1 and triggers[0][1] >= _pf._NARROW_K and d.stop is not None:
                     self._narrow[i] = (triggers[0][1], d.stop.search)
         self._plain = _compile(plain)
+        self._close = _compile([(_CLOSE.encode("ascii"), (0, 0, 0))], som=False) if self.rests else None
         self._folded = _compile(folded)
         self._words = _compile(
             [(e.encode("ascii"), (j, 0, t)) for j, (e, t) in enumerate(label_words())], caseless=True
@@ -128,10 +129,12 @@ class Candidates:
         n = len(view)
         budget = 64 + n // _pf.HIT_BUDGET
         raw: dict[int, list[tuple[int, int]]] = {i: [] for i in self.covered}
-        raw.update((-1 - i, []) for i in self.rests)
         data = view.encode("ascii", "replace")
         _scan(self._plain, data, raw)
         _scan(self._folded, _pf.encode(view) if not view.isascii() else data, raw)
+        if self._close is not None:
+            opens = self._opens(view, data)
+            raw.update((-1 - i, opens) for i in self.rests)
         for i, (k, stop) in self._narrow.items():
             # (as `Prefilter.hits`: a start before the hit reads every character up to it)
             spans = raw[i]
@@ -141,6 +144,21 @@ class Candidates:
                 if c is not None:
                     spans[j] = (c.end(), b)
         return {i: _pf._merge(spans, 0) for i, spans in raw.items() if len(spans) <= budget}
+
+    def _opens(self, view: str, data: bytes) -> list[tuple[int, int]]:
+        """Where a reversed comparison can start: the last quote before each quote c that `_CLOSE` finds
+        (a hit ending at e has its operator at e - 2, after at most three spaces: c in [e - 6, e - 3])."""
+        assert self._close is not None
+        ends: list[int] = []
+        self._close[0].scan(data, match_event_handler=lambda _e, _s, to, _f, _c: ends.append(to))
+        got: set[int] = set()
+        for e in ends:
+            for c in range(max(0, e - 6), e - 2):
+                if view[c] == '"':
+                    s = view.rfind('"', 0, c)
+                    if s >= 0:
+                        got.add(s)
+        return [(s, s) for s in sorted(got)]
 
     def label_spans(self, view: str, window: int) -> list[tuple[int, int]]:
         """For an ASCII view: merged closed ranges [e, a + window] over every occurrence of an ASCII label word
@@ -176,13 +194,13 @@ def label_words() -> tuple[tuple[str, int], ...]:
 
 
 def _compile(
-    exprs: list[tuple[bytes, tuple[int, int, int]]], caseless: bool = False
+    exprs: list[tuple[bytes, tuple[int, int, int]]], caseless: bool = False, som: bool = True
 ) -> tuple[Any, list[tuple[int, int, int]]] | None:
     hs = _pf._hs
     if not exprs:
         return None
     db = hs.Database(mode=hs.HS_MODE_BLOCK)
-    flag = hs.HS_FLAG_SOM_LEFTMOST | (hs.HS_FLAG_CASELESS if caseless else 0)
+    flag = (hs.HS_FLAG_SOM_LEFTMOST if som else 0) | (hs.HS_FLAG_CASELESS if caseless else 0)
     db.compile(
         expressions=[e for e, _ in exprs],
         ids=list(range(len(exprs))),
