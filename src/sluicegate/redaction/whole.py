@@ -167,8 +167,7 @@ def matches(engine: Engine, view: str) -> list[tuple[Detector, list[Any]]]:
     detectors: Sequence[Detector] = engine.detectors
     if db is not None:
         known = db.hits(view)
-        if view.isascii():
-            labelled = db.label_spans(view, LOOKBEHIND)
+        labelled = db.label_spans(view, LOOKBEHIND)
     else:
         # (the pure-Python scan: the engine builds it only without the prefilter)
         scan = engine.scan if engine.scan is not None else _scan.shared(engine.detectors)
@@ -180,7 +179,7 @@ def matches(engine: Engine, view: str) -> list[tuple[Detector, list[Any]]]:
     per: list[tuple[Detector, list[Any]]] = []
     for d in detectors:
         own = known.get(index[id(d)]) if known is not None else None
-        if own is None and (_all_near(d) or _rest_rx(d) is not None) and view.isascii():
+        if own is None and (_all_near(d) or _rest_rx(d) is not None) and (labelled is not None or view.isascii()):
             if labelled is None:
                 labelled = _label_spans(view)
             own = _starts_in(d, view, labelled)

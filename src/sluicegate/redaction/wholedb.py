@@ -37,7 +37,8 @@ from .detector import Detector
 # it", so the hit's leftmost start is that character or the match's own first one.
 SHAPES: dict[str, tuple[tuple[str, int], ...]] = {
     "IP_ADDRESS": (
-        (r"(?:^|[^0-9A-Za-z.])[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}", 7),
+        # (the last octet is followed by no digit, so one hit per address, not one per length of that octet)
+        (r"(?:^|[^0-9A-Za-z.])[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}(?:[^0-9]|$)", 7),
         (r"(?:^|[^0-9A-Za-z.])[0-9A-Fa-f]{1,4}:[0-9A-Fa-f]{0,4}:", 3),
         (r"(?:^|[^0-9A-Za-z.])::", 2),
     ),
@@ -121,8 +122,11 @@ class Candidates:
         self._plain = _compile(plain)
         self._close = _compile([(_CLOSE.encode("ascii"), (0, 0, 0))], som=False) if self.rests else None
         self._folded = _compile(folded)
-        self._words = _compile(
-            [(e.encode("ascii"), (j, 0, t)) for j, (e, t) in enumerate(label_words())], caseless=True
+        words = label_words()
+        self._words = (
+            _compile([(e.encode("ascii"), (j, 0, t)) for j, (e, t) in enumerate(words)], som=False)
+            if words is not None
+            else None
         )
 
     def hits(self, view: str) -> dict[int, list[tuple[int, int]]]:
@@ -160,37 +164,65 @@ class Candidates:
                         got.add(s)
         return [(s, s) for s in sorted(got)]
 
-    def label_spans(self, view: str, window: int) -> list[tuple[int, int]]:
-        """For an ASCII view: merged closed ranges [e, a + window] over every occurrence of an ASCII label word
-        in any of its forms (`label_words`) ending at e, whose tail starts at a. A label word occurs only where
-        its tail does, so these lie inside whole.py `_label_spans` (the tails' ranges), fewer: a JSON `export`
-        holds `port` of `passport` but not `passport`."""
-        spans: list[tuple[int, int]] = []
-        if self._words is not None:
-            db, meta = self._words
-
-            def on(expr: int, start: int, to: int, _flags: int, _ctx: object) -> bool:
-                spans.append((to, to - meta[expr][2] + window))
-                return False
-
-            db.scan(view.encode("ascii", "replace"), match_event_handler=on)
-        return _pf._merge(spans, 0)
+    def label_spans(self, view: str, window: int) -> list[tuple[int, int]] | None:
+        """Merged closed ranges [e, a + window] over every occurrence of a label word in any of its forms
+        (`label_words`) ending at e, whose tail starts at a (None: not known here). A label detector's match
+        starts within `LOOKBEHIND` characters after a label word's tail (the claim whole.py `_label_spans`
+        rests on, tests/redact/test_label_near.py), and a word occurs only where its tail does, so these
+        ranges lie inside the tails' and are fewer (a JSON `export` holds `port` of `passport`, not
+        `passport`); matched on UTF-8 with every case of each character spelled out, so they hold in any
+        script, where the tails' check is made on ASCII views only."""
+        if self._words is None:
+            return None
+        db, meta = self._words
+        ends: list[tuple[int, int]] = []  # (byte offset of the end, tail length)
+        data = view.encode("utf-8", "surrogatepass")
+        db.scan(data, match_event_handler=lambda e, _s, to, _f, _c: ends.append((to, meta[e][2])))
+        if len(data) != len(view):  # byte offsets to characters
+            ends.sort()
+            at = chars = 0
+            for j, (b, t) in enumerate(ends):
+                chars += len(data[at:b].decode("utf-8", "surrogatepass"))
+                at = b
+                ends[j] = (chars, t)
+        return _pf._merge([(e, e - t + window) for e, t in ends], 0)
 
 
 @lru_cache(maxsize=1)
-def label_words() -> tuple[tuple[str, int], ...]:
-    """Each ASCII label word (`labels.words()`, `labels.CAMEL_WORDS` lowercased) as a hyperscan expression of
-    every form `labels.word_pattern` accepts (its parts joined by one of `_`, `-`, a space or nothing), and the
-    length of its tail (`labels.TAIL`, or the whole word when shorter). A word holding a non-ASCII character does
-    not occur in an ASCII view (no such character of a label matches an ASCII one, even caselessly:
-    tests/redact/test_whole_candidates.py)."""
+def label_words() -> tuple[tuple[str, int], ...] | None:
+    """Each label word (`labels.words()`, `labels.CAMEL_WORDS` lowercased) as a hyperscan expression over UTF-8
+    bytes of every form `labels.word_pattern` accepts (its parts joined by one of `_`, `-`, a space or
+    nothing), each character as the alternation of every character the `regex` engine matches to it
+    case-insensitively (`all_cases`: `k` is also the Kelvin sign), and the length of its tail (`labels.TAIL`,
+    or the whole word when shorter). None where the engine does not say its cases."""
     out: dict[str, int] = {}
     for word in [w for w, _ in labels.words()] + [w.lower() for w in labels.CAMEL_WORDS]:
-        if not word.isascii():
-            continue
         parts = [p for p in regex.split(r"[_ \-]", word) if p]
-        out["[_\\- ]?".join(regex.escape(p) for p in parts)] = min(labels.TAIL, len("".join(parts)))
+        body = []
+        for part in parts:
+            chars = []
+            for ch in part:
+                cases = all_cases(ch)
+                if cases is None:
+                    return None
+                alts = sorted("".join(f"\\x{b:02x}" for b in c.encode("utf-8")) for c in cases)
+                chars.append(alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")")
+            body.append("".join(chars))
+        out["[_\\- ]?".join(body)] = min(labels.TAIL, len("".join(parts)))
     return tuple(sorted(out.items()))
+
+
+def all_cases(ch: str) -> frozenset[str] | None:
+    """Every character that `(?i)` + `ch` matches in the `regex` package (the labels' flags), from the engine's
+    own table; None if this version of the package does not offer it. tests/redact/test_whole_candidates.py
+    checks it against a search over every code point."""
+    try:
+        from regex import _regex  # type: ignore[attr-defined]
+
+        got = _regex.get_all_cases(regex.IGNORECASE | regex.UNICODE | regex.V0, ord(ch))
+    except (ImportError, AttributeError, TypeError):  # pragma: no cover - depends on the package's internals
+        return None
+    return frozenset(chr(c) for c in got) | {ch}
 
 
 def _compile(
