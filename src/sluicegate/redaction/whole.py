@@ -166,8 +166,7 @@ def matches(engine: Engine, view: str) -> list[tuple[Detector, list[Any]]]:
     db = _db.shared(engine.detectors) if engine.prefilter is not None and n > _pf.MIN_RANGE else None
     detectors: Sequence[Detector] = engine.detectors
     if db is not None:
-        known = db.hits(view)
-        labelled = db.label_spans(view, LOOKBEHIND)
+        known, labelled = db.candidates(view, LOOKBEHIND)
     else:
         # (the pure-Python scan: the engine builds it only without the prefilter)
         scan = engine.scan if engine.scan is not None else _scan.shared(engine.detectors)

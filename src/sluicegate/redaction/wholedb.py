@@ -99,7 +99,7 @@ class Candidates:
         plain: list[tuple[bytes, tuple[int, int, int]]] = []  # on the plain encoding
         folded: list[tuple[bytes, tuple[int, int, int]]] = []  # on the prefilter's encoding
         self.covered: set[int] = set()
-        self.rests: set[int] = set()  # label detectors whose `rest` has candidates (`rest_hits`)
+        self.rests: set[int] = set()  # label detectors whose `rest` has candidates (`_opens`)
         self._narrow: dict[int, tuple[int, Any]] = {}
         for i, d in enumerate(detectors):
             if id(d) not in builtin_ids:
@@ -119,26 +119,40 @@ class Candidates:
                 self.covered.add(i)
                 if len(triggers) == 1 and triggers[0][1] >= _pf._NARROW_K and d.stop is not None:
                     self._narrow[i] = (triggers[0][1], d.stop.search)
-        self._plain = _compile(plain)
-        self._close = _compile([(_CLOSE.encode("ascii"), (0, 0, 0))], som=False) if self.rests else None
-        self._folded = _compile(folded)
+        close = [(_CLOSE.encode("ascii"), (_CLOSE_KIND, 0, 0))] if self.rests else []
         words = label_words()
-        self._words = (
-            _compile([(e.encode("ascii"), (j, 0, t)) for j, (e, t) in enumerate(words)], som=False)
-            if words is not None
-            else None
-        )
+        found = [(e.encode("ascii"), (_WORD_KIND, 0, t)) for e, t in words] if words is not None else []
+        self.knows_labels = words is not None
+        # An ASCII view is the same bytes in all three encodings: one pass of everything. Otherwise each part
+        # on its own encoding (the shapes with `?` for any other character, the triggers with the prefilter's
+        # folds, the label words as UTF-8).
+        self._ascii = _compile(plain + folded + close + found)
+        self._plain = _compile(plain + close)
+        self._folded = _compile(folded)
+        self._words = _compile(found)
 
-    def hits(self, view: str) -> dict[int, list[tuple[int, int]]]:
-        n = len(view)
-        budget = 64 + n // _pf.HIT_BUDGET
+    def candidates(
+        self, view: str, window: int
+    ) -> tuple[dict[int, list[tuple[int, int]]], list[tuple[int, int]] | None]:
+        """(`hits`, `label_spans`) from one pass where the view is ASCII."""
         raw: dict[int, list[tuple[int, int]]] = {i: [] for i in self.covered}
-        data = view.encode("ascii", "replace")
-        _scan(self._plain, data, raw)
-        _scan(self._folded, _pf.encode(view) if not view.isascii() else data, raw)
-        if self._close is not None:
-            opens = self._opens(view, data)
-            raw.update((-1 - i, opens) for i in self.rests)
+        words: list[tuple[int, int]] = []  # (end, tail length); byte offsets in UTF-8 until converted
+        closes: list[int] = []
+        if view.isascii():
+            data = view.encode("ascii")
+            _scan(self._ascii, data, raw, words, closes)
+        else:
+            data = view.encode("ascii", "replace")
+            _scan(self._plain, data, raw, words, closes)
+            _scan(self._folded, _pf.encode(view), raw, words, closes)
+            utf8 = view.encode("utf-8", "surrogatepass")
+            _scan(self._words, utf8, raw, words, closes)
+            words.sort()
+            at = chars = 0
+            for j, (b, t) in enumerate(words):  # byte offsets to characters
+                chars += len(utf8[at:b].decode("utf-8", "surrogatepass"))
+                at = b
+                words[j] = (chars, t)
         for i, (k, stop) in self._narrow.items():
             # (as `Prefilter.hits`: a start before the hit reads every character up to it)
             spans = raw[i]
@@ -147,22 +161,18 @@ class Candidates:
                 c = stop(view, a if a > 0 else 0, f)
                 if c is not None:
                     spans[j] = (c.end(), b)
-        return {i: _pf._merge(spans, 0) for i, spans in raw.items() if len(spans) <= budget}
+        budget = 64 + len(view) // _pf.HIT_BUDGET
+        hits = {i: _pf._merge(spans, 0) for i, spans in raw.items() if len(spans) <= budget}
+        if self.rests:
+            opens = _opens(view, closes)
+            hits.update((-1 - i, opens) for i in self.rests)
+        labelled = _pf._merge([(e, e - t + window) for e, t in words], 0) if self.knows_labels else None
+        return hits, labelled
 
-    def _opens(self, view: str, data: bytes) -> list[tuple[int, int]]:
-        """Where a reversed comparison can start: the last quote before each quote c that `_CLOSE` finds
-        (a hit ending at e has its operator at e - 2, after at most three spaces: c in [e - 6, e - 3])."""
-        assert self._close is not None
-        ends: list[int] = []
-        self._close[0].scan(data, match_event_handler=lambda _e, _s, to, _f, _c: ends.append(to))
-        got: set[int] = set()
-        for e in ends:
-            for c in range(max(0, e - 6), e - 2):
-                if view[c] == '"':
-                    s = view.rfind('"', 0, c)
-                    if s >= 0:
-                        got.add(s)
-        return [(s, s) for s in sorted(got)]
+    def hits(self, view: str) -> dict[int, list[tuple[int, int]]]:
+        """Per detector index i, merged closed ranges of where its matches can start (no entry: too dense, or
+        not covered), and at -1 - i where the `rest` of label detector i can (`_opens`)."""
+        return self.candidates(view, 0)[0]
 
     def label_spans(self, view: str, window: int) -> list[tuple[int, int]] | None:
         """Merged closed ranges [e, a + window] over every occurrence of a label word in any of its forms
@@ -172,20 +182,23 @@ class Candidates:
         ranges lie inside the tails' and are fewer (a JSON `export` holds `port` of `passport`, not
         `passport`); matched on UTF-8 with every case of each character spelled out, so they hold in any
         script, where the tails' check is made on ASCII views only."""
-        if self._words is None:
-            return None
-        db, meta = self._words
-        ends: list[tuple[int, int]] = []  # (byte offset of the end, tail length)
-        data = view.encode("utf-8", "surrogatepass")
-        db.scan(data, match_event_handler=lambda e, _s, to, _f, _c: ends.append((to, meta[e][2])))
-        if len(data) != len(view):  # byte offsets to characters
-            ends.sort()
-            at = chars = 0
-            for j, (b, t) in enumerate(ends):
-                chars += len(data[at:b].decode("utf-8", "surrogatepass"))
-                at = b
-                ends[j] = (chars, t)
-        return _pf._merge([(e, e - t + window) for e, t in ends], 0)
+        return self.candidates(view, window)[1]
+
+
+def _opens(view: str, closes: list[int]) -> list[tuple[int, int]]:
+    """Where a reversed comparison can start: the last quote before each quote c that `_CLOSE` finds (a hit
+    ending at e has its operator at e - 2, after at most three spaces: c in [e - 6, e - 3])."""
+    got: set[int] = set()
+    for e in closes:
+        for c in range(max(0, e - 6), e - 2):
+            if view[c] == '"':
+                s = view.rfind('"', 0, c)
+                if s >= 0:
+                    got.add(s)
+    return [(s, s) for s in sorted(got)]
+
+
+_RANGE_KIND, _WORD_KIND, _CLOSE_KIND = 0, -1, -2
 
 
 @lru_cache(maxsize=1)
@@ -225,31 +238,37 @@ def all_cases(ch: str) -> frozenset[str] | None:
     return frozenset(chr(c) for c in got) | {ch}
 
 
-def _compile(
-    exprs: list[tuple[bytes, tuple[int, int, int]]], caseless: bool = False, som: bool = True
-) -> tuple[Any, list[tuple[int, int, int]]] | None:
+def _compile(exprs: list[tuple[bytes, tuple[int, int, int]]]) -> tuple[Any, list[tuple[int, int, int]]] | None:
+    """A block-mode database of these expressions, each with its (detector index or kind, K, shortest);
+    leftmost starts for the ranges only (the label words' and the closing quotes' ends are enough)."""
     hs = _pf._hs
     if not exprs:
         return None
     db = hs.Database(mode=hs.HS_MODE_BLOCK)
-    flag = (hs.HS_FLAG_SOM_LEFTMOST if som else 0) | (hs.HS_FLAG_CASELESS if caseless else 0)
-    db.compile(
-        expressions=[e for e, _ in exprs],
-        ids=list(range(len(exprs))),
-        elements=len(exprs),
-        flags=[flag] * len(exprs),
-    )
+    flags = [hs.HS_FLAG_SOM_LEFTMOST if m[0] >= 0 else 0 for _, m in exprs]
+    db.compile(expressions=[e for e, _ in exprs], ids=list(range(len(exprs))), elements=len(exprs), flags=flags)
     return db, [m for _, m in exprs]
 
 
-def _scan(compiled: tuple[Any, list[tuple[int, int, int]]] | None, data: bytes, raw: dict[int, Any]) -> None:
+def _scan(
+    compiled: tuple[Any, list[tuple[int, int, int]]] | None,
+    data: bytes,
+    raw: dict[int, list[tuple[int, int]]],
+    words: list[tuple[int, int]],
+    closes: list[int],
+) -> None:
     if compiled is None or not data:
         return
     db, meta = compiled
 
     def on(expr: int, start: int, to: int, _flags: int, _ctx: object) -> bool:
         i, k, mn = meta[expr]
-        raw[i].append((start - k, to - mn))
+        if i >= 0:
+            raw[i].append((start - k, to - mn))
+        elif i == _WORD_KIND:
+            words.append((to, mn))
+        else:
+            closes.append(to)
         return False
 
     db.scan(data, match_event_handler=on)
