@@ -126,6 +126,8 @@ class Candidates:
         # An ASCII view is the same bytes in all three encodings: one pass of everything. Otherwise each part
         # on its own encoding (the shapes with `?` for any other character, the triggers with the prefilter's
         # folds, the label words as UTF-8).
+        self._last: tuple[str, int, Any] | None = None
+        self.triggered = frozenset(i for _, (i, _k, _m) in folded)  # covered by the prefilter's own triggers
         self._ascii = _compile(plain + folded + close + found)
         self._plain = _compile(plain + close)
         self._folded = _compile(folded)
@@ -133,8 +135,28 @@ class Candidates:
 
     def candidates(
         self, view: str, window: int
+    ) -> tuple[dict[int, list[tuple[int, int]]], list[tuple[int, int]] | None] | None:
+        """(`hits`, `label_spans`), from one pass where the view is ASCII, remembered for `remembered`; None if
+        a scan failed (e.g. another thread is using the shared scratch): the caller then takes the pure path."""
+        try:
+            got = self._candidates(view, window)
+        except _pf._hs.error:
+            got = None
+        self._last = (view, window, got)
+        return got
+
+    def remembered(
+        self, view: str, window: int
+    ) -> tuple[dict[int, list[tuple[int, int]]], list[tuple[int, int]] | None] | None:
+        """`candidates` of the view the last call was about (whole.py's `certified` after its `matches`)."""
+        last = self._last
+        if last is not None and last[0] is view and last[1] == window:
+            return last[2]
+        return self.candidates(view, window)
+
+    def _candidates(
+        self, view: str, window: int
     ) -> tuple[dict[int, list[tuple[int, int]]], list[tuple[int, int]] | None]:
-        """(`hits`, `label_spans`) from one pass where the view is ASCII."""
         raw: dict[int, list[tuple[int, int]]] = {i: [] for i in self.covered}
         words: list[tuple[int, int]] = []  # (end, tail length); byte offsets in UTF-8 until converted
         closes: list[int] = []
@@ -172,7 +194,7 @@ class Candidates:
     def hits(self, view: str) -> dict[int, list[tuple[int, int]]]:
         """Per detector index i, merged closed ranges of where its matches can start (no entry: too dense, or
         not covered), and at -1 - i where the `rest` of label detector i can (`_opens`)."""
-        return self.candidates(view, 0)[0]
+        return self._candidates(view, 0)[0]
 
     def label_spans(self, view: str, window: int) -> list[tuple[int, int]] | None:
         """Merged closed ranges [e, a + window] over every occurrence of a label word in any of its forms
@@ -182,7 +204,7 @@ class Candidates:
         ranges lie inside the tails' and are fewer (a JSON `export` holds `port` of `passport`, not
         `passport`); matched on UTF-8 with every case of each character spelled out, so they hold in any
         script, where the tails' check is made on ASCII views only."""
-        return self.candidates(view, window)[1]
+        return self._candidates(view, window)[1]
 
 
 def _opens(view: str, closes: list[int]) -> list[tuple[int, int]]:
