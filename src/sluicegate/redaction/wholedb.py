@@ -129,6 +129,7 @@ class Candidates:
         self._last: tuple[str, int, Any] | None = None
         self.triggered = frozenset(i for _, (i, _k, _m) in folded)  # covered by the prefilter's own triggers
         self._ascii = _compile(plain + folded + close + found)
+        self._same = _compile(plain + folded + close)  # a view whose two encodings are the same bytes
         self._plain = _compile(plain + close)
         self._folded = _compile(folded)
         self._words = _compile(found)
@@ -164,9 +165,12 @@ class Candidates:
             data = view.encode("ascii")
             _scan(self._ascii, data, raw, words, closes)
         else:
-            data = view.encode("ascii", "replace")
-            _scan(self._plain, data, raw, words, closes)
-            _scan(self._folded, _pf.encode(view), raw, words, closes)
+            folded = _pf.encode(view)
+            if any(c in view for c in _pf._SPECIAL):
+                _scan(self._plain, view.encode("ascii", "replace"), raw, words, closes)
+                _scan(self._folded, folded, raw, words, closes)
+            else:  # (no character the prefilter folds or stands in for: the same bytes)
+                _scan(self._same, folded, raw, words, closes)
             utf8 = view.encode("utf-8", "surrogatepass")
             _scan(self._words, utf8, raw, words, closes)
             words.sort()
@@ -184,7 +188,7 @@ class Candidates:
                 if c is not None:
                     spans[j] = (c.end(), b)
         budget = 64 + len(view) // _pf.HIT_BUDGET
-        hits = {i: _pf._merge(spans, 0) for i, spans in raw.items() if len(spans) <= budget}
+        hits = {i: _pf._merge(spans, 0) if spans else spans for i, spans in raw.items() if len(spans) <= budget}
         if self.rests:
             opens = _opens(view, closes)
             hits.update((-1 - i, opens) for i in self.rests)
