@@ -15,8 +15,11 @@ than one per `prefilter.HIT_BUDGET` characters gets no entry and whole.py falls 
 alone. tests/redact/test_whole_candidates.py checks the covering property against the engine on the corpora,
 the suites' cases and generated texts.
 
-Label detectors are not in it (their starts are `:`, `"`, `,`: one every few characters in JSON); `label_ends`
-instead finds, in the same kind of pass, where a label word's tail ends (`labels.tails()`), whole.py's spans.
+Label detectors are not in it (their starts are `:`, `"`, `,`: one every few characters in JSON). The same pass
+finds every label word instead (`label_words`: each form, every case of each character spelled out, so in any
+script), and whole.py asks a label detector only at its first characters within `LOOKBEHIND` after a word's
+tail; and the closing quote and operator of a reversed comparison (`_opens`), the one form that needs no label
+before it. An ASCII view is scanned once for all of it; another view once per encoding.
 """
 
 from __future__ import annotations
@@ -60,9 +63,7 @@ SHAPES: dict[str, tuple[tuple[str, int], ...]] = {
         (r"(?:^|[^0-9A-Za-z])[0-9A-Fa-f]{2}[:\-](?:[0-9A-Fa-f]{2}[:\-]){4}[0-9A-Fa-f]{2}", 17),
         (r"(?:^|[^0-9A-Za-z])[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}", 14),
     ),
-    "DISCORD_BOT_TOKEN": (
-        (r"(?:^|[^0-9A-Za-z_\-])[0-9A-Za-z_\-]{24,26}\.[0-9A-Za-z_\-]{6}\.[0-9A-Za-z_\-]{27}", 59),
-    ),
+    "DISCORD_BOT_TOKEN": ((r"(?:^|[^0-9A-Za-z_\-])[0-9A-Za-z_\-]{24,26}\.[0-9A-Za-z_\-]{6}\.[0-9A-Za-z_\-]{27}", 59),),
     "IBAN_CODE": (
         (r"(?:^|[^0-9A-Za-z])[A-Za-z]{2}[0-9]{2}(?:[0-9A-Za-z]{11}|[ \-][0-9A-Za-z]{4}[ \-][0-9A-Za-z]{4})", 14),
     ),
@@ -80,7 +81,7 @@ SHAPES: dict[str, tuple[tuple[str, int], ...]] = {
 # reversed comparison `"…" == password`. Where its pattern begins with `_REST_BEGINS`, `_CLOSE` finds each
 # closing quote and operator (no leftmost start: on JSON that cost a millisecond), and the value's opening quote
 # is the last quote before the closing one (the value holds none); else whole.py searches the whole view.
-_REST_BEGINS = r'\"(?P<v>[^\"\s]{1,256}+)\"[ \t]{0,3}(?:===|!==|==|!=)'
+_REST_BEGINS = r"\"(?P<v>[^\"\s]{1,256}+)\"[ \t]{0,3}(?:===|!==|==|!=)"
 _CLOSE = r'"[ \t]{0,3}[=!]='
 
 # Detectors whose start is `near` a label (label spans, whole.py), never in the database.
@@ -88,9 +89,8 @@ _LABELS = frozenset({"LABELED_SECRET"})
 
 
 class Candidates:
-    """`hits(view)`: per detector index i, merged closed ranges of where its matches can start (no entry: too
-    dense, or not covered), and at -1 - i where the `rest` of label detector i can (`_REST`);
-    `label_spans(view, window)`: where a label detector's match can start in an ASCII view."""
+    """`candidates(view, window)`: (`hits`, `label_spans`) of one view, from one hyperscan pass per encoding
+    the view needs (built once per detector selection, `shared`)."""
 
     def __init__(self, detectors: Sequence[Detector], builtin_ids: frozenset[int]) -> None:
         hs = _pf._hs
@@ -123,10 +123,13 @@ class Candidates:
         words = label_words()
         found = [(e.encode("ascii"), (_WORD_KIND, 0, t)) for e, t in words] if words is not None else []
         self.knows_labels = words is not None
+        self._last: (
+            tuple[str, int, tuple[dict[int, list[tuple[int, int]]], list[tuple[int, int]] | None] | None] | None
+        ) = None
         # An ASCII view is the same bytes in all three encodings: one pass of everything. Otherwise each part
         # on its own encoding (the shapes with `?` for any other character, the triggers with the prefilter's
-        # folds, the label words as UTF-8).
-        self._last: tuple[str, int, Any] | None = None
+        # folds, the label words as UTF-8); the first two are the same bytes unless the view holds one of the
+        # characters the prefilter folds or stands in for.
         self.triggered = frozenset(i for _, (i, _k, _m) in folded)  # covered by the prefilter's own triggers
         self._ascii = _compile(plain + folded + close + found)
         self._same = _compile(plain + folded + close)  # a view whose two encodings are the same bytes
@@ -256,9 +259,10 @@ def all_cases(ch: str) -> frozenset[str] | None:
     own table; None if this version of the package does not offer it. tests/redact/test_whole_candidates.py
     checks it against a search over every code point."""
     try:
-        from regex import _regex  # type: ignore[attr-defined]
+        from regex import _regex
 
-        got = _regex.get_all_cases(regex.IGNORECASE | regex.UNICODE | regex.V0, ord(ch))
+        get: Any = getattr(_regex, "get_all_cases")  # noqa: B009 - not in the package's stubs
+        got = get(regex.IGNORECASE | regex.UNICODE | regex.V0, ord(ch))
     except (ImportError, AttributeError, TypeError):  # pragma: no cover - depends on the package's internals
         return None
     return frozenset(chr(c) for c in got) | {ch}
