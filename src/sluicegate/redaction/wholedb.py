@@ -110,7 +110,9 @@ class Candidates:
                 continue
             if d.entity in SHAPES:
                 for pattern, shortest in SHAPES[d.entity]:
-                    plain.append((pattern.encode("ascii"), (i, 0, shortest)))
+                    # (a shape that begins with its lookbehind's character: the match starts after it)
+                    lead = _AFTER if pattern.startswith(("(?:^|[^", "[a-z]")) else 0
+                    plain.append((pattern.encode("ascii"), (i, lead, shortest)))
                 self.covered.add(i)
             elif d.entity in table:
                 triggers = table[d.entity]
@@ -228,6 +230,7 @@ def _opens(view: str, closes: list[int]) -> list[tuple[int, int]]:
 
 
 _RANGE_KIND, _WORD_KIND, _CLOSE_KIND = 0, -1, -2
+_AFTER = -1  # as K: a match starts after the hit's leftmost start (but at 0)
 
 
 @lru_cache(maxsize=1)
@@ -294,7 +297,8 @@ def _scan(
     def on(expr: int, start: int, to: int, _flags: int, _ctx: object) -> bool:
         i, k, mn = meta[expr]
         if i >= 0:
-            raw[i].append((start - k, to - mn))
+            # (`_AFTER`: the hit's first character is the one before the match, unless it starts the text)
+            raw[i].append(((start + 1 if start else 0) if k == _AFTER else start - k, to - mn))
         elif i == _WORD_KIND:
             words.append((to, mn))
         else:
