@@ -152,12 +152,66 @@ PIECES = [
     '": "',
     '" != ',
     "if (",
+    # the longest parts a label form may put between its word and the value (label_gap's claim)
+    "api_key",
+    "_prod",
+    "-v2",
+    "_abcdefghij",
+    "12",
+    ": &str",
+    " string",
+    " : &",
+    "[0]",
+    "[1234]",
+    ".assign(",
+    "<password",
+    "</password>",
+    ":::=",
+    "?=",
+    ".=",
+    "+=",
+    "!==",
+    "===",
+    '@"',
+    "   ",
+    "\t",
+    "\n",
+    "private-key",
+    "access_key",
+    "secret_key",
+    "dbPassword",
+    "githubToken",
 ]
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from(PIECES), max_size=60).map("".join))
 def test_hypothesis_candidates_cover_every_start(text: str) -> None:
+    check_covers(text)
+
+
+LABEL_WORDS = sorted({w for w, _ in labels.words()} | set(labels.CAMEL_WORDS))
+LABEL_FORM = st.tuples(
+    st.sampled_from(["", " ", '"', "'", "<", "$", "(", "{"]),
+    st.sampled_from(LABEL_WORDS),
+    st.lists(st.sampled_from(["_prod", "-v2", "_abcdefghij", "-x"]), max_size=2).map("".join),
+    st.sampled_from(["", "1", "12"]),
+    st.sampled_from(["", " string", ": &str", " : &abcdefgh", "[0]", "[1234]", ".assign"]),
+    st.sampled_from(["", '"', "'", "`", ">"]),
+    st.sampled_from(["", " ", "  ", "\t"]),
+    st.sampled_from([":", "=", ":=", "=>", "==", ":::=", "?=", ".=", "+=", "!==", "===", ",", "(", " ", ""]),
+    st.sampled_from(["", " ", "   "]),
+    st.sampled_from(["", "@", '"', "'", "`", '@"']),
+    st.sampled_from(["hunter2xyz", "s3cr3t value", "abc", "x"]),
+    st.sampled_from(["", '"', "'", "`", "<"]),
+).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(LABEL_FORM | st.sampled_from(PIECES), min_size=1, max_size=12).map("".join))
+def test_hypothesis_label_forms_start_within_the_gap(text: str) -> None:
+    """Labels in the forms the label patterns read, with the longest suffix, digits, type and spacing between
+    the word and the value: every start lies within `label_gap` of a word's end (`check_covers`)."""
     check_covers(text)
 
 
@@ -190,3 +244,20 @@ def test_label_word_spans_lie_inside_the_tails_spans() -> None:
         assert words is not None
         assert all(any(a <= x and y <= b for a, b in tails) for x, y in words), name
         assert sum(y - x for x, y in words) < sum(b - a for a, b in tails), name
+
+
+def test_label_gap_is_read_for_both_label_detectors_and_refused_without_a_label() -> None:
+    """Both built-in label detectors get a gap (shorter than the `LOOKBEHIND` window), and a pattern with an
+    alternative that holds no label lookbehind (and is not the reversed comparison) gets none."""
+    from sluicegate.redaction.detector import Detector
+
+    label_detectors = [d for d in _engine().detectors if d.entity == "LABELED_SECRET"]
+    assert len(label_detectors) == 2
+    for d in label_detectors:
+        gap = wholedb.label_gap(d)
+        assert gap is not None and 0 < gap < LOOKBEHIND - labels.TAIL, (d.first, gap)
+    word = f"(?i:{labels.alternation(suffixes=False)})"
+    bounded = Detector("LABELED_SECRET", f":(?<={word}[ ]{{0,2}}:)[a-z]+|=(?<={word}=)[a-z]+")
+    assert wholedb.label_gap(bounded) == 2 + 1 + 2  # two spaces and the colon, and reach.py's margin
+    unlabelled = Detector("LABELED_SECRET", f":(?<={word}:)[a-z]+|=[a-z]+")
+    assert wholedb.label_gap(unlabelled) is None

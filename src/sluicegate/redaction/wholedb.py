@@ -24,6 +24,7 @@ before it. An ASCII view is scanned once for all of it; another view once per en
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
@@ -101,12 +102,14 @@ class Candidates:
         self.covered: set[int] = set()
         self.rests: set[int] = set()  # label detectors whose `rest` has candidates (`_opens`)
         self._narrow: dict[int, tuple[int, Any]] = {}
+        gaps: list[int | None] = []
         for i, d in enumerate(detectors):
             if id(d) not in builtin_ids:
                 continue
             if d.entity in _LABELS:
                 if d.near_rest is not None and d.near_rest[2].startswith(_REST_BEGINS):
                     self.rests.add(i)
+                gaps.append(label_gap(d))
                 continue
             if d.entity in SHAPES:
                 for pattern, shortest in SHAPES[d.entity]:
@@ -125,6 +128,8 @@ class Candidates:
         words = label_words()
         found = [(e.encode("ascii"), (_WORD_KIND, 0, t)) for e, t in words] if words is not None else []
         self.knows_labels = words is not None
+        # How far after a label word's end a label detector's match may start (`label_gap`), if known for all.
+        self.gap: int | None = max(g for g in gaps if g is not None) if gaps and None not in gaps else None
         self._last: (
             tuple[str, int, tuple[dict[int, list[tuple[int, int]]], list[tuple[int, int]] | None] | None] | None
         ) = None
@@ -197,7 +202,9 @@ class Candidates:
         if self.rests:
             opens = _opens(view, closes)
             hits.update((-1 - i, opens) for i in self.rests)
-        labelled = _pf._merge([(e, e - t + window) for e, t in words], 0) if self.knows_labels else None
+        gap = self.gap
+        ends = [(e, e - t + window if gap is None else min(e + gap, e - t + window)) for e, t in words]
+        labelled = _pf._merge(ends, 0) if self.knows_labels else None
         return hits, labelled
 
     def hits(self, view: str) -> dict[int, list[tuple[int, int]]]:
@@ -206,8 +213,9 @@ class Candidates:
         return self._candidates(view, 0)[0]
 
     def label_spans(self, view: str, window: int) -> list[tuple[int, int]] | None:
-        """Merged closed ranges [e, a + window] over every occurrence of a label word in any of its forms
-        (`label_words`) ending at e, whose tail starts at a (None: not known here). A label detector's match
+        """Merged closed ranges [e, min(e + gap, a + window)] over every occurrence of a label word in any of its
+        forms (`label_words`) ending at e, whose tail starts at a (None: not known here; `gap`: `label_gap` of
+        the label detectors, the larger, where known). A label detector's match
         starts within `LOOKBEHIND` characters after a label word's tail (the claim whole.py `_label_spans`
         rests on, tests/redact/test_label_near.py), and a word occurs only where its tail does, so these
         ranges lie inside the tails' and are fewer (a JSON `export` holds `port` of `passport`, not
@@ -322,3 +330,108 @@ def _shared(detectors: tuple[Detector, ...]) -> Candidates | None:
         return Candidates(detectors, BUILTIN_IDS)
     except _pf._hs.error:  # pragma: no cover - platform dependent
         return None
+
+
+def label_gap(d: Detector) -> int | None:
+    """The most characters a match of label detector `d` can start after the end of the label word that one of
+    its positive lookbehinds holds, read off its parse tree: a lookbehind anchored at p >= the start s holds
+    the label word, then a part Y up to p, so the word ends at p - |Y| >= s - |Y|, and the gap is the longest Y
+    (a suffixed label's suffix counted in it). Every top-level alternative must pass such a lookbehind, but the
+    reversed comparison (`near_rest`, the label after the value), whose starts `_opens` finds. None where the
+    tree says otherwise or is not read (then the whole `LOOKBEHIND` window is used)."""
+    from . import parsetree as _t
+    from . import reach as _r
+
+    plain = _r._plain(d.pattern)
+    texts = _t.alternatives(d.pattern)
+    if plain is None or texts is None:
+        return None
+    try:
+        tree = _t.parser.parse(_UNNAME.sub("(?:", plain))
+        marks = _label_marks()
+    except (re.error, OverflowError, RecursionError):
+        return None
+    c = _t.constants
+    if len(tree) != 1 or tree[0][0] is not c.BRANCH or len(tree[0][1][1]) != len(texts):
+        return None
+    most, rest = 0.0, []
+    for alt, text in zip(tree[0][1][1], texts, strict=True):
+        got = _cover(alt, marks)
+        if got is None:
+            rest.append(text)
+        else:
+            most = max(most, got)
+    if rest and (d.near_rest is None or "|".join(rest) != d.near_rest[2]):
+        return None
+    return None if most == float("inf") else int(most) + _r.MARGIN
+
+
+_UNNAME = re.compile(r"(?<!\\)\(\?P<\w+>")
+
+
+@lru_cache(maxsize=1)
+def _label_marks() -> dict[str, float]:
+    """The label groups as the parser reads them (`repr` of the node), each with the most characters its paths
+    read after the word itself (a suffixed label's `labels.SUFFIX`)."""
+    from . import parsetree as _t
+    from . import reach as _r
+
+    suffix = _r._reach(_t.parser.parse(labels.SUFFIX))
+    out: dict[str, float] = {}
+    for text, after in (
+        (f"(?i:{labels.alternation()})", suffix),
+        (f"(?i:{labels.alternation(suffixes=False)})", 0.0),
+        ("(?:" + "|".join(labels.CAMEL_WORDS) + ")", 0.0),
+    ):
+        node = _t.parser.parse(text)
+        assert len(node) == 1
+        out[repr(node[0])] = after
+    return out
+
+
+def _cover(seq: Any, marks: dict[str, float]) -> float | None:
+    """The least, over the positive lookbehinds every path of `seq` passes, of the most characters after the
+    label word inside one (`_after`); None if some path passes none."""
+    from . import parsetree as _t
+
+    c = _t.constants
+    best: float | None = None
+    for op, av in seq:
+        got: float | None = None
+        if op is c.ASSERT and av[0] == -1:
+            got = _after(av[1], marks)
+        elif op is c.SUBPATTERN:
+            got = _cover(av[-1], marks)
+        elif op is c.ATOMIC_GROUP:
+            got = _cover(av, marks)
+        elif op is c.BRANCH:
+            each = [_cover(b, marks) for b in av[1]]
+            got = None if any(g is None for g in each) else max(g for g in each if g is not None)
+        if got is not None and (best is None or got < best):
+            best = got
+    return best
+
+
+def _after(seq: Any, marks: dict[str, float]) -> float | None:
+    """The most characters the paths of `seq` read after a label group (its suffix included), or None if some
+    path holds none."""
+    from . import parsetree as _t
+    from . import reach as _r
+
+    c = _t.constants
+    for j, (op, av) in enumerate(seq):
+        key = repr((op, av))
+        inner: float | None = None
+        if key in marks:
+            inner = marks[key]
+        elif op is c.SUBPATTERN:
+            inner = _after(av[-1], marks)
+        elif op is c.ATOMIC_GROUP:
+            inner = _after(av, marks)
+        elif op is c.BRANCH:
+            each = [_after(b, marks) for b in av[1]]
+            inner = None if any(g is None for g in each) else max(g for g in each if g is not None)
+        if inner is not None:
+            rest = _r._reach(seq[j + 1 :]) if j + 1 < len(seq) else 0.0
+            return inner + rest
+    return None
