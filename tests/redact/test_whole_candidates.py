@@ -261,3 +261,28 @@ def test_label_gap_is_read_for_both_label_detectors_and_refused_without_a_label(
     assert wholedb.label_gap(bounded) == 2 + 1 + 2  # two spaces and the colon, and reach.py's margin
     unlabelled = Detector("LABELED_SECRET", f":(?<={word}:)[a-z]+|=[a-z]+")
     assert wholedb.label_gap(unlabelled) is None
+
+
+def test_far_shortcut_at_a_character_outside_the_alphabet_changes_no_bound() -> None:
+    """whole.py's `far_of` answers at once where the character at q is outside the detector's alphabet; the
+    bounds are those of its search (the shortcut switched off) at every 29th position of the corpora and suites."""
+    from sluicegate.redaction.starters import BUILTIN_IDS
+
+    detectors = _engine().detectors
+    texts = [*TEXTS.values(), "\n".join(c["text"] for c in suite_cases.load("gitleaks"))]
+    fast = [whole.far_of(d, id(d) in BUILTIN_IDS) for d in detectors]
+    whole.far_of.cache_clear()
+    try:
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(whole, "_ONE_CHAR", regex.compile(r"(?!)"))
+            slow = [whole.far_of(d, id(d) in BUILTIN_IDS) for d in detectors]
+    finally:
+        whole.far_of.cache_clear()
+    for f, g in zip(fast, slow, strict=True):
+        if f is None:
+            assert g is None
+            continue
+        assert g is not None
+        for text in texts:
+            for q in range(0, len(text), 29):
+                assert f(text, q) == g(text, q)

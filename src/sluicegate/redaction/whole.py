@@ -43,6 +43,9 @@ _PER_WINDOW = 2
 # A place is moved to the first space within this many characters (most paths stop at a space).
 _NEAR_SPACE = 64
 _SPACE = regex.compile(r"\s")
+# An alphabet's stop (alphabet.py) that tests one character and nothing around it: a class, after at most a
+# lookahead of a class at the same place.
+_ONE_CHAR = regex.compile(r"(?:\(\?!\(\?i:\[[^\]]*\]\)\))?\[\^[^\]]*\]")
 # The pure-Python scan's candidates are used for a detector with at most one per this many characters: each
 # costs a Python `match` call (~1.5 µs), where `finditer` over the whole text costs ~0.06 µs a character.
 _SPARSE = 64
@@ -77,13 +80,20 @@ def far_of(d: Detector, builtin: bool) -> Far | None:
         return bounded
     t = tail(pattern, flags)
     first_out = None
+    outs: frozenset[str] = frozenset()
     if stop is not None and stop.pattern.startswith("(?r)"):
         # Every character a path reads is in the alphabet: none reads past the first character outside it.
-        first_out = regex.compile(stop.pattern[4:], stop.flags & ~regex.REVERSE).search
+        one = regex.compile(stop.pattern[4:], stop.flags & ~regex.REVERSE)
+        first_out = one.search
+        if _ONE_CHAR.fullmatch(stop.pattern[4:]):
+            # (a test of one character alone: the ASCII ones it takes answer `first_out` at q without a search)
+            outs = frozenset(c for c in map(chr, range(128)) if one.fullmatch(c))
     if t is None and first_out is None:
         return None
 
     def unbounded(view: str, q: int) -> int | None:
+        if q < len(view) and view[q] in outs:  # the character at q is outside: `first_out` finds it (below)
+            return q + 2 if q + 2 <= len(view) else None
         best = None
         if first_out is not None:
             m = first_out(view, q)
