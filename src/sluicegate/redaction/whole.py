@@ -30,6 +30,7 @@ import regex
 from . import labels
 from . import prefilter as _pf
 from . import scan as _scan
+from . import wholedb as _db
 from .detector import LOOKBEHIND, Detector, first_chars
 from .reach import reach as pattern_reach
 from .settle import _SCAN, Engine, Finding
@@ -42,6 +43,9 @@ _PER_WINDOW = 2
 # A place is moved to the first space within this many characters (most paths stop at a space).
 _NEAR_SPACE = 64
 _SPACE = regex.compile(r"\s")
+# An alphabet's stop (alphabet.py) that tests one character and nothing around it: a class, after at most a
+# lookahead of a class at the same place.
+_ONE_CHAR = regex.compile(r"(?:\(\?!\(\?i:\[[^\]]*\]\)\))?\[\^[^\]]*\]")
 # The pure-Python scan's candidates are used for a detector with at most one per this many characters: each
 # costs a Python `match` call (~1.5 µs), where `finditer` over the whole text costs ~0.06 µs a character.
 _SPARSE = 64
@@ -76,13 +80,20 @@ def far_of(d: Detector, builtin: bool) -> Far | None:
         return bounded
     t = tail(pattern, flags)
     first_out = None
+    outs: frozenset[str] = frozenset()
     if stop is not None and stop.pattern.startswith("(?r)"):
         # Every character a path reads is in the alphabet: none reads past the first character outside it.
-        first_out = regex.compile(stop.pattern[4:], stop.flags & ~regex.REVERSE).search
+        one = regex.compile(stop.pattern[4:], stop.flags & ~regex.REVERSE)
+        first_out = one.search
+        if _ONE_CHAR.fullmatch(stop.pattern[4:]):
+            # (a test of one character alone: the ASCII ones it takes answer `first_out` at q without a search)
+            outs = frozenset(c for c in map(chr, range(128)) if one.fullmatch(c))
     if t is None and first_out is None:
         return None
 
     def unbounded(view: str, q: int) -> int | None:
+        if q < len(view) and view[q] in outs:  # the character at q is outside: `first_out` finds it (below)
+            return q + 2 if q + 2 <= len(view) else None
         best = None
         if first_out is not None:
             m = first_out(view, q)
@@ -157,29 +168,40 @@ def _plan(detectors: tuple[Detector, ...], builtin: frozenset[int]) -> tuple[tup
 
 def matches(engine: Engine, view: str) -> list[tuple[Detector, list[Any]]]:
     """Each detector's matches in the whole view, as `Engine.settle(view, 0, len(view), final=True)` collects
-    them (the prefilter's candidates where it covers a detector, else the pure-Python scan's, else `finditer`)."""
+    them: with `[fast]`, asked only at wholedb.py's candidates; else the pure-Python scan's where it covers a
+    detector, else `finditer` (and the label detectors at their first characters near a label, both ways)."""
     n = len(view)
-    cands = engine.candidates(view, 0) if engine.prefilter is not None and n > _pf.MIN_RANGE else None
-    # (with the prefilter declining, the pure-Python scan too: the engine builds it only without the prefilter)
-    scan = engine.scan if engine.scan is not None else _scan.shared(engine.detectors)
-    some = scan.hits(view, 0, _SPARSE) if cands is None and n > _SCAN else None
+    known: dict[int, list[tuple[int, int]]] | None = None
+    labelled: list[tuple[int, int]] | None = None
+    db = _db.shared(engine.detectors) if engine.prefilter is not None and n > _pf.MIN_RANGE else None
     detectors: Sequence[Detector] = engine.detectors
-    if engine.starters is not None and cands is None:
-        mask = engine.starters.mask_of(view, 0, n)
-        detectors = tuple(d for i, d in enumerate(engine.detectors) if mask >> i & 1)
-    known = cands if cands is not None else some
+    got = db.candidates(view, LOOKBEHIND) if db is not None else None
+    if got is not None:
+        known, labelled = got
+    else:
+        # (the pure-Python scan: the engine builds it only without the prefilter)
+        scan = engine.scan if engine.scan is not None else _scan.shared(engine.detectors)
+        known = scan.hits(view, 0, _SPARSE) if n > _SCAN else None
+        if engine.starters is not None:
+            mask = engine.starters.mask_of(view, 0, n)
+            detectors = tuple(d for i, d in enumerate(engine.detectors) if mask >> i & 1)
     index = {id(d): i for i, d in enumerate(engine.detectors)}
     per: list[tuple[Detector, list[Any]]] = []
-    labelled: list[tuple[int, int]] | None = None
     for d in detectors:
         own = known.get(index[id(d)]) if known is not None else None
-        if own is None and (_all_near(d) or _rest_rx(d) is not None) and view.isascii():
+        if own is None and (_all_near(d) or _rest_rx(d) is not None) and (labelled is not None or view.isascii()):
             if labelled is None:
                 labelled = _label_spans(view)
             own = _starts_in(d, view, labelled)
             rest = _rest_rx(d)
             if rest is not None:  # and where the forms that need no label before them match
-                own = sorted({*own, *((m.start(), m.start()) for m in rest.finditer(view, overlapped=True))})
+                near = known.get(-1 - index[id(d)]) if got is not None and known is not None else None
+                if near is not None:  # (every start where it matches, as the overlapped search finds them)
+                    match = rest.match
+                    starts = [(q, q) for a, b in near for q in range(a, min(b, n - 1) + 1) if match(view, q)]
+                else:
+                    starts = [(m.start(), m.start()) for m in rest.finditer(view, overlapped=True)]
+                own = sorted({*own, *starts})
         found = _pf.matches_in(d, view, own, 0, n) if own is not None else list(d.compiled.finditer(view))
         if found:
             per.append((d, found))
@@ -226,19 +248,10 @@ def _label_spans(view: str) -> list[tuple[int, int]]:
 
 def _starts_in(d: Detector, view: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """The positions of `d`'s first characters inside `spans`, each as a range of one (asking the engine at
-    every position of a window cost more than `finditer` over the whole text)."""
+    every position of a window cost more than `finditer` over the whole text), searched span by span."""
     assert d.first is not None
-    out: list[tuple[int, int]] = []
-    j = 0
-    for m in _first_rx(d.first).finditer(view):
-        q = m.start()
-        while j < len(spans) and spans[j][1] < q:
-            j += 1
-        if j == len(spans):
-            break
-        if spans[j][0] <= q:
-            out.append((q, q))
-    return out
+    rx = _first_rx(d.first)
+    return [(m.start(), m.start()) for a, b in spans for m in rx.finditer(view, a, b + 1)]
 
 
 @lru_cache(maxsize=8)
@@ -285,8 +298,15 @@ def certified(
     drops) hold a place far enough from their end (see the module's docstring)."""
     n = len(view)
     blocks: list[Far] = []
-    for d in engine.detectors:
-        if d.opener_rx is None or d.opener_rx.search(view) is None:
+    # With `[fast]`, a detector covered by its prefilter triggers that has no hit in the view has no opener
+    # there either (an opener is the start of a path that reads past the trigger reach, which holds a trigger
+    # occurrence: prefilter.py's covering property, which wholedb.py's triggers share), so its opener's
+    # search (a third of a millisecond on 64 KB of JSON) is not made.
+    db = _db.shared(engine.detectors) if engine.prefilter is not None and n > _pf.MIN_RANGE else None
+    got = db.remembered(view, LOOKBEHIND) if db is not None else None
+    quiet = {i for i in db.triggered if got[0].get(i) == []} if db is not None and got is not None else set()
+    for i, d in enumerate(engine.detectors):
+        if d.opener_rx is None or i in quiet or d.opener_rx.search(view) is None:
             continue
         if id(d) not in builtin:
             return False  # a custom block's opener: left to the stream (it may stop at the end)
@@ -299,9 +319,28 @@ def certified(
     plan = _plan(engine.detectors, builtin)
     if plan is None:
         return False
-    # With the prefilter's hits: a detector with none anywhere has no path that reads its trigger reach
-    # (prefilter.py's covering property), so that reach bounds it and its `far` need not be asked.
-    hits = engine.candidates(view, 0) if engine.prefilter is not None and n > _pf.MIN_RANGE else None
+    # First without the prefilter's hits (on prose in other scripts its pass costs more than the rest of this
+    # check, and declines), then with them: a detector with none anywhere has no path that reads its trigger
+    # reach (prefilter.py's covering property), so that reach bounds it and its `far` need not be asked.
+    if _places_hold(engine, view, per, window, plan, blocks, None):
+        return True
+    if engine.prefilter is None or n <= _pf.MIN_RANGE:
+        return False
+    hits = engine.candidates(view, 0)
+    return hits is not None and _places_hold(engine, view, per, window, plan, blocks, hits)
+
+
+def _places_hold(
+    engine: Engine,
+    view: str,
+    per: list[tuple[Detector, list[Any]]],
+    window: int,
+    plan: tuple[tuple[int | None, Far], ...],
+    blocks: list[Far],
+    hits: dict[int, list[tuple[int, int]]] | None,
+) -> bool:
+    """`certified`'s places: every window holds one (`hits`: the prefilter's, or None)."""
+    n = len(view)
     fixed = 0
     fars: list[Far] = list(blocks)
     for i, (k, f) in enumerate(plan):

@@ -1,0 +1,437 @@
+"""Candidate starts per detector for a whole text, from one hyperscan pass with shapes close to each detector's
+(extra `[fast]`): what whole.py asks the `regex` engine about instead of running each detector's `finditer`.
+
+Why: the stream's prefilter (prefilter.py) has short triggers (a digit group, `:`, `"`), which are so dense in
+logs, JSON and code that it declines those texts, and whole.py then ran every detector's own `finditer` over the
+whole view (~0.1 µs a character each for IP, phone, card, MAC, SSN). Here each dense built-in detector has a
+*sound superset* expression instead: a prefix of the shape every match of the detector begins with, its
+lookarounds left out (they only forbid), a negative lookbehind of one character class written as that class's
+complement before it (or the start of the text), every class that the detector's pattern lets match a non-ASCII
+character widened by `?` (the text is encoded one byte per character, anything else as `?`). A match of the
+detector at q then holds a hit whose leftmost start f <= q and whose end e >= q + the shortest core, so q lies in
+[f, e - shortest]; the detector is asked only there (`prefilter.matches_in`). The other built-ins keep their
+prefilter triggers (matched on the prefilter's own encoding, with its case folds). A detector with more hits
+than one per `prefilter.HIT_BUDGET` characters gets no entry and whole.py falls back to its `finditer` for it
+alone. tests/redact/test_whole_candidates.py checks the covering property against the engine on the corpora,
+the suites' cases and generated texts.
+
+Label detectors are not in it (their starts are `:`, `"`, `,`: one every few characters in JSON). The same pass
+finds every label word instead (`label_words`: each form, every case of each character spelled out, so in any
+script), and whole.py asks a label detector only at its first characters within `LOOKBEHIND` after a word's
+tail; and the closing quote and operator of a reversed comparison (`_opens`), the one form that needs no label
+before it. An ASCII view is scanned once for all of it; another view once per encoding.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any
+
+import regex
+
+from . import labels
+from . import prefilter as _pf
+from .detector import Detector
+
+# entity -> (hyperscan expression over the text encoded as ASCII with '?' for anything else, the fewest
+# characters of the detector's match the expression's hit holds after the match's start). Each expression
+# starts with the detector's leading negative lookbehind as "the start of the text or one character outside
+# it", so the hit's leftmost start is that character or the match's own first one.
+SHAPES: dict[str, tuple[tuple[str, int], ...]] = {
+    "IP_ADDRESS": (
+        # (the last octet is followed by no digit, so one hit per address, not one per length of that octet)
+        (r"(?:^|[^0-9A-Za-z.])[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}(?:[^0-9]|$)", 7),
+        (r"(?:^|[^0-9A-Za-z.])[0-9A-Fa-f]{1,4}:[0-9A-Fa-f]{0,4}:", 3),
+        (r"(?:^|[^0-9A-Za-z.])::", 2),
+    ),
+    "PHONE_NUMBER": (
+        (r"(?:^|[^0-9A-Za-z+])\+[0-9](?:(?:[ .\-]|[ ]?\(|\)[ ]?)?[0-9]){6}", 8),
+        (r"(?:^|[^0-9A-Za-z+])(?:[0-9]{1,3}[ .\-])?(?:\([0-9]{3}\)[ ]?|[0-9]{3}[ .\-])[0-9]{3}[ .\-][0-9]{4}", 12),
+        (r"(?:^|[^0-9A-Za-z+])0[0-9]{1,4}(?: [0-9]{2,4}){2}", 8),
+        (r"(?:^|[^0-9A-Za-z+])0[0-9]{1,4}(?:-[0-9]{2,4}){2}", 8),
+        (r"(?:^|[^0-9A-Za-z+])0[ \-](?:\([0-9]{3}\)[ ]?|[0-9]{3}[ \-])[0-9]{3}", 9),
+        (r"(?:^|[^0-9A-Za-z+])0[0-9]{1,2}-[0-9]{7}", 10),
+        (r"(?:^|[^0-9A-Za-z+])0[0-9]{9}", 10),
+        (r"(?:^|[^0-9A-Za-z+])1[3-9][0-9]{9}", 11),
+        (r"[a-z][0-9]{3}-[0-9]{3}-[0-9]{4}", 12),
+    ),
+    # (the middle dot between groups is a non-ASCII separator: `?`)
+    "CREDIT_CARD": ((r"(?:^|[^0-9A-Za-z])\+?[0-9](?:[ \t.\-?]?[0-9]){12}", 13),),
+    "US_SSN": ((r"(?:^|[^0-9A-Za-z])[0-9](?:[ \-]?[0-9]){8}", 9),),
+    "MAC_ADDRESS": (
+        (r"(?:^|[^0-9A-Za-z])[0-9A-Fa-f]{2}[:\-](?:[0-9A-Fa-f]{2}[:\-]){4}[0-9A-Fa-f]{2}", 17),
+        (r"(?:^|[^0-9A-Za-z])[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}", 14),
+    ),
+    "DISCORD_BOT_TOKEN": ((r"(?:^|[^0-9A-Za-z_\-])[0-9A-Za-z_\-]{24,26}\.[0-9A-Za-z_\-]{6}\.[0-9A-Za-z_\-]{27}", 59),),
+    "IBAN_CODE": (
+        (r"(?:^|[^0-9A-Za-z])[A-Za-z]{2}[0-9]{2}(?:[0-9A-Za-z]{11}|[ \-][0-9A-Za-z]{4}[ \-][0-9A-Za-z]{4})", 14),
+    ),
+    "CRYPTO": (
+        (r"(?:^|[^0-9A-Za-z])[13][1-9A-HJ-NP-Za-km-z]{25}", 26),
+        (r"(?:^|[^0-9A-Za-z])bc1[ac-hj-np-z02-9]{8}", 11),
+    ),
+    "TELEGRAM_BOT_TOKEN": ((r"(?:^|[^0-9])[0-9]{5,16}:[0-9A-Za-z_\-]{35}", 41),),
+    "TWILIO_KEY": ((r"(?:^|[^0-9A-Za-z])(?:AC|SK)[0-9a-z]{32}", 34),),
+    # (unbounded where the detector's parts are bounded: hyperscan refuses SOM on 256-character repeats)
+    "URL_CREDENTIALS": ((r"(?:^|[^0-9A-Za-z+.\-])[A-Za-z][0-9A-Za-z+.\-]{1,20}://[^\s/#@:\"'`<>]*:[^\s@\"'`<>]*@", 8),),
+}
+
+# The forms of a label detector that need no label before them (`Detector.near_rest`, whole.py `_rest_rx`): a
+# reversed comparison `"…" == password`. Where its pattern begins with `_REST_BEGINS`, `_CLOSE` finds each
+# closing quote and operator (no leftmost start: on JSON that cost a millisecond), and the value's opening quote
+# is the last quote before the closing one (the value holds none); else whole.py searches the whole view.
+_REST_BEGINS = r"\"(?P<v>[^\"\s]{1,256}+)\"[ \t]{0,3}(?:===|!==|==|!=)"
+_CLOSE = r'"[ \t]{0,3}[=!]='
+
+# Detectors whose start is `near` a label (label spans, whole.py), never in the database.
+_LABELS = frozenset({"LABELED_SECRET"})
+
+
+class Candidates:
+    """`candidates(view, window)`: (`hits`, `label_spans`) of one view, from one hyperscan pass per encoding
+    the view needs (built once per detector selection, `shared`)."""
+
+    def __init__(self, detectors: Sequence[Detector], builtin_ids: frozenset[int]) -> None:
+        hs = _pf._hs
+        assert hs is not None
+        table = _pf._triggers()
+        plain: list[tuple[bytes, tuple[int, int, int]]] = []  # on the plain encoding
+        folded: list[tuple[bytes, tuple[int, int, int]]] = []  # on the prefilter's encoding
+        self.covered: set[int] = set()
+        self.rests: set[int] = set()  # label detectors whose `rest` has candidates (`_opens`)
+        self._narrow: dict[int, tuple[int, Any]] = {}
+        gaps: list[int | None] = []
+        for i, d in enumerate(detectors):
+            if id(d) not in builtin_ids:
+                continue
+            if d.entity in _LABELS:
+                if d.near_rest is not None and d.near_rest[2].startswith(_REST_BEGINS):
+                    self.rests.add(i)
+                gaps.append(label_gap(d))
+                continue
+            if d.entity in SHAPES:
+                for pattern, shortest in SHAPES[d.entity]:
+                    # (a shape that begins with its lookbehind's character: the match starts after it)
+                    lead = _AFTER if pattern.startswith(("(?:^|[^", "[a-z]")) else 0
+                    plain.append((pattern.encode("ascii"), (i, lead, shortest)))
+                self.covered.add(i)
+            elif d.entity in table:
+                triggers = table[d.entity]
+                for pattern, k, lo, _ in triggers:
+                    folded.append((pattern.encode("ascii"), (i, k, lo)))
+                self.covered.add(i)
+                if len(triggers) == 1 and triggers[0][1] >= _pf._NARROW_K and d.stop is not None:
+                    self._narrow[i] = (triggers[0][1], d.stop.search)
+        close = [(_CLOSE.encode("ascii"), (_CLOSE_KIND, 0, 0))] if self.rests else []
+        words = label_words()
+        found = [(e.encode("ascii"), (_WORD_KIND, 0, t)) for e, t in words] if words is not None else []
+        self.knows_labels = words is not None
+        # How far after a label word's end a label detector's match may start (`label_gap`), if known for all.
+        self.gap: int | None = max(g for g in gaps if g is not None) if gaps and None not in gaps else None
+        self._last: (
+            tuple[str, int, tuple[dict[int, list[tuple[int, int]]], list[tuple[int, int]] | None] | None] | None
+        ) = None
+        # An ASCII view is the same bytes in all three encodings: one pass of everything. Otherwise each part
+        # on its own encoding (the shapes with `?` for any other character, the triggers with the prefilter's
+        # folds, the label words as UTF-8); the first two are the same bytes unless the view holds one of the
+        # characters the prefilter folds or stands in for.
+        self.triggered = frozenset(i for _, (i, _k, _m) in folded)  # covered by the prefilter's own triggers
+        self._ascii = _compile(plain + folded + close + found)
+        self._same = _compile(plain + folded + close)  # a view whose two encodings are the same bytes
+        self._plain = _compile(plain + close)
+        self._folded = _compile(folded)
+        self._words = _compile(found)
+
+    def candidates(
+        self, view: str, window: int
+    ) -> tuple[dict[int, list[tuple[int, int]]], list[tuple[int, int]] | None] | None:
+        """(`hits`, `label_spans`), from one pass where the view is ASCII, remembered for `remembered`; None if
+        a scan failed (e.g. another thread is using the shared scratch): the caller then takes the pure path."""
+        try:
+            got = self._candidates(view, window)
+        except _pf._hs.error:
+            got = None
+        self._last = (view, window, got)
+        return got
+
+    def remembered(
+        self, view: str, window: int
+    ) -> tuple[dict[int, list[tuple[int, int]]], list[tuple[int, int]] | None] | None:
+        """`candidates` of the view the last call was about (whole.py's `certified` after its `matches`)."""
+        last = self._last
+        if last is not None and last[0] is view and last[1] == window:
+            return last[2]
+        return self.candidates(view, window)
+
+    def _candidates(
+        self, view: str, window: int
+    ) -> tuple[dict[int, list[tuple[int, int]]], list[tuple[int, int]] | None]:
+        raw: dict[int, list[tuple[int, int]]] = {i: [] for i in self.covered}
+        words: list[tuple[int, int]] = []  # (end, tail length); byte offsets in UTF-8 until converted
+        closes: list[int] = []
+        if view.isascii():
+            data = view.encode("ascii")
+            _scan(self._ascii, data, raw, words, closes)
+        else:
+            folded = _pf.encode(view)
+            if any(c in view for c in _pf._SPECIAL):
+                _scan(self._plain, view.encode("ascii", "replace"), raw, words, closes)
+                _scan(self._folded, folded, raw, words, closes)
+            else:  # (no character the prefilter folds or stands in for: the same bytes)
+                _scan(self._same, folded, raw, words, closes)
+            utf8 = view.encode("utf-8", "surrogatepass")
+            _scan(self._words, utf8, raw, words, closes)
+            words.sort()
+            at = chars = 0
+            for j, (b, t) in enumerate(words):  # byte offsets to characters
+                chars += len(utf8[at:b].decode("utf-8", "surrogatepass"))
+                at = b
+                words[j] = (chars, t)
+        for i, (k, stop) in self._narrow.items():
+            # (as `Prefilter.hits`: a start before the hit reads every character up to it)
+            spans = raw[i]
+            for j, (a, b) in enumerate(spans):
+                f = a + k
+                c = stop(view, a if a > 0 else 0, f)
+                if c is not None:
+                    spans[j] = (c.end(), b)
+        budget = 64 + len(view) // _pf.HIT_BUDGET
+        hits = {i: _pf._merge(spans, 0) if spans else spans for i, spans in raw.items() if len(spans) <= budget}
+        if self.rests:
+            opens = _opens(view, closes)
+            hits.update((-1 - i, opens) for i in self.rests)
+        gap = self.gap
+        ends = [(e, e - t + window if gap is None else min(e + gap, e - t + window)) for e, t in words]
+        labelled = _pf._merge(ends, 0) if self.knows_labels else None
+        return hits, labelled
+
+    def hits(self, view: str) -> dict[int, list[tuple[int, int]]]:
+        """Per detector index i, merged closed ranges of where its matches can start (no entry: too dense, or
+        not covered), and at -1 - i where the `rest` of label detector i can (`_opens`)."""
+        return self._candidates(view, 0)[0]
+
+    def label_spans(self, view: str, window: int) -> list[tuple[int, int]] | None:
+        """Merged closed ranges [e, min(e + gap, a + window)] over every occurrence of a label word in any of its
+        forms (`label_words`) ending at e, whose tail starts at a (None: not known here; `gap`: `label_gap` of
+        the label detectors, the larger, where known). A label detector's match
+        starts within `LOOKBEHIND` characters after a label word's tail (the claim whole.py `_label_spans`
+        rests on, tests/redact/test_label_near.py), and a word occurs only where its tail does, so these
+        ranges lie inside the tails' and are fewer (a JSON `export` holds `port` of `passport`, not
+        `passport`); matched on UTF-8 with every case of each character spelled out, so they hold in any
+        script, where the tails' check is made on ASCII views only."""
+        return self._candidates(view, window)[1]
+
+
+def _opens(view: str, closes: list[int]) -> list[tuple[int, int]]:
+    """Where a reversed comparison can start: the last quote before each quote c that `_CLOSE` finds (a hit
+    ending at e has its operator at e - 2, after at most three spaces: c in [e - 6, e - 3])."""
+    got: set[int] = set()
+    for e in closes:
+        for c in range(max(0, e - 6), e - 2):
+            if view[c] == '"':
+                s = view.rfind('"', 0, c)
+                if s >= 0:
+                    got.add(s)
+    return [(s, s) for s in sorted(got)]
+
+
+_RANGE_KIND, _WORD_KIND, _CLOSE_KIND = 0, -1, -2
+_AFTER = -1  # as K: a match starts after the hit's leftmost start (but at 0)
+
+
+@lru_cache(maxsize=1)
+def label_words() -> tuple[tuple[str, int], ...] | None:
+    """Each label word (`labels.words()`, `labels.CAMEL_WORDS` lowercased) as a hyperscan expression over UTF-8
+    bytes of every form `labels.word_pattern` accepts (its parts joined by one of `_`, `-`, a space or
+    nothing), each character as the alternation of every character the `regex` engine matches to it
+    case-insensitively (`all_cases`: `k` is also the Kelvin sign), and the length of its tail (`labels.TAIL`,
+    or the whole word when shorter). None where the engine does not say its cases."""
+    out: dict[str, int] = {}
+    for word in [w for w, _ in labels.words()] + [w.lower() for w in labels.CAMEL_WORDS]:
+        parts = [p for p in regex.split(r"[_ \-]", word) if p]
+        body = []
+        for part in parts:
+            chars = []
+            for ch in part:
+                cases = all_cases(ch)
+                if cases is None:
+                    return None
+                alts = sorted("".join(f"\\x{b:02x}" for b in c.encode("utf-8")) for c in cases)
+                chars.append(alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")")
+            body.append("".join(chars))
+        out["[_\\- ]?".join(body)] = min(labels.TAIL, len("".join(parts)))
+    return tuple(sorted(out.items()))
+
+
+def all_cases(ch: str) -> frozenset[str] | None:
+    """Every character that `(?i)` + `ch` matches in the `regex` package (the labels' flags), from the engine's
+    own table; None if this version of the package does not offer it. tests/redact/test_whole_candidates.py
+    checks it against a search over every code point."""
+    try:
+        from regex import _regex
+
+        get: Any = getattr(_regex, "get_all_cases")  # noqa: B009 - not in the package's stubs
+        got = get(regex.IGNORECASE | regex.UNICODE | regex.V0, ord(ch))
+    except (ImportError, AttributeError, TypeError):  # pragma: no cover - depends on the package's internals
+        return None
+    return frozenset(chr(c) for c in got) | {ch}
+
+
+def _compile(exprs: list[tuple[bytes, tuple[int, int, int]]]) -> tuple[Any, list[tuple[int, int, int]]] | None:
+    """A block-mode database of these expressions, each with its (detector index or kind, K, shortest);
+    leftmost starts for the ranges only (the label words' and the closing quotes' ends are enough)."""
+    hs = _pf._hs
+    if not exprs:
+        return None
+    db = hs.Database(mode=hs.HS_MODE_BLOCK)
+    flags = [hs.HS_FLAG_SOM_LEFTMOST if m[0] >= 0 else 0 for _, m in exprs]
+    db.compile(expressions=[e for e, _ in exprs], ids=list(range(len(exprs))), elements=len(exprs), flags=flags)
+    return db, [m for _, m in exprs]
+
+
+def _scan(
+    compiled: tuple[Any, list[tuple[int, int, int]]] | None,
+    data: bytes,
+    raw: dict[int, list[tuple[int, int]]],
+    words: list[tuple[int, int]],
+    closes: list[int],
+) -> None:
+    if compiled is None or not data:
+        return
+    db, meta = compiled
+
+    def on(expr: int, start: int, to: int, _flags: int, _ctx: object) -> bool:
+        i, k, mn = meta[expr]
+        if i >= 0:
+            # (`_AFTER`: the hit's first character is the one before the match, unless it starts the text)
+            raw[i].append(((start + 1 if start else 0) if k == _AFTER else start - k, to - mn))
+        elif i == _WORD_KIND:
+            words.append((to, mn))
+        else:
+            closes.append(to)
+        return False
+
+    db.scan(data, match_event_handler=on)
+
+
+def shared(detectors: Sequence[Detector]) -> Candidates | None:
+    """One set of databases per detector selection, or None without the extra (or where hyperscan cannot
+    compile them)."""
+    return _shared(tuple(detectors)) if _pf._hs is not None else None
+
+
+@lru_cache(maxsize=32)
+def _shared(detectors: tuple[Detector, ...]) -> Candidates | None:
+    from .starters import BUILTIN_IDS
+
+    try:
+        return Candidates(detectors, BUILTIN_IDS)
+    except _pf._hs.error:  # pragma: no cover - platform dependent
+        return None
+
+
+def label_gap(d: Detector) -> int | None:
+    """The most characters a match of label detector `d` can start after the end of the label word that one of
+    its positive lookbehinds holds, read off its parse tree: a lookbehind anchored at p >= the start s holds
+    the label word, then a part Y up to p, so the word ends at p - |Y| >= s - |Y|, and the gap is the longest Y
+    (a suffixed label's suffix counted in it). Every top-level alternative must pass such a lookbehind, but the
+    reversed comparison (`near_rest`, the label after the value), whose starts `_opens` finds. None where the
+    tree says otherwise or is not read (then the whole `LOOKBEHIND` window is used)."""
+    from . import parsetree as _t
+    from . import reach as _r
+
+    plain = _r._plain(d.pattern)
+    texts = _t.alternatives(d.pattern)
+    if plain is None or texts is None:
+        return None
+    try:
+        tree = _t.parser.parse(_UNNAME.sub("(?:", plain))
+        marks = _label_marks()
+    except (re.error, OverflowError, RecursionError):
+        return None
+    c = _t.constants
+    if len(tree) != 1 or tree[0][0] is not c.BRANCH or len(tree[0][1][1]) != len(texts):
+        return None
+    most, rest = 0.0, []
+    for alt, text in zip(tree[0][1][1], texts, strict=True):
+        got = _cover(alt, marks)
+        if got is None:
+            rest.append(text)
+        else:
+            most = max(most, got)
+    if rest and (d.near_rest is None or "|".join(rest) != d.near_rest[2]):
+        return None
+    return None if most == float("inf") else int(most) + _r.MARGIN
+
+
+_UNNAME = re.compile(r"(?<!\\)\(\?P<\w+>")
+
+
+@lru_cache(maxsize=1)
+def _label_marks() -> dict[str, float]:
+    """The label groups as the parser reads them (`repr` of the node), each with the most characters its paths
+    read after the word itself (a suffixed label's `labels.SUFFIX`)."""
+    from . import parsetree as _t
+    from . import reach as _r
+
+    suffix = _r._reach(_t.parser.parse(labels.SUFFIX))
+    out: dict[str, float] = {}
+    for text, after in (
+        (f"(?i:{labels.alternation()})", suffix),
+        (f"(?i:{labels.alternation(suffixes=False)})", 0.0),
+        ("(?:" + "|".join(labels.CAMEL_WORDS) + ")", 0.0),
+    ):
+        node = _t.parser.parse(text)
+        assert len(node) == 1
+        out[repr(node[0])] = after
+    return out
+
+
+def _cover(seq: Any, marks: dict[str, float]) -> float | None:
+    """The least, over the positive lookbehinds every path of `seq` passes, of the most characters after the
+    label word inside one (`_after`); None if some path passes none."""
+    from . import parsetree as _t
+
+    c = _t.constants
+    best: float | None = None
+    for op, av in seq:
+        got: float | None = None
+        if op is c.ASSERT and av[0] == -1:
+            got = _after(av[1], marks)
+        elif op is c.SUBPATTERN:
+            got = _cover(av[-1], marks)
+        elif op is c.ATOMIC_GROUP:
+            got = _cover(av, marks)
+        elif op is c.BRANCH:
+            each = [_cover(b, marks) for b in av[1]]
+            got = None if any(g is None for g in each) else max(g for g in each if g is not None)
+        if got is not None and (best is None or got < best):
+            best = got
+    return best
+
+
+def _after(seq: Any, marks: dict[str, float]) -> float | None:
+    """The most characters the paths of `seq` read after a label group (its suffix included), or None if some
+    path holds none."""
+    from . import parsetree as _t
+    from . import reach as _r
+
+    c = _t.constants
+    for j, (op, av) in enumerate(seq):
+        key = repr((op, av))
+        inner: float | None = None
+        if key in marks:
+            inner = marks[key]
+        elif op is c.SUBPATTERN:
+            inner = _after(av[-1], marks)
+        elif op is c.ATOMIC_GROUP:
+            inner = _after(av, marks)
+        elif op is c.BRANCH:
+            each = [_after(b, marks) for b in av[1]]
+            inner = None if any(g is None for g in each) else max(g for g in each if g is not None)
+        if inner is not None:
+            rest = _r._reach(seq[j + 1 :]) if j + 1 < len(seq) else 0.0
+            return inner + rest
+    return None

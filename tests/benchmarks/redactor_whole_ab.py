@@ -1,0 +1,189 @@
+"""Issue 27: `redact(text)`'s one pass (whole.py) before and after the per-detector candidates of wholedb.py, in
+one process, by this thread's CPU time. Not collected by pytest.
+
+    python tests/benchmarks/redactor_whole_ab.py --kb 64 --repeats 7
+    python tests/benchmarks/redactor_whole_ab.py --kb 64 --repeats 7 --base fbec573
+
+"before" is whole.py as it is at `--base` (default fbec573, the branch point; `git show` of that file, loaded as
+a module of this checkout's package, so every other module — prefilter, scan, labels, settle, the detectors —
+is the same for both; this change touched no other file that the one pass reads). "after" is this checkout's.
+Both run with the `[fast]` extra (hyperscan) and without it ("pure": `_COMPILED = False`, as tests switch it
+off), subjects interleaved in each repeat, medians of `--repeats`; outputs compared byte for byte (and with
+the stream's, once per corpus): a difference is printed and the exit status is 1. The corpora are
+tests/benchmarks/corpora27.py's four and issue 17's planted text and prose; sizes are UTF-8 bytes.
+
+Work counts, which do not depend on the machine's load, come with each row (`counts`): how many detectors were
+asked only at candidate positions (the others ran their `finditer` over the whole view), how many positions
+they were asked at, and how many hyperscan callbacks the pass made.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path[:0] = [str(ROOT / "src"), str(ROOT)]
+
+from sluicegate.redaction import Redactor, prefilter, whole, wholedb  # noqa: E402
+from sluicegate.redaction.starters import BUILTIN_IDS  # noqa: E402
+from tests.benchmarks import corpus as C  # noqa: E402
+from tests.benchmarks.corpora27 import CORPORA  # noqa: E402
+
+
+class Pure(Redactor):
+    _COMPILED = False
+    _NATIVE = False
+
+
+def old_whole(base: str) -> ModuleType:
+    """whole.py at `base`, as `sluicegate.redaction._whole_base` (its relative imports resolve to this
+    checkout's modules)."""
+    source = subprocess.run(
+        ["git", "-C", str(ROOT), "show", f"{base}:src/sluicegate/redaction/whole.py"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    name = "sluicegate.redaction._whole_base"
+    spec = importlib.util.spec_from_loader(name, loader=None)
+    assert spec is not None
+    mod = importlib.util.module_from_spec(spec)
+    mod.__package__ = "sluicegate.redaction"
+    sys.modules[name] = mod
+    exec(compile(source, f"{base}:whole.py", "exec"), mod.__dict__)
+    return mod
+
+
+def one_pass(make: Callable[[], Redactor], mod: Any, text: str) -> str | None:
+    """`Redactor._redact_whole` with whole.py's three steps taken from `mod` (the same body otherwise)."""
+    r = make()
+    r._append(text)
+    engine, view = r._engine, r._view
+    per = mod.matches(engine, view)
+    window = r._max_hold - (len(r._raw) - len(view))
+    if not mod.certified(engine, view, per, window, BUILTIN_IDS):
+        return None
+    return r._render(len(r._raw), mod.findings(engine, view, per, r._keep))
+
+
+def streamed(make: Callable[[], Redactor], text: str) -> str:
+    r = make()
+    a = r.feed(text)
+    b = a if a.stopped else r.flush()
+    return a.text + (b.text if b is not a else "") + (r._notice if a.stopped or b.stopped else "")
+
+
+def counts(make: Callable[[], Redactor], mod: Any, text: str) -> tuple[int, int, int]:
+    """(detectors asked only at candidates, candidate positions they were asked at, hyperscan callbacks) in one
+    pass's `matches`; the other detectors (but those the pure path's starters table leaves out) each took a
+    `finditer` over the whole view."""
+    r = make()
+    r._append(text)
+    asked: dict[int, int] = {}
+    calls = [0]
+    orig_in = mod._pf.matches_in
+
+    def counted_in(d: Any, v: str, spans: list[tuple[int, int]], first: int, point: int) -> list[Any]:
+        n = sum(min(b, point - 1) - max(a, first) + 1 for a, b in spans if b >= first and a < point)
+        asked[id(d)] = asked.get(id(d), 0) + n
+        return orig_in(d, v, spans, first, point)
+
+    class Counted:  # a hyperscan database whose callbacks are counted (its type cannot be patched)
+        def __init__(self, db: Any) -> None:
+            self.db = db
+
+        def scan(self, data: bytes, match_event_handler: Any = None, **kw: Any) -> Any:
+            def on(*a: Any) -> Any:
+                calls[0] += 1
+                return match_event_handler(*a)
+
+            return self.db.scan(data, match_event_handler=on, **kw)
+
+    swapped: list[tuple[Any, str, Any]] = []
+    engine = r._engine
+    if engine.prefilter is not None and engine.prefilter._db is not None:
+        swapped.append((engine.prefilter, "_db", engine.prefilter._db))
+    db = wholedb.shared(engine.detectors) if prefilter.available() else None
+    for attr in ("_ascii", "_same", "_plain", "_folded", "_words"):
+        got = getattr(db, attr, None)
+        if got is not None:
+            swapped.append((db, attr, got))
+    for obj, attr, old in swapped:
+        setattr(obj, attr, Counted(old) if attr == "_db" else (Counted(old[0]), old[1]))
+    engine._last_ranges = None
+    mod._pf.matches_in = counted_in
+    try:
+        mod.matches(engine, r._view)
+    finally:
+        mod._pf.matches_in = orig_in
+        for obj, attr, old in swapped:
+            setattr(obj, attr, old)
+    return len(asked), sum(asked.values()), calls[0]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--kb", type=int, default=64)
+    ap.add_argument("--repeats", type=int, default=7)
+    ap.add_argument("--base", default="fbec573")
+    args = ap.parse_args()
+    before = old_whole(args.base)
+    texts = {name: make(args.kb * 1024) for name, make in CORPORA.items()}
+    texts["planted17"] = C.planted(args.kb * 1024).text
+    texts["prose17"] = C.prose(args.kb * 1024)
+    subjects: list[tuple[str, Callable[[], Redactor]]] = [("[fast]", Redactor), ("pure", Pure)]
+    if not prefilter.available():
+        subjects = subjects[1:]
+    clock = time.thread_time
+    status = 0
+    n_det = len(Redactor()._engine.detectors)
+    print(f"base {args.base}; {args.kb} KB per corpus; thread CPU time, medians of {args.repeats}")
+    print(
+        "| corpus | MB | "
+        + " | ".join(
+            f"{n}: before → after MB/s, medians (x) | {n}: detectors asked at candidates; positions asked; "
+            "hyperscan callbacks"
+            for n, _ in subjects
+        )
+        + " |"
+    )
+    print("|---|---|" + "---|---|" * len(subjects))
+    for label, text in texts.items():
+        mb = len(text.encode()) / 1e6
+        cells = []
+        for name, make in subjects:
+            want = streamed(make, text)
+            for mod in (before, whole):
+                got = one_pass(make, mod, text)
+                if got is not None and got != want:
+                    print(f"DIFFERENT: {label} {name} {'after' if mod is whole else 'before'}")
+                    status = 1
+                if got is None:
+                    print(f"declined: {label} {name} {'after' if mod is whole else 'before'}")
+            times: dict[str, list[float]] = {"before": [], "after": []}
+            for _ in range(args.repeats):
+                for key, mod in (("before", before), ("after", whole)):
+                    t = clock()
+                    one_pass(make, mod, text)
+                    times[key].append(clock() - t)
+            b, a = statistics.median(times["before"]), statistics.median(times["after"])
+            det_b, asked_b, calls_b = counts(make, before, text)
+            det_a, asked_a, calls_a = counts(make, whole, text)
+            best = mb / min(times["after"])
+            cells.append(f"{mb / b:.2f} → {mb / a:.2f} ({b / a:.2f}x; after at best {best:.1f})")
+            cells.append(f"{det_b} → {det_a} of {n_det}; {asked_b:,} → {asked_a:,}; {calls_b:,} → {calls_a:,}")
+        print(f"| {label} | {mb:.3f} | " + " | ".join(cells) + " |")
+    return status
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
