@@ -179,9 +179,11 @@ static PyObject *new_tables(PyObject *Py_UNUSED(module), PyObject *Py_UNUSED(arg
      tables      new_tables(): the C mirror of the starters tables (shared by the streams of one Starters)
      max_hold    the Redactor's max_hold
      near        per detector: None, or (characters, k) from `Detector.near` and `near_k`, or that and
-                 (characters, k, new_shape(...) of the rest) from `Detector.near_rest` (`rest_rules_out` below)
+                 (characters, k, new_shape(...) of the rest[, the rest's compiled match or None]) from
+                 `Detector.near_rest` (`rest_rules_out` below)
      near_bits, near_window   labels.near_tables() and LOOKBEHIND: `label_near` below
      shape       per detector: None, or new_shape(...) of its `shape.shape` (checked at a candidate start)
+     lean        see the field below (False: the feed as before this stop's per-feed changes)
    The Redactor's state (STATE["Redactor"]) is read and written on the redactor passed to `quick`. */
 typedef struct Shape Shape;
 typedef struct {
@@ -199,8 +201,14 @@ typedef struct {
     unsigned long long rest_chars[MAXDET][2];
     PyObject *rest_obj[MAXDET];             /* the capsule of the rest's shape */
     const Shape *rest_shape[MAXDET];
+    PyObject *rest_match[MAXDET];           /* the rest alone, compiled (its `match`), or NULL: see `lean` */
     const Shape *shape[MAXDET];
     int prefilter, ran, many;
+    /* 1 (the default): the engine is asked with the GIL held (`concurrent=False`: the same answer, without the
+       release and reacquire around each call, a third of a short call), and at a `near_rest` start with no label
+       tail before it the rest alone is asked (the same answer, `lean_rest` below). 0: as before those changes
+       (tests/benchmarks/redactor_lean_ab.py measures one against the other). */
+    int lean;
     unsigned long long always, context;
     Py_ssize_t max_hold;
     Cands cs;
@@ -641,15 +649,29 @@ static Py_ssize_t open_from(Feed *f, PyObject *tdict, PyObject *view, Py_ssize_t
                 /* At a `near_rest` character the same holds where the alternatives that need no label before
                    them (a reversed comparison: its label after the value) do not have their shape there. */
                 PyObject *near_key = NULL;
+                PyObject *ask = PyTuple_GET_ITEM(match, i);
                 int near_known = -1;
                 if (f->near_k[i] >= 0) {
                     Py_UCS4 c0 = PyUnicode_READ(kind_v, data_v, v);
                     Py_ssize_t claim_k = -1;
+                    int at_rest = 0;
                     if (c0 < 128 && (f->near_chars[i][c0 >> 6] >> (c0 & 63) & 1))
                         claim_k = f->near_k[i];
-                    else if (c0 < 128 && f->rest_k[i] >= 0 && (f->rest_chars[i][c0 >> 6] >> (c0 & 63) & 1) &&
-                             shape_rules_out(f->rest_shape[i], kind_v, data_v, v, n))
-                        claim_k = f->rest_k[i];
+                    else if (c0 < 128 && f->rest_k[i] >= 0 && (f->rest_chars[i][c0 >> 6] >> (c0 & 63) & 1)) {
+                        if (shape_rules_out(f->rest_shape[i], kind_v, data_v, v, n))
+                            claim_k = f->rest_k[i];
+                        else
+                            at_rest = 1;
+                    }
+                    /* lean_rest: a `near_rest` start with no label tail before it and more than the rest's k
+                       characters after it can only be a match of the rest (the claim above), and the other
+                       alternatives' paths die at their lookbehind before the end of the text, so the rest alone
+                       gives the detector's answer there (none, open or complete) at a fraction of the cost: the
+                       engine resets every repeat guard of a pattern on each call, and the label alternation
+                       holds most of them (tests/redact/test_feed_lean.py compares the two). */
+                    if (at_rest && f->lean && f->rest_match[i] != NULL && n - v > f->rest_k[i] &&
+                        !label_near(f, view, v))
+                        ask = f->rest_match[i];
                     if (claim_k >= 0 && !label_near(f, view, v)) {
                         if (n - v > claim_k) continue;
                         near_key = PyUnicode_Substring(view, v, n);
@@ -693,8 +715,8 @@ static Py_ssize_t open_from(Feed *f, PyObject *tdict, PyObject *view, Py_ssize_t
                     cs->steady_to[i] = -1;
                     PyObject *sv = PyLong_FromSsize_t(v);
                     if (sv == NULL) { Py_XDECREF(near_key); return -2; }
-                    PyObject *args[5] = {view, sv, Py_None, Py_None, Py_True};
-                    PyObject *mt = PyObject_Vectorcall(PyTuple_GET_ITEM(match, i), args, 5, NULL);
+                    PyObject *args[5] = {view, sv, Py_None, f->lean ? Py_False : Py_None, Py_True};
+                    PyObject *mt = PyObject_Vectorcall(ask, args, 5, NULL);
                     if (mt == NULL) { Py_XDECREF(near_key); Py_DECREF(sv); return -2; }
                     if (mt == Py_None) {
                         Py_DECREF(mt);
@@ -762,7 +784,7 @@ static Py_ssize_t open_from(Feed *f, PyObject *tdict, PyObject *view, Py_ssize_t
         PyObject *ki = PyLong_FromLong(i);
         PyObject *sv = PyLong_FromSsize_t(s);
         if (ki == NULL || sv == NULL) { Py_XDECREF(ki); Py_XDECREF(sv); return -2; }
-        PyObject *args[5] = {view, sv, Py_None, Py_None, Py_True};
+        PyObject *args[5] = {view, sv, Py_None, f->lean ? Py_False : Py_None, Py_True};
         PyObject *mt = PyObject_Vectorcall(PyTuple_GET_ITEM(full, i), args, 5, NULL);
         if (mt == NULL) { Py_DECREF(ki); Py_DECREF(sv); return -2; }
         Py_ssize_t q;
@@ -938,6 +960,7 @@ static void feed_dealloc(Feed *f) {
     for (int i = 0; i < MAXDET; i++) Py_XDECREF(f->near_cache[i]);
     for (int i = 0; i < MAXDET; i++) Py_XDECREF(f->shape_obj[i]);
     for (int i = 0; i < MAXDET; i++) Py_XDECREF(f->rest_obj[i]);
+    for (int i = 0; i < MAXDET; i++) Py_XDECREF(f->rest_match[i]);
     PyMem_Free(f->cs.pos);
     PyMem_Free(f->cs.mask);
     Py_TYPE(f)->tp_free((PyObject *)f);
@@ -946,17 +969,17 @@ static void feed_dealloc(Feed *f) {
 static PyObject *feed_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
     static char *kw[] = {"tracker", "open_from", "search", "full", "match", "reach", "steady", "prefilter",
                          "cache", "pairs", "quads", "compute", "pair", "quad", "always", "context", "tables",
-                         "max_hold", "near", "near_bits", "near_window", "shape", NULL};
+                         "max_hold", "near", "near_bits", "near_window", "shape", "lean", NULL};
     PyObject *tracker, *open_from, *search, *full, *match, *reach, *steady, *cache, *pairs, *quads, *compute,
         *pair, *quad, *always, *context, *tables, *near, *near_bits, *shapes;
-    int prefilter;
+    int prefilter, lean;
     Py_ssize_t max_hold, near_window;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "$OOO!O!O!O!O!pO!O!O!OOOOOOnO!O!nO!:Feed", kw, &tracker, &open_from,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "$OOO!O!O!O!O!pO!O!O!OOOOOOnO!O!nO!p:Feed", kw, &tracker, &open_from,
                                      &PyTuple_Type, &search, &PyTuple_Type, &full, &PyTuple_Type, &match,
                                      &PyTuple_Type, &reach, &PyTuple_Type, &steady, &prefilter, &PyDict_Type,
                                      &cache, &PyDict_Type, &pairs, &PyDict_Type, &quads, &compute, &pair, &quad,
                                      &always, &context, &tables, &max_hold, &PyTuple_Type, &near, &PyBytes_Type,
-                                     &near_bits, &near_window, &PyTuple_Type, &shapes))
+                                     &near_bits, &near_window, &PyTuple_Type, &shapes, &lean))
         return NULL;
     Py_ssize_t count = PyTuple_GET_SIZE(full);
     if (PyTuple_GET_SIZE(search) != count || PyTuple_GET_SIZE(match) != count ||
@@ -1000,7 +1023,7 @@ static PyObject *feed_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
         f->rest_chars[i][0] = f->rest_chars[i][1] = 0;
         PyObject *claim = i < count ? PyTuple_GET_ITEM(near, i) : Py_None;
         if (claim == Py_None) continue;
-        int with_rest = PyTuple_Check(claim) && PyTuple_GET_SIZE(claim) == 5;
+        int with_rest = PyTuple_Check(claim) && (PyTuple_GET_SIZE(claim) == 5 || PyTuple_GET_SIZE(claim) == 6);
         PyObject *chars = PyTuple_Check(claim) && (PyTuple_GET_SIZE(claim) == 2 || with_rest)
                               ? PyTuple_GET_ITEM(claim, 0) : NULL;
         Py_ssize_t kk = chars ? PyLong_AsSsize_t(PyTuple_GET_ITEM(claim, 1)) : -1;
@@ -1031,6 +1054,14 @@ static PyObject *feed_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
         f->rest_k[i] = rk;
         f->rest_obj[i] = Py_NewRef(rcap);
         f->rest_shape[i] = rsh;
+        if (PyTuple_GET_SIZE(claim) == 6 && PyTuple_GET_ITEM(claim, 5) != Py_None) {
+            if (!PyCallable_Check(PyTuple_GET_ITEM(claim, 5))) {
+                Py_DECREF(f);
+                PyErr_SetString(PyExc_TypeError, "Feed: near's sixth item is the rest's match, or None");
+                return NULL;
+            }
+            f->rest_match[i] = Py_NewRef(PyTuple_GET_ITEM(claim, 5));
+        }
     }
     for (Py_ssize_t i = 0; i < count && i < MAXDET; i++) {
         PyObject *cap = PyTuple_GET_ITEM(shapes, i);
@@ -1041,6 +1072,7 @@ static PyObject *feed_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
         f->shape[i] = sh;
     }
     f->prefilter = prefilter;
+    f->lean = lean;
     f->max_hold = max_hold;
     f->cs.size = 64;
     f->cs.pos = (Py_ssize_t *)PyMem_Calloc((size_t)f->cs.size, sizeof(Py_ssize_t));
