@@ -24,12 +24,14 @@ and test_invariance.py run the same tests with and without it.
 */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
 /* The state fields this file reads and writes by name (exported as STATE, checked against the classes by
    tests/redact/test_native_boundary.py), and the public names it uses (regex's Match, prefilter.MIN_RANGE). */
 static PyObject *k_raw, *k_view, *k_positions, *k_next_check, *k_base, *k_origin, *k_lb, *k_seen, *k_unsure;
+static PyObject *k_quick_native, *k_is_stopped, *k_done, *k_ahead; /* what the compiled `feed` method reads */
 static PyObject *k_partial, *k_start, *k_end, *k_min_range;
 static PyObject *pf_module = NULL; /* sluicegate.redaction.prefilter, for MIN_RANGE (tests change it) */
 static PyObject *special = NULL;   /* normalize._SPECIAL.search: a non-ASCII piece that needs no view map */
@@ -877,13 +879,18 @@ static PyObject *make_step(PyObject *text) {
     return st;
 }
 
+static PyObject *quick(Feed *f, PyObject *self, PyObject *piece);
+
 static PyObject *feed_quick(Feed *f, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 2) {
         PyErr_SetString(PyExc_TypeError, "quick(redactor, piece)");
         return NULL;
     }
+    return quick(f, args[0], args[1]);
+}
+
+static PyObject *quick(Feed *f, PyObject *self, PyObject *piece) {
     if (!configured) Py_RETURN_NONE;
-    PyObject *self = args[0], *piece = args[1];
     if (!PyUnicode_CheckExact(piece)) Py_RETURN_NONE;
     if (!PyUnicode_IS_ASCII(piece)) { /* `needs_normalizing(piece)` means the Python path */
         PyObject *m = PyObject_CallOneArg(special, piece);
@@ -1143,6 +1150,132 @@ static PyTypeObject FeedType = {
     .tp_getset = feed_getset,
 };
 
+
+/* `Redactor.feed` as a compiled method (`FeedMethod(feed, rest, release)`, put on the class by
+   `fastpath.install_feed`): on the instance, `feed(piece)` with no keyword does what the Python method does on
+   its common path without a Python frame — the instance not stopped, not done and with no lookahead pending
+   (`_stopped`, `_done`, `_ahead`), its `_quick_native` this file's `Feed.quick`: the quick answer (a Step),
+   or `release(self, point)` (`Redactor._release_step`) for a point to settle, or `rest(self, piece)`
+   (`Redactor._feed_rest`, the rest of the Python method) where the compiled feed hands the piece back. Anything
+   else (a keyword, a piece that is not a str, a stopped stream, another `_quick_native`) is the Python method
+   `feed` itself. On the class (`Redactor.feed`) it is that Python function, so a subclass that assigns it, and
+   `inspect`, see the Python method. */
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    PyObject *func, *rest, *release;
+} FeedMethod;
+
+static PyObject *method_call(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
+    FeedMethod *m = (FeedMethod *)callable;
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    if (nargs != 2 || (kwnames != NULL && PyTuple_GET_SIZE(kwnames) > 0) || !configured) goto python;
+    PyObject *self = args[0], *piece = args[1];
+    if (!PyUnicode_CheckExact(piece)) goto python;
+    PyObject *d = instance_dict(self);
+    if (d == NULL) goto python;
+    PyObject *q = item(d, k_quick_native);
+    if (q == NULL || !PyCFunction_Check(q) || PyCFunction_GET_FUNCTION(q) != (PyCFunction)(void (*)(void))feed_quick)
+        goto python;
+    PyObject *fo = PyCFunction_GET_SELF(q);
+    if (fo == NULL || Py_TYPE(fo) != &FeedType) goto python;
+    if (item(d, k_is_stopped) != Py_False || item(d, k_done) != Py_False) goto python;
+    PyObject *ahead = item(d, k_ahead);
+    if (ahead == NULL || !PyUnicode_CheckExact(ahead) || PyUnicode_GET_LENGTH(ahead) != 0) goto python;
+    if (PyErr_Occurred()) return NULL;
+    Py_INCREF(fo);
+    PyObject *got = quick((Feed *)fo, self, piece);
+    Py_DECREF(fo);
+    if (got == NULL) return NULL;
+    if (got == Py_None) {
+        Py_DECREF(got);
+        PyObject *a[2] = {self, piece};
+        return PyObject_Vectorcall(m->rest, a, 2, NULL);
+    }
+    if (PyLong_CheckExact(got)) {
+        PyObject *a[2] = {self, got};
+        PyObject *out = PyObject_Vectorcall(m->release, a, 2, NULL);
+        Py_DECREF(got);
+        return out;
+    }
+    return got;
+python:
+    if (PyErr_Occurred()) return NULL;
+    return PyObject_Vectorcall(m->func, args, nargsf, kwnames);
+}
+
+static PyObject *method_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
+    PyObject *func, *rest, *release;
+    if ((kwds != NULL && PyDict_GET_SIZE(kwds) > 0) || !PyArg_ParseTuple(args, "OOO:FeedMethod", &func, &rest, &release))
+        return NULL;
+    if (!PyCallable_Check(func) || !PyCallable_Check(rest) || !PyCallable_Check(release)) {
+        PyErr_SetString(PyExc_TypeError, "FeedMethod(feed, rest, release) takes three functions");
+        return NULL;
+    }
+    FeedMethod *m = (FeedMethod *)type->tp_alloc(type, 0);
+    if (m == NULL) return NULL;
+    m->vectorcall = method_call;
+    m->func = Py_NewRef(func);
+    m->rest = Py_NewRef(rest);
+    m->release = Py_NewRef(release);
+    return (PyObject *)m;
+}
+
+static int method_traverse(FeedMethod *m, visitproc visit, void *arg) {
+    Py_VISIT(m->func);
+    Py_VISIT(m->rest);
+    Py_VISIT(m->release);
+    return 0;
+}
+
+static int method_clear(FeedMethod *m) {
+    Py_CLEAR(m->func);
+    Py_CLEAR(m->rest);
+    Py_CLEAR(m->release);
+    return 0;
+}
+
+static void method_dealloc(FeedMethod *m) {
+    PyObject_GC_UnTrack(m);
+    method_clear(m);
+    Py_TYPE(m)->tp_free((PyObject *)m);
+}
+
+/* On the class: the Python function; on an instance: a bound method of this one. */
+static PyObject *method_get(PyObject *self, PyObject *obj, PyObject *Py_UNUSED(type)) {
+    FeedMethod *m = (FeedMethod *)self;
+    if (obj == NULL || obj == Py_None) return Py_NewRef(m->func);
+    return PyMethod_New(self, obj);
+}
+
+static PyObject *method_wrapped(FeedMethod *m, void *Py_UNUSED(closure)) { return Py_NewRef(m->func); }
+static PyObject *k_dunder_name = NULL, *k_dunder_qualname = NULL; /* the Python method's names, for a repr */
+static PyObject *method_name(FeedMethod *m, void *Py_UNUSED(closure)) { return PyObject_GetAttr(m->func, k_dunder_name); }
+static PyObject *method_qualname(FeedMethod *m, void *Py_UNUSED(closure)) {
+    return PyObject_GetAttr(m->func, k_dunder_qualname);
+}
+
+static PyGetSetDef method_getset[] = {
+    {"__wrapped__", (getter)method_wrapped, NULL, "the Python method", NULL},
+    {"__name__", (getter)method_name, NULL, NULL, NULL},
+    {"__qualname__", (getter)method_qualname, NULL, NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL}};
+
+static PyTypeObject FeedMethodType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "sluicegate.redaction._native.FeedMethod",
+    .tp_basicsize = sizeof(FeedMethod),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_METHOD_DESCRIPTOR,
+    .tp_doc = "Redactor.feed's common path, compiled (see _native.c).",
+    .tp_new = method_new,
+    .tp_dealloc = (destructor)method_dealloc,
+    .tp_traverse = (traverseproc)method_traverse,
+    .tp_clear = (inquiry)method_clear,
+    .tp_vectorcall_offset = offsetof(FeedMethod, vectorcall),
+    .tp_call = PyVectorcall_Call,
+    .tp_descr_get = method_get,
+    .tp_getset = method_getset,
+};
+
 static PyObject *configure(PyObject *Py_UNUSED(module), PyObject *args) {
     PyObject *pf, *sp, *stype, *sempty;
     Py_ssize_t lookbehind, eager, per_char, pairs_max;
@@ -1180,7 +1313,8 @@ static struct PyModuleDef moduledef = {PyModuleDef_HEAD_INIT, "_native", NULL, -
 
 /* STATE: {class name: the attribute names this file reads or writes on its instances}, from the same keys. */
 static PyObject *state_fields(void) {
-    PyObject *red = PyTuple_Pack(5, k_raw, k_view, k_positions, k_next_check, k_base);
+    PyObject *red = PyTuple_Pack(9, k_raw, k_view, k_positions, k_next_check, k_base, k_quick_native, k_is_stopped,
+                                 k_done, k_ahead);
     PyObject *tr = PyTuple_Pack(4, k_origin, k_lb, k_seen, k_unsure);
     PyObject *out = red && tr ? Py_BuildValue("{sOsO}", "Redactor", red, "OpenTracker", tr) : NULL;
     Py_XDECREF(red);
@@ -1192,17 +1326,26 @@ PyMODINIT_FUNC PyInit__native(void) {
 #define KEY(var, s)                                           \
     if ((var = PyUnicode_InternFromString(s)) == NULL) return NULL;
     KEY(k_raw, "_raw") KEY(k_view, "_view") KEY(k_positions, "_positions") KEY(k_next_check, "_next_check")
-    KEY(k_base, "_base") KEY(k_origin, "_origin") KEY(k_lb, "_lb") KEY(k_seen, "_seen") KEY(k_unsure, "_unsure")
+    KEY(k_base, "_base") KEY(k_quick_native, "_quick_native") KEY(k_is_stopped, "_stopped") KEY(k_done, "_done")
+    KEY(k_ahead, "_ahead") KEY(k_origin, "_origin") KEY(k_lb, "_lb") KEY(k_seen, "_seen") KEY(k_unsure, "_unsure")
     KEY(k_partial, "partial") KEY(k_start, "start") KEY(k_end, "end") KEY(k_min_range, "MIN_RANGE")
     KEY(k_text, "text") KEY(k_stopped, "stopped") KEY(k_events, "events") KEY(k_lookahead, "lookahead")
     KEY(empty_text, "")
 #undef KEY
-    if (PyType_Ready(&FeedType) < 0) return NULL;
+    if ((k_dunder_name = PyUnicode_InternFromString("__name__")) == NULL) return NULL;
+    if ((k_dunder_qualname = PyUnicode_InternFromString("__qualname__")) == NULL) return NULL;
+    if (PyType_Ready(&FeedType) < 0 || PyType_Ready(&FeedMethodType) < 0) return NULL;
     PyObject *m = PyModule_Create(&moduledef);
     if (m == NULL) return NULL;
     PyObject *state = state_fields();
     if (state == NULL || PyModule_AddObject(m, "STATE", state) < 0) { Py_XDECREF(state); Py_DECREF(m); return NULL; }
     Py_INCREF(&FeedType);
     if (PyModule_AddObject(m, "Feed", (PyObject *)&FeedType) < 0) { Py_DECREF(&FeedType); Py_DECREF(m); return NULL; }
+    Py_INCREF(&FeedMethodType);
+    if (PyModule_AddObject(m, "FeedMethod", (PyObject *)&FeedMethodType) < 0) {
+        Py_DECREF(&FeedMethodType);
+        Py_DECREF(m);
+        return NULL;
+    }
     return m;
 }
