@@ -55,6 +55,9 @@ typedef struct {
     Py_ssize_t count, size;
     Py_ssize_t *pos;
     unsigned long long *mask;
+    /* `label_near` at each candidate once known (-1: not yet): it reads only the `near_window` characters before
+       the candidate, which stay in the view (the released context is at least that long) and never change. */
+    signed char *near;
     /* A block detector (`Detector.steady`) found open at `steady_at[i]` by a match when the view ended at
        `steady_to[i]` (-1: not known), its block kind in `steady_kind[i]`, and where its
        opener ended (`steady_open[i]`). */
@@ -85,10 +88,14 @@ static int cands_add(Cands *cs, Py_ssize_t pos, unsigned long long mask) {
         unsigned long long *m = (unsigned long long *)PyMem_Realloc(cs->mask, (size_t)size * sizeof(unsigned long long));
         if (m == NULL) { PyErr_NoMemory(); return -1; }
         cs->mask = m;
+        signed char *nr = (signed char *)PyMem_Realloc(cs->near, (size_t)size);
+        if (nr == NULL) { PyErr_NoMemory(); return -1; }
+        cs->near = nr;
         cs->size = size;
     }
     cs->pos[cs->count] = pos;
     cs->mask[cs->count] = mask;
+    cs->near[cs->count] = -1;
     cs->count++;
     return 0;
 }
@@ -590,6 +597,7 @@ static Py_ssize_t open_from(Feed *f, PyObject *tdict, PyObject *view, Py_ssize_t
         if (drop) {
             memmove(cs->pos, cs->pos + drop, (size_t)(cs->count - drop) * sizeof(Py_ssize_t));
             memmove(cs->mask, cs->mask + drop, (size_t)(cs->count - drop) * sizeof(unsigned long long));
+            memmove(cs->near, cs->near + drop, (size_t)(cs->count - drop));
             cs->count -= drop;
         }
     }
@@ -651,7 +659,7 @@ static Py_ssize_t open_from(Feed *f, PyObject *tdict, PyObject *view, Py_ssize_t
                 /* At a `near_rest` character the same holds where the alternatives that need no label before
                    them (a reversed comparison: its label after the value) do not have their shape there. */
                 PyObject *near_key = NULL;
-                PyObject *ask = PyTuple_GET_ITEM(match, i);
+                PyObject *ask = PyTuple_GET_ITEM(match, i), *then = NULL;
                 int near_known = -1;
                 if (f->near_k[i] >= 0) {
                     Py_UCS4 c0 = PyUnicode_READ(kind_v, data_v, v);
@@ -665,16 +673,25 @@ static Py_ssize_t open_from(Feed *f, PyObject *tdict, PyObject *view, Py_ssize_t
                         else
                             at_rest = 1;
                     }
-                    /* lean_rest: a `near_rest` start with no label tail before it and more than the rest's k
-                       characters after it can only be a match of the rest (the claim above), and the other
+                    /* lean_rest: a `near_rest` start with no label tail before it can only be a match of the
+                       rest (the claim above), and with more than the rest's k characters after it the other
                        alternatives' paths die at their lookbehind before the end of the text, so the rest alone
                        gives the detector's answer there (none, open or complete) at a fraction of the cost: the
                        engine resets every repeat guard of a pattern on each call, and the label alternation
                        holds most of them (tests/redact/test_feed_lean.py compares the two). */
-                    if (at_rest && f->lean && f->rest_match[i] != NULL && n - v > f->rest_k[i] &&
-                        !label_near(f, view, v))
+                    int tail = -1; /* label_near(f, view, v), asked once per candidate (lean) */
+                    if (claim_k >= 0 || (at_rest && f->lean)) {
+                        if (!f->lean) tail = label_near(f, view, v);
+                        else if ((tail = cs->near[c]) < 0) tail = cs->near[c] = (signed char)label_near(f, view, v);
+                    }
+                    /* Within k characters of the end the other alternatives may still be open before their
+                       lookbehind, so only an answer of the rest that is not "none" is the detector's there (then
+                       some path of the detector runs into the end or completes); a "none" asks the detector. */
+                    if (at_rest && f->lean && f->rest_match[i] != NULL && !tail) {
                         ask = f->rest_match[i];
-                    if (claim_k >= 0 && !label_near(f, view, v)) {
+                        if (n - v <= f->rest_k[i]) then = PyTuple_GET_ITEM(match, i);
+                    }
+                    if (claim_k >= 0 && !tail) {
                         if (n - v > claim_k) continue;
                         near_key = PyUnicode_Substring(view, v, n);
                         if (near_key == NULL) return -2;
@@ -719,6 +736,10 @@ static Py_ssize_t open_from(Feed *f, PyObject *tdict, PyObject *view, Py_ssize_t
                     if (sv == NULL) { Py_XDECREF(near_key); return -2; }
                     PyObject *args[5] = {view, sv, Py_None, f->lean ? Py_False : Py_None, Py_True};
                     PyObject *mt = PyObject_Vectorcall(ask, args, 5, NULL);
+                    if (mt == Py_None && then != NULL) {
+                        Py_DECREF(mt);
+                        mt = PyObject_Vectorcall(then, args, 5, NULL);
+                    }
                     if (mt == NULL) { Py_XDECREF(near_key); Py_DECREF(sv); return -2; }
                     if (mt == Py_None) {
                         Py_DECREF(mt);
@@ -970,6 +991,7 @@ static void feed_dealloc(Feed *f) {
     for (int i = 0; i < MAXDET; i++) Py_XDECREF(f->rest_match[i]);
     PyMem_Free(f->cs.pos);
     PyMem_Free(f->cs.mask);
+    PyMem_Free(f->cs.near);
     Py_TYPE(f)->tp_free((PyObject *)f);
 }
 
@@ -1084,7 +1106,8 @@ static PyObject *feed_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
     f->cs.size = 64;
     f->cs.pos = (Py_ssize_t *)PyMem_Calloc((size_t)f->cs.size, sizeof(Py_ssize_t));
     f->cs.mask = (unsigned long long *)PyMem_Calloc((size_t)f->cs.size, sizeof(unsigned long long));
-    if (f->cs.pos == NULL || f->cs.mask == NULL) { Py_DECREF(f); return PyErr_NoMemory(); }
+    f->cs.near = (signed char *)PyMem_Calloc((size_t)f->cs.size, 1);
+    if (f->cs.pos == NULL || f->cs.mask == NULL || f->cs.near == NULL) { Py_DECREF(f); return PyErr_NoMemory(); }
     f->cs.to = -1;
     cands_reset(&f->cs, -1);
     return (PyObject *)f;
