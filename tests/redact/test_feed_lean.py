@@ -130,14 +130,24 @@ def test_the_common_path_takes_no_python_frame() -> None:
     assert entered == ["x", "y ", "more", "again"]
 
 
-def test_a_subclass_that_overrides_what_the_method_calls_gets_the_python_path() -> None:
+def test_a_subclass_that_overrides_what_the_method_calls_gets_the_python_method() -> None:
+    calls: list[str] = []
+
     class Own(Redactor):
         def _feed_rest(self, piece: str) -> Step:
+            calls.append("rest")
             return super()._feed_rest(piece)
 
-    assert Own()._quick_native is None and Redactor()._quick_native is not None
+        def _release_step(self, point: int) -> Step:
+            calls.append("release")
+            return super()._release_step(point)
+
     r = Own()
-    assert "".join(r.feed(p).text for p in ("a@b.co", "m x")) == "<EMAIL_ADDRESS> "
+    assert r._quick_native is not None  # the compiled feed still, under the Python method
+    out = "".join(r.feed(p).text for p in ("a@b.co", "m x", "é\u200b")) + r.flush().text
+    assert out == "<EMAIL_ADDRESS> xé\u200b"
+    # the settle of the address, and the piece that needs the view map, through the overrides
+    assert "release" in calls and "rest" in calls
 
 
 def test_bad_input_is_the_python_methods_error() -> None:

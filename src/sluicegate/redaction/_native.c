@@ -32,6 +32,7 @@ and test_invariance.py run the same tests with and without it.
    tests/redact/test_native_boundary.py), and the public names it uses (regex's Match, prefilter.MIN_RANGE). */
 static PyObject *k_raw, *k_view, *k_positions, *k_next_check, *k_base, *k_origin, *k_lb, *k_seen, *k_unsure;
 static PyObject *k_quick_native, *k_is_stopped, *k_done, *k_ahead; /* what the compiled `feed` method reads */
+static PyObject *k_dunder_name = NULL, *k_dunder_qualname = NULL;   /* the Python functions' names */
 static PyObject *k_partial, *k_start, *k_end, *k_min_range;
 static PyObject *pf_module = NULL; /* sluicegate.redaction.prefilter, for MIN_RANGE (tests change it) */
 static PyObject *special = NULL;   /* normalize._SPECIAL.search: a non-ASCII piece that needs no view map */
@@ -1187,6 +1188,7 @@ typedef struct {
     PyObject_HEAD
     vectorcallfunc vectorcall;
     PyObject *func, *rest, *release;
+    PyObject *rest_name, *release_name; /* their __name__s: a class that has other ones gets the Python method */
 } FeedMethod;
 
 static PyObject *method_call(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
@@ -1195,6 +1197,11 @@ static PyObject *method_call(PyObject *callable, PyObject *const *args, size_t n
     if (nargs != 2 || (kwnames != NULL && PyTuple_GET_SIZE(kwnames) > 0) || !configured) goto python;
     PyObject *self = args[0], *piece = args[1];
     if (!PyUnicode_CheckExact(piece)) goto python;
+    /* The class's own `_feed_rest` and `_release_step` must be the ones this method calls (a subclass that
+       overrides one gets the Python method, which calls its override). */
+    if (_PyType_Lookup(Py_TYPE(self), m->rest_name) != m->rest ||
+        _PyType_Lookup(Py_TYPE(self), m->release_name) != m->release)
+        goto python;
     PyObject *d = instance_dict(self);
     if (d == NULL) goto python;
     PyObject *q = item(d, k_quick_native);
@@ -1241,6 +1248,13 @@ static PyObject *method_new(PyTypeObject *type, PyObject *args, PyObject *kwds) 
     m->func = Py_NewRef(func);
     m->rest = Py_NewRef(rest);
     m->release = Py_NewRef(release);
+    m->rest_name = PyObject_GetAttr(rest, k_dunder_name);
+    m->release_name = m->rest_name ? PyObject_GetAttr(release, k_dunder_name) : NULL;
+    if (m->release_name == NULL || !PyUnicode_CheckExact(m->rest_name) || !PyUnicode_CheckExact(m->release_name)) {
+        Py_DECREF(m);
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "FeedMethod: rest and release need str names");
+        return NULL;
+    }
     return (PyObject *)m;
 }
 
@@ -1255,6 +1269,8 @@ static int method_clear(FeedMethod *m) {
     Py_CLEAR(m->func);
     Py_CLEAR(m->rest);
     Py_CLEAR(m->release);
+    Py_CLEAR(m->rest_name);
+    Py_CLEAR(m->release_name);
     return 0;
 }
 
@@ -1272,7 +1288,6 @@ static PyObject *method_get(PyObject *self, PyObject *obj, PyObject *Py_UNUSED(t
 }
 
 static PyObject *method_wrapped(FeedMethod *m, void *Py_UNUSED(closure)) { return Py_NewRef(m->func); }
-static PyObject *k_dunder_name = NULL, *k_dunder_qualname = NULL; /* the Python method's names, for a repr */
 static PyObject *method_name(FeedMethod *m, void *Py_UNUSED(closure)) { return PyObject_GetAttr(m->func, k_dunder_name); }
 static PyObject *method_qualname(FeedMethod *m, void *Py_UNUSED(closure)) {
     return PyObject_GetAttr(m->func, k_dunder_qualname);

@@ -153,19 +153,19 @@ def compiled_feed(
     return quick
 
 
-def install_feed(cls: type) -> None:
+def install_feed(cls: Any) -> None:
     """Put the compiled `feed` method (`_native.FeedMethod`) on `cls` (the Redactor), over its Python `feed`: on
     the common path (a str piece, no keyword, the stream running, the compiled feed in use) a feed then costs no
     Python frame; anything else is the Python method. Without the extension, nothing changes."""
     if native is None:
         return
     feed = cls.__dict__["feed"]
-    setattr(cls, "feed", native.FeedMethod(feed, cls.__dict__["_feed_rest"], cls.__dict__["_release_step"]))
+    cls.feed = native.FeedMethod(feed, cls.__dict__["_feed_rest"], cls.__dict__["_release_step"])
 
 
-def python_feed(cls: type) -> Callable[..., Any]:
+def python_feed(cls: Any) -> Callable[..., Any]:
     """`cls.feed` as the Python function it is without the compiled method (the same function either way when
     the extension is not built): what a subclass assigns as its `feed` to take the Python method."""
-    got = cls.__dict__.get("feed", getattr(cls, "feed"))
+    got = cls.__dict__.get("feed", cls.feed)
     fn: Callable[..., Any] = getattr(got, "__wrapped__", got)
     return fn

@@ -437,9 +437,8 @@ def _compile(
     return _Shared(engine, max_hold, frozenset(normalize(a).casefold() for a in allow))
 
 
-# The methods the compiled feed does itself on its common path (the append, the release with no findings), and
-# those the compiled `feed` method calls as the class defines them (`fastpath.install_feed`).
-_INLINED = ("_append", "_release", "_render", "_raw_index", "_feed_rest", "_release_step")
+# The methods the compiled feed does itself on its common path (the append, the release with no findings).
+_INLINED = ("_append", "_release", "_render", "_raw_index")
 
 
 def _inlines(cls: type[Redactor]) -> bool:
