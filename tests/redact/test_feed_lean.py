@@ -42,7 +42,7 @@ def _native() -> Any:
 
 
 def _subjects(fast: bool, max_hold: int = 8192) -> dict[str, Callable[[], Redactor]]:
-    """"on" (the default build), "off" (the Python method over the feed as before), "pure"."""
+    """The subjects: "on" (the default build), "off" (the Python method over the feed as before), "pure"."""
 
     class On(Redactor):
         _COMPILED = fast
