@@ -192,6 +192,7 @@ static PyObject *new_tables(PyObject *Py_UNUSED(module), PyObject *Py_UNUSED(arg
                  (characters, k, new_shape(...) of the rest[, the rest's compiled match or None]) from
                  `Detector.near_rest` (`rest_rules_out` below)
      near_bits, near_window   labels.near_tables() and LOOKBEHIND: `label_near` below
+     near_tails  the ASCII tails those bits were set from (labels.tails()): a bit's hit is checked against them
      shape       per detector: None, or new_shape(...) of its `shape.shape` (checked at a candidate start)
      lean        see the field below (False: the feed as before this stop's per-feed changes)
    The Redactor's state (STATE["Redactor"]) is read and written on the redactor passed to `quick`. */
@@ -202,6 +203,11 @@ typedef struct {
         *pair, *quad, *tables_capsule, *near_bits_obj;
     Tables *tables;
     const unsigned char *near_bits;
+    /* The ASCII tails (at most NEAR_TAILS_MAX, each at most NEAR_TAIL characters), lowercased: with `lean`, a
+       gram whose bit is set counts only if it is one of them (the bits alone let digit grams through: `-12` has
+       the bit of `ntno`, so most `:` of a log line's timestamp were asked). */
+    unsigned char near_tail[128][4];
+    int near_tail_len[128], near_tails;
     Py_ssize_t near_window;
     Py_ssize_t near_k[MAXDET];              /* -1: no `near` claim */
     unsigned long long near_chars[MAXDET][2]; /* the ASCII characters of the claim, as a 128-bit set */
@@ -560,7 +566,14 @@ static int label_near(Feed *f, PyObject *view, Py_ssize_t v) {
             uint32_t h = (uint32_t)len;
             for (int t = len - 1; t >= 0; t--) h = h * 131u + last[t];
             h &= NEAR_BITS - 1;
-            if (bits[h >> 3] >> (h & 7) & 1) return 1;
+            if (!(bits[h >> 3] >> (h & 7) & 1)) continue;
+            if (!f->lean) return 1;
+            for (int k = 0; k < f->near_tails; k++) {
+                if (f->near_tail_len[k] != len) continue;
+                int same = 1;
+                for (int t = 0; t < len && same; t++) same = f->near_tail[k][t] == last[len - 1 - t];
+                if (same) return 1;
+            }
         }
     }
     return 0;
@@ -999,17 +1012,18 @@ static void feed_dealloc(Feed *f) {
 static PyObject *feed_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
     static char *kw[] = {"tracker", "open_from", "search", "full", "match", "reach", "steady", "prefilter",
                          "cache", "pairs", "quads", "compute", "pair", "quad", "always", "context", "tables",
-                         "max_hold", "near", "near_bits", "near_window", "shape", "lean", NULL};
+                         "max_hold", "near", "near_bits", "near_window", "near_tails", "shape", "lean", NULL};
     PyObject *tracker, *open_from, *search, *full, *match, *reach, *steady, *cache, *pairs, *quads, *compute,
-        *pair, *quad, *always, *context, *tables, *near, *near_bits, *shapes;
+        *pair, *quad, *always, *context, *tables, *near, *near_bits, *near_tails, *shapes;
     int prefilter, lean;
     Py_ssize_t max_hold, near_window;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "$OOO!O!O!O!O!pO!O!O!OOOOOOnO!O!nO!p:Feed", kw, &tracker, &open_from,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "$OOO!O!O!O!O!pO!O!O!OOOOOOnO!O!nO!O!p:Feed", kw, &tracker, &open_from,
                                      &PyTuple_Type, &search, &PyTuple_Type, &full, &PyTuple_Type, &match,
                                      &PyTuple_Type, &reach, &PyTuple_Type, &steady, &prefilter, &PyDict_Type,
                                      &cache, &PyDict_Type, &pairs, &PyDict_Type, &quads, &compute, &pair, &quad,
                                      &always, &context, &tables, &max_hold, &PyTuple_Type, &near, &PyBytes_Type,
-                                     &near_bits, &near_window, &PyTuple_Type, &shapes, &lean))
+                                     &near_bits, &near_window, &PyTuple_Type, &near_tails, &PyTuple_Type, &shapes,
+                                     &lean))
         return NULL;
     Py_ssize_t count = PyTuple_GET_SIZE(full);
     if (PyTuple_GET_SIZE(search) != count || PyTuple_GET_SIZE(match) != count ||
@@ -1045,6 +1059,26 @@ static PyObject *feed_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
     f->tables = t;
     f->near_bits_obj = Py_NewRef(near_bits);
     f->near_bits = (const unsigned char *)PyBytes_AS_STRING(near_bits);
+    if (PyTuple_GET_SIZE(near_tails) > 128) {
+        Py_DECREF(f);
+        PyErr_SetString(PyExc_ValueError, "Feed: more than 128 near_tails");
+        return NULL;
+    }
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(near_tails); k++) {
+        PyObject *t = PyTuple_GET_ITEM(near_tails, k);
+        Py_ssize_t len = PyUnicode_Check(t) ? PyUnicode_GET_LENGTH(t) : -1;
+        if (len < 1 || len > NEAR_TAIL || !PyUnicode_IS_ASCII(t)) {
+            Py_DECREF(f);
+            PyErr_SetString(PyExc_ValueError, "Feed: near_tails are ASCII str of 1 to 4 characters");
+            return NULL;
+        }
+        for (Py_ssize_t j = 0; j < len; j++) {
+            Py_UCS4 c = PyUnicode_READ_CHAR(t, j);
+            f->near_tail[k][j] = (unsigned char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
+        }
+        f->near_tail_len[k] = (int)len;
+    }
+    f->near_tails = (int)PyTuple_GET_SIZE(near_tails);
     f->near_window = near_window;
     for (Py_ssize_t i = 0; i < MAXDET; i++) {
         f->near_k[i] = -1;

@@ -64,6 +64,14 @@ def _near_bits() -> bytes:
     return near_tables()
 
 
+@lru_cache(maxsize=1)
+def _near_tails() -> tuple[str, ...]:
+    """The ASCII tails `near_tables()` sets bits for: the compiled feed checks a bit's hit against them."""
+    from .labels import tails
+
+    return tuple(sorted(t for t in tails() if t.isascii()))
+
+
 @lru_cache(maxsize=256)
 def _shape(pattern: str, flags: int, places: int | None = None) -> object:
     """The compiled feed's copy of a pattern's shape (shape.py), shared by every Redactor; None if it has none."""
@@ -138,6 +146,7 @@ def compiled_feed(
         # `rest_off`: no `near_rest` claim (tests/benchmarks/redactor_quote_ab.py measures it against this)
         near=tuple(None if near_off else _near(d, rest_off, not lean_off) for d in tracker._detectors),
         near_bits=_near_bits(),
+        near_tails=_near_tails(),
         near_window=LOOKBEHIND,
         # `shape_off`: no shape check (tests/benchmarks/redactor_shape_ab.py measures it against this). Built-ins
         # only: a custom detector is never asked at candidates (it is in the starters' `always` mask).
