@@ -273,3 +273,31 @@ def test_the_rest_is_asked_and_can_differ_in_cost_only() -> None:
     v = view.rindex('"')
     assert _kind(ask(view, v, None, False, True)) == _kind(d.compiled.match(view, v, partial=True)) == "open"
     assert len(ask.__self__.pattern) < len(d.compiled.pattern) // 4  # type: ignore[attr-defined]
+
+
+def test_a_piece_that_fills_max_hold_is_not_searched_by_the_compiled_feed() -> None:
+    # As the Python method: a piece that would fill `max_hold` goes to the rest of the method without the compiled
+    # feed's search of a non-ASCII piece for characters to normalize (all of it: 30 ms for 256 KiB of prose).
+    from sluicegate._stream import EMPTY_STEP
+    from sluicegate._stream import Step as StepClass
+    from sluicegate.redaction import prefilter, redactor, starters
+    from sluicegate.redaction.normalize import _SPECIAL
+
+    searched: list[int] = []
+
+    def special(piece: str) -> object:
+        searched.append(len(piece))
+        return _SPECIAL.search(piece)
+
+    args = (StepClass, EMPTY_STEP, LOOKBEHIND, redactor._EAGER, starters._PER_CHAR, starters._PAIRS_MAX)
+    _native().configure(prefilter, special, *args)
+    try:
+        r = Redactor(max_hold=64)
+        first = r.feed("é ok ")
+        assert searched == [5]  # (the compiled feed is asked for a short non-ASCII piece)
+        step = r.feed("é" * 100)
+        assert searched == [5]  # not asked: the Python path took it
+    finally:
+        redactor.configure_native()
+    pure = _subjects(True, 64)["pure"]()
+    assert [first, step] == [pure.feed("é ok "), pure.feed("é" * 100)]

@@ -1247,6 +1247,14 @@ static PyObject *method_call(PyObject *callable, PyObject *const *args, size_t n
     PyObject *ahead = item(d, k_ahead);
     if (ahead == NULL || !PyUnicode_CheckExact(ahead) || PyUnicode_GET_LENGTH(ahead) != 0) goto python;
     if (PyErr_Occurred()) return NULL;
+    PyObject *raw = item(d, k_raw);
+    if (raw == NULL || !PyUnicode_CheckExact(raw)) goto python;
+    if (PyUnicode_GET_LENGTH(raw) + PyUnicode_GET_LENGTH(piece) >= ((Feed *)fo)->max_hold) {
+        /* as the Python method: not asked (it would first search all of a long piece for characters to
+           normalize), the rest of the method */
+        PyObject *a[2] = {self, piece};
+        return PyObject_Vectorcall(m->rest, a, 2, NULL);
+    }
     Py_INCREF(fo);
     PyObject *got = quick((Feed *)fo, self, piece);
     Py_DECREF(fo);
