@@ -13,10 +13,13 @@ The boundary (fastpath.py is the one place that chooses the path and builds the 
   an int (the settlement point: the caller settles and releases it), or None (not handled, nothing changed:
   take the Python path).
 - The moving state it reads and writes by name is listed in `STATE` (module attribute, built from the KEY table
-  at the end): the Redactor's `_raw _view _positions _next_check _base` and the OpenTracker's
+  at the end): the Redactor's `_raw _view _positions _next_check _base` (and `FeedMethod`'s four) and the OpenTracker's
   `_origin _lb _seen _unsure`. tests/redact/test_native_boundary.py checks that list against the classes and
   against this file's KEY table, so a rename on the Python side fails a test instead of silently taking the
   slow path (or, for a field written here, leaving state the Python path never reads).
+- `FeedMethod(feed, rest, release)`: `Redactor.feed` as a compiled method (fastpath.install_feed puts it on the
+  class): `Feed.quick` and what the Python method does with its answer, without a Python frame; anything else
+  is the Python method (see the type below). It reads the Redactor's `_quick_native _stopped _done _ahead`.
 - `configure(...)`: the module constants it mirrors; `new_tables()`: the C mirror of one Starters' tables.
 Anything uncommon (a cache miss in the starters table, the compiled prefilter, a long new text, findings to
 settle) is handed to the Python methods, never re-implemented here. tests/redact/test_native*.py, test_oracle.py
