@@ -301,3 +301,23 @@ def test_a_piece_that_fills_max_hold_is_not_searched_by_the_compiled_feed() -> N
         redactor.configure_native()
     pure = _subjects(True, 64)["pure"]()
     assert [first, step] == [pure.feed("é ok "), pure.feed("é" * 100)]
+
+
+def test_the_shared_near_answers_are_the_engines() -> None:
+    # The compiled feed remembers, per pattern and for the whole process, the engine's answer at a label start
+    # with no label tail before it by the text after it; every remembered answer is the engine's for that text
+    # after a label-less context (so sharing it between streams changes no answer).
+    for make in CORPORA.values():
+        r = Redactor()
+        text = make(4000)
+        for i in range(0, len(text), 4):
+            r.feed(text[i : i + 4])
+    checked = 0
+    for d in (d for d in BUILTIN if d.near is not None):
+        cache = fastpath._near_cache(d.compiled.pattern, d.compiled.flags)
+        for key, is_open in list(cache.items())[:400]:
+            for ctx in ("", "x" * LOOKBEHIND, "\n{ 12, "):
+                m = d.compiled.match(ctx + key, len(ctx), partial=True)
+                assert (m is not None) == is_open and (m is None or m.partial), (key, ctx)
+            checked += 1
+    assert checked > 100

@@ -196,6 +196,7 @@ static PyObject *new_tables(PyObject *Py_UNUSED(module), PyObject *Py_UNUSED(arg
                  `Detector.near_rest` (`rest_rules_out` below)
      near_bits, near_window   labels.near_tables() and LOOKBEHIND: `label_near` below
      near_tails  the ASCII tails those bits were set from (labels.tails()): a bit's hit is checked against them
+     near_caches per detector: None (a dict of this Feed's own) or the dict its near answers are remembered in
      shape       per detector: None, or new_shape(...) of its `shape.shape` (checked at a candidate start)
      lean        see the field below (False: the feed as before this stop's per-feed changes)
    The Redactor's state (STATE["Redactor"]) is read and written on the redactor passed to `quick`. */
@@ -214,7 +215,9 @@ typedef struct {
     Py_ssize_t near_window;
     Py_ssize_t near_k[MAXDET];              /* -1: no `near` claim */
     unsigned long long near_chars[MAXDET][2]; /* the ASCII characters of the claim, as a 128-bit set */
-    PyObject *near_cache[MAXDET];           /* view[v:n] -> open (True) or not (False), without a label near */
+    /* view[v:n] -> open (True) or not (False), without a label near: a function of the pattern and that text
+       alone, so (`near_caches`) one dict per pattern may be shared by every Feed of the process */
+    PyObject *near_cache[MAXDET];
     PyObject *shape_obj[MAXDET];            /* per detector: its shape's capsule (new_shape), or NULL */
     Py_ssize_t rest_k[MAXDET];              /* -1: no `near_rest` claim */
     unsigned long long rest_chars[MAXDET][2];
@@ -1015,23 +1018,25 @@ static void feed_dealloc(Feed *f) {
 static PyObject *feed_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
     static char *kw[] = {"tracker", "open_from", "search", "full", "match", "reach", "steady", "prefilter",
                          "cache", "pairs", "quads", "compute", "pair", "quad", "always", "context", "tables",
-                         "max_hold", "near", "near_bits", "near_window", "near_tails", "shape", "lean", NULL};
+                         "max_hold", "near", "near_bits", "near_window", "near_tails", "near_caches", "shape",
+                         "lean", NULL};
     PyObject *tracker, *open_from, *search, *full, *match, *reach, *steady, *cache, *pairs, *quads, *compute,
-        *pair, *quad, *always, *context, *tables, *near, *near_bits, *near_tails, *shapes;
+        *pair, *quad, *always, *context, *tables, *near, *near_bits, *near_tails, *near_caches, *shapes;
     int prefilter, lean;
     Py_ssize_t max_hold, near_window;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "$OOO!O!O!O!O!pO!O!O!OOOOOOnO!O!nO!O!p:Feed", kw, &tracker, &open_from,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "$OOO!O!O!O!O!pO!O!O!OOOOOOnO!O!nO!O!O!p:Feed", kw, &tracker, &open_from,
                                      &PyTuple_Type, &search, &PyTuple_Type, &full, &PyTuple_Type, &match,
                                      &PyTuple_Type, &reach, &PyTuple_Type, &steady, &prefilter, &PyDict_Type,
                                      &cache, &PyDict_Type, &pairs, &PyDict_Type, &quads, &compute, &pair, &quad,
                                      &always, &context, &tables, &max_hold, &PyTuple_Type, &near, &PyBytes_Type,
-                                     &near_bits, &near_window, &PyTuple_Type, &near_tails, &PyTuple_Type, &shapes,
+                                     &near_bits, &near_window, &PyTuple_Type, &near_tails, &PyTuple_Type, &near_caches,
+                                     &PyTuple_Type, &shapes,
                                      &lean))
         return NULL;
     Py_ssize_t count = PyTuple_GET_SIZE(full);
     if (PyTuple_GET_SIZE(search) != count || PyTuple_GET_SIZE(match) != count ||
         PyTuple_GET_SIZE(reach) != count || PyTuple_GET_SIZE(steady) != count || PyTuple_GET_SIZE(near) != count ||
-        PyTuple_GET_SIZE(shapes) != count) {
+        PyTuple_GET_SIZE(shapes) != count || PyTuple_GET_SIZE(near_caches) != count) {
         PyErr_SetString(PyExc_ValueError, "Feed: the per-detector tuples differ in length");
         return NULL;
     }
@@ -1104,7 +1109,14 @@ static PyObject *feed_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
             f->near_chars[i][c >> 6] |= 1ULL << (c & 63);
         }
         f->near_k[i] = kk;
-        if ((f->near_cache[i] = PyDict_New()) == NULL) { Py_DECREF(f); return NULL; }
+        PyObject *shared = PyTuple_GET_ITEM(near_caches, i);
+        if (shared != Py_None && !PyDict_CheckExact(shared)) {
+            Py_DECREF(f);
+            PyErr_SetString(PyExc_TypeError, "Feed: near_caches holds dicts or None");
+            return NULL;
+        }
+        f->near_cache[i] = shared != Py_None ? Py_NewRef(shared) : PyDict_New();
+        if (f->near_cache[i] == NULL) { Py_DECREF(f); return NULL; }
         if (!with_rest) continue;
         PyObject *rchars = PyTuple_GET_ITEM(claim, 2), *rcap = PyTuple_GET_ITEM(claim, 4);
         Py_ssize_t rk = PyLong_AsSsize_t(PyTuple_GET_ITEM(claim, 3));

@@ -64,6 +64,14 @@ def _near_bits() -> bytes:
     return near_tables()
 
 
+@lru_cache(maxsize=64)
+def _near_cache(pattern: str, flags: int) -> dict[str, bool]:
+    """The compiled feed's remembered answers at a label start with no label tail before it, by the text after
+    it (`_native.c`, `near_remember`: at most 4096), shared by every Feed of this pattern: the engine's answer
+    there depends on the pattern and that text alone (tests/redact/test_label_near.py checks the claim)."""
+    return {}
+
+
 @lru_cache(maxsize=1)
 def _near_tails() -> tuple[str, ...]:
     """The ASCII tails `near_tables()` sets bits for: the compiled feed checks a bit's hit against them."""
@@ -147,6 +155,12 @@ def compiled_feed(
         near=tuple(None if near_off else _near(d, rest_off, not lean_off) for d in tracker._detectors),
         near_bits=_near_bits(),
         near_tails=_near_tails(),
+        # The near answers are the pattern's and the text's alone: remembered once per process (`lean_off`: per
+        # Feed, as before).
+        near_caches=tuple(
+            None if lean_off or d.near is None else _near_cache(d.compiled.pattern, d.compiled.flags)
+            for d in tracker._detectors
+        ),
         near_window=LOOKBEHIND,
         # `shape_off`: no shape check (tests/benchmarks/redactor_shape_ab.py measures it against this). Built-ins
         # only: a custom detector is never asked at candidates (it is in the starters' `always` mask).
