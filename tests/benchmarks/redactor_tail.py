@@ -216,6 +216,7 @@ def profile(texts: dict[str, str]) -> None:
 
 
 def calls(texts: dict[str, str]) -> None:
+    from sluicegate.redaction import fastpath
     from sluicegate.redaction import starters as starters_module
     from sluicegate.redaction import tracker as tracker_module
 
@@ -262,6 +263,7 @@ def calls(texts: dict[str, str]) -> None:
             answers.clear()
             quads[0] = 0
             starters_module._shared.cache_clear()  # fresh tables: the quad keys a first stream meets
+            fastpath._near_cache.cache_clear()  # and the near answers a first stream asks (shared by the process)
             r = Redactor()
             feeds = 0
             for i in range(0, len(text), 4):

@@ -13,10 +13,13 @@ The boundary (fastpath.py is the one place that chooses the path and builds the 
   an int (the settlement point: the caller settles and releases it), or None (not handled, nothing changed:
   take the Python path).
 - The moving state it reads and writes by name is listed in `STATE` (module attribute, built from the KEY table
-  at the end): the Redactor's `_raw _view _positions _next_check _base` and the OpenTracker's
+  at the end): the Redactor's `_raw _view _positions _next_check _base` (and `FeedMethod`'s four) and the OpenTracker's
   `_origin _lb _seen _unsure`. tests/redact/test_native_boundary.py checks that list against the classes and
   against this file's KEY table, so a rename on the Python side fails a test instead of silently taking the
   slow path (or, for a field written here, leaving state the Python path never reads).
+- `FeedMethod(feed, rest, release)`: `Redactor.feed` as a compiled method (fastpath.install_feed puts it on the
+  class): `Feed.quick` and what the Python method does with its answer, without a Python frame; anything else
+  is the Python method (see the type below). It reads the Redactor's `_quick_native _stopped _done _ahead`.
 - `configure(...)`: the module constants it mirrors; `new_tables()`: the C mirror of one Starters' tables.
 Anything uncommon (a cache miss in the starters table, the compiled prefilter, a long new text, findings to
 settle) is handed to the Python methods, never re-implemented here. tests/redact/test_native*.py, test_oracle.py
@@ -24,12 +27,15 @@ and test_invariance.py run the same tests with and without it.
 */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
 /* The state fields this file reads and writes by name (exported as STATE, checked against the classes by
    tests/redact/test_native_boundary.py), and the public names it uses (regex's Match, prefilter.MIN_RANGE). */
 static PyObject *k_raw, *k_view, *k_positions, *k_next_check, *k_base, *k_origin, *k_lb, *k_seen, *k_unsure;
+static PyObject *k_quick_native, *k_is_stopped, *k_done, *k_ahead; /* what the compiled `feed` method reads */
+static PyObject *k_dunder_name = NULL, *k_dunder_qualname = NULL;   /* the Python functions' names */
 static PyObject *k_partial, *k_start, *k_end, *k_min_range;
 static PyObject *pf_module = NULL; /* sluicegate.redaction.prefilter, for MIN_RANGE (tests change it) */
 static PyObject *special = NULL;   /* normalize._SPECIAL.search: a non-ASCII piece that needs no view map */
@@ -53,6 +59,9 @@ typedef struct {
     Py_ssize_t count, size;
     Py_ssize_t *pos;
     unsigned long long *mask;
+    /* `label_near` at each candidate once known (-1: not yet): it reads only the `near_window` characters before
+       the candidate, which stay in the view (the released context is at least that long) and never change. */
+    signed char *near;
     /* A block detector (`Detector.steady`) found open at `steady_at[i]` by a match when the view ended at
        `steady_to[i]` (-1: not known), its block kind in `steady_kind[i]`, and where its
        opener ended (`steady_open[i]`). */
@@ -83,10 +92,14 @@ static int cands_add(Cands *cs, Py_ssize_t pos, unsigned long long mask) {
         unsigned long long *m = (unsigned long long *)PyMem_Realloc(cs->mask, (size_t)size * sizeof(unsigned long long));
         if (m == NULL) { PyErr_NoMemory(); return -1; }
         cs->mask = m;
+        signed char *nr = (signed char *)PyMem_Realloc(cs->near, (size_t)size);
+        if (nr == NULL) { PyErr_NoMemory(); return -1; }
+        cs->near = nr;
         cs->size = size;
     }
     cs->pos[cs->count] = pos;
     cs->mask[cs->count] = mask;
+    cs->near[cs->count] = -1;
     cs->count++;
     return 0;
 }
@@ -179,9 +192,13 @@ static PyObject *new_tables(PyObject *Py_UNUSED(module), PyObject *Py_UNUSED(arg
      tables      new_tables(): the C mirror of the starters tables (shared by the streams of one Starters)
      max_hold    the Redactor's max_hold
      near        per detector: None, or (characters, k) from `Detector.near` and `near_k`, or that and
-                 (characters, k, new_shape(...) of the rest) from `Detector.near_rest` (`rest_rules_out` below)
+                 (characters, k, new_shape(...) of the rest[, the rest's compiled match or None]) from
+                 `Detector.near_rest` (`rest_rules_out` below)
      near_bits, near_window   labels.near_tables() and LOOKBEHIND: `label_near` below
+     near_tails  the ASCII tails those bits were set from (labels.tails()): a bit's hit is checked against them
+     near_caches per detector: None (a dict of this Feed's own) or the dict its near answers are remembered in
      shape       per detector: None, or new_shape(...) of its `shape.shape` (checked at a candidate start)
+     lean        see the field below (False: the feed as before this stop's per-feed changes)
    The Redactor's state (STATE["Redactor"]) is read and written on the redactor passed to `quick`. */
 typedef struct Shape Shape;
 typedef struct {
@@ -190,17 +207,30 @@ typedef struct {
         *pair, *quad, *tables_capsule, *near_bits_obj;
     Tables *tables;
     const unsigned char *near_bits;
+    /* The ASCII tails (at most NEAR_TAILS_MAX, each at most NEAR_TAIL characters), lowercased: with `lean`, a
+       gram whose bit is set counts only if it is one of them (the bits alone let digit grams through: `-12` has
+       the bit of `ntno`, so most `:` of a log line's timestamp were asked). */
+    unsigned char near_tail[128][4];
+    int near_tail_len[128], near_tails;
     Py_ssize_t near_window;
     Py_ssize_t near_k[MAXDET];              /* -1: no `near` claim */
     unsigned long long near_chars[MAXDET][2]; /* the ASCII characters of the claim, as a 128-bit set */
-    PyObject *near_cache[MAXDET];           /* view[v:n] -> open (True) or not (False), without a label near */
+    /* view[v:n] -> open (True) or not (False), without a label near: a function of the pattern and that text
+       alone, so (`near_caches`) one dict per pattern may be shared by every Feed of the process */
+    PyObject *near_cache[MAXDET];
     PyObject *shape_obj[MAXDET];            /* per detector: its shape's capsule (new_shape), or NULL */
     Py_ssize_t rest_k[MAXDET];              /* -1: no `near_rest` claim */
     unsigned long long rest_chars[MAXDET][2];
     PyObject *rest_obj[MAXDET];             /* the capsule of the rest's shape */
     const Shape *rest_shape[MAXDET];
+    PyObject *rest_match[MAXDET];           /* the rest alone, compiled (its `match`), or NULL: see `lean` */
     const Shape *shape[MAXDET];
     int prefilter, ran, many;
+    /* 1 (the default): the engine is asked with the GIL held (`concurrent=False`: the same answer, without the
+       release and reacquire around each call, a third of a short call), and at a `near_rest` start with no label
+       tail before it the rest alone is asked (the same answer, `lean_rest` below). 0: as before those changes
+       (tests/benchmarks/redactor_lean_ab.py measures one against the other). */
+    int lean;
     unsigned long long always, context;
     Py_ssize_t max_hold;
     Cands cs;
@@ -542,7 +572,14 @@ static int label_near(Feed *f, PyObject *view, Py_ssize_t v) {
             uint32_t h = (uint32_t)len;
             for (int t = len - 1; t >= 0; t--) h = h * 131u + last[t];
             h &= NEAR_BITS - 1;
-            if (bits[h >> 3] >> (h & 7) & 1) return 1;
+            if (!(bits[h >> 3] >> (h & 7) & 1)) continue;
+            if (!f->lean) return 1;
+            for (int k = 0; k < f->near_tails; k++) {
+                if (f->near_tail_len[k] != len) continue;
+                int same = 1;
+                for (int t = 0; t < len && same; t++) same = f->near_tail[k][t] == last[len - 1 - t];
+                if (same) return 1;
+            }
         }
     }
     return 0;
@@ -580,6 +617,7 @@ static Py_ssize_t open_from(Feed *f, PyObject *tdict, PyObject *view, Py_ssize_t
         if (drop) {
             memmove(cs->pos, cs->pos + drop, (size_t)(cs->count - drop) * sizeof(Py_ssize_t));
             memmove(cs->mask, cs->mask + drop, (size_t)(cs->count - drop) * sizeof(unsigned long long));
+            memmove(cs->near, cs->near + drop, (size_t)(cs->count - drop));
             cs->count -= drop;
         }
     }
@@ -641,16 +679,39 @@ static Py_ssize_t open_from(Feed *f, PyObject *tdict, PyObject *view, Py_ssize_t
                 /* At a `near_rest` character the same holds where the alternatives that need no label before
                    them (a reversed comparison: its label after the value) do not have their shape there. */
                 PyObject *near_key = NULL;
+                PyObject *ask = PyTuple_GET_ITEM(match, i), *then = NULL;
                 int near_known = -1;
                 if (f->near_k[i] >= 0) {
                     Py_UCS4 c0 = PyUnicode_READ(kind_v, data_v, v);
                     Py_ssize_t claim_k = -1;
+                    int at_rest = 0;
                     if (c0 < 128 && (f->near_chars[i][c0 >> 6] >> (c0 & 63) & 1))
                         claim_k = f->near_k[i];
-                    else if (c0 < 128 && f->rest_k[i] >= 0 && (f->rest_chars[i][c0 >> 6] >> (c0 & 63) & 1) &&
-                             shape_rules_out(f->rest_shape[i], kind_v, data_v, v, n))
-                        claim_k = f->rest_k[i];
-                    if (claim_k >= 0 && !label_near(f, view, v)) {
+                    else if (c0 < 128 && f->rest_k[i] >= 0 && (f->rest_chars[i][c0 >> 6] >> (c0 & 63) & 1)) {
+                        if (shape_rules_out(f->rest_shape[i], kind_v, data_v, v, n))
+                            claim_k = f->rest_k[i];
+                        else
+                            at_rest = 1;
+                    }
+                    /* lean_rest: a `near_rest` start with no label tail before it can only be a match of the
+                       rest (the claim above), and with more than the rest's k characters after it the other
+                       alternatives' paths die at their lookbehind before the end of the text, so the rest alone
+                       gives the detector's answer there (none, open or complete) at a fraction of the cost: the
+                       engine resets every repeat guard of a pattern on each call, and the label alternation
+                       holds most of them (tests/redact/test_feed_lean.py compares the two). */
+                    int tail = -1; /* label_near(f, view, v), asked once per candidate (lean) */
+                    if (claim_k >= 0 || (at_rest && f->lean)) {
+                        if (!f->lean) tail = label_near(f, view, v);
+                        else if ((tail = cs->near[c]) < 0) tail = cs->near[c] = (signed char)label_near(f, view, v);
+                    }
+                    /* Within k characters of the end the other alternatives may still be open before their
+                       lookbehind, so only an answer of the rest that is not "none" is the detector's there (then
+                       some path of the detector runs into the end or completes); a "none" asks the detector. */
+                    if (at_rest && f->lean && f->rest_match[i] != NULL && !tail) {
+                        ask = f->rest_match[i];
+                        if (n - v <= f->rest_k[i]) then = PyTuple_GET_ITEM(match, i);
+                    }
+                    if (claim_k >= 0 && !tail) {
                         if (n - v > claim_k) continue;
                         near_key = PyUnicode_Substring(view, v, n);
                         if (near_key == NULL) return -2;
@@ -693,8 +754,12 @@ static Py_ssize_t open_from(Feed *f, PyObject *tdict, PyObject *view, Py_ssize_t
                     cs->steady_to[i] = -1;
                     PyObject *sv = PyLong_FromSsize_t(v);
                     if (sv == NULL) { Py_XDECREF(near_key); return -2; }
-                    PyObject *args[5] = {view, sv, Py_None, Py_None, Py_True};
-                    PyObject *mt = PyObject_Vectorcall(PyTuple_GET_ITEM(match, i), args, 5, NULL);
+                    PyObject *args[5] = {view, sv, Py_None, f->lean ? Py_False : Py_None, Py_True};
+                    PyObject *mt = PyObject_Vectorcall(ask, args, 5, NULL);
+                    if (mt == Py_None && then != NULL) {
+                        Py_DECREF(mt);
+                        mt = PyObject_Vectorcall(then, args, 5, NULL);
+                    }
                     if (mt == NULL) { Py_XDECREF(near_key); Py_DECREF(sv); return -2; }
                     if (mt == Py_None) {
                         Py_DECREF(mt);
@@ -762,7 +827,7 @@ static Py_ssize_t open_from(Feed *f, PyObject *tdict, PyObject *view, Py_ssize_t
         PyObject *ki = PyLong_FromLong(i);
         PyObject *sv = PyLong_FromSsize_t(s);
         if (ki == NULL || sv == NULL) { Py_XDECREF(ki); Py_XDECREF(sv); return -2; }
-        PyObject *args[5] = {view, sv, Py_None, Py_None, Py_True};
+        PyObject *args[5] = {view, sv, Py_None, f->lean ? Py_False : Py_None, Py_True};
         PyObject *mt = PyObject_Vectorcall(PyTuple_GET_ITEM(full, i), args, 5, NULL);
         if (mt == NULL) { Py_DECREF(ki); Py_DECREF(sv); return -2; }
         Py_ssize_t q;
@@ -855,13 +920,18 @@ static PyObject *make_step(PyObject *text) {
     return st;
 }
 
+static PyObject *quick(Feed *f, PyObject *self, PyObject *piece);
+
 static PyObject *feed_quick(Feed *f, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 2) {
         PyErr_SetString(PyExc_TypeError, "quick(redactor, piece)");
         return NULL;
     }
+    return quick(f, args[0], args[1]);
+}
+
+static PyObject *quick(Feed *f, PyObject *self, PyObject *piece) {
     if (!configured) Py_RETURN_NONE;
-    PyObject *self = args[0], *piece = args[1];
     if (!PyUnicode_CheckExact(piece)) Py_RETURN_NONE;
     if (!PyUnicode_IS_ASCII(piece)) { /* `needs_normalizing(piece)` means the Python path */
         PyObject *m = PyObject_CallOneArg(special, piece);
@@ -938,30 +1008,35 @@ static void feed_dealloc(Feed *f) {
     for (int i = 0; i < MAXDET; i++) Py_XDECREF(f->near_cache[i]);
     for (int i = 0; i < MAXDET; i++) Py_XDECREF(f->shape_obj[i]);
     for (int i = 0; i < MAXDET; i++) Py_XDECREF(f->rest_obj[i]);
+    for (int i = 0; i < MAXDET; i++) Py_XDECREF(f->rest_match[i]);
     PyMem_Free(f->cs.pos);
     PyMem_Free(f->cs.mask);
+    PyMem_Free(f->cs.near);
     Py_TYPE(f)->tp_free((PyObject *)f);
 }
 
 static PyObject *feed_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
     static char *kw[] = {"tracker", "open_from", "search", "full", "match", "reach", "steady", "prefilter",
                          "cache", "pairs", "quads", "compute", "pair", "quad", "always", "context", "tables",
-                         "max_hold", "near", "near_bits", "near_window", "shape", NULL};
+                         "max_hold", "near", "near_bits", "near_window", "near_tails", "near_caches", "shape",
+                         "lean", NULL};
     PyObject *tracker, *open_from, *search, *full, *match, *reach, *steady, *cache, *pairs, *quads, *compute,
-        *pair, *quad, *always, *context, *tables, *near, *near_bits, *shapes;
-    int prefilter;
+        *pair, *quad, *always, *context, *tables, *near, *near_bits, *near_tails, *near_caches, *shapes;
+    int prefilter, lean;
     Py_ssize_t max_hold, near_window;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "$OOO!O!O!O!O!pO!O!O!OOOOOOnO!O!nO!:Feed", kw, &tracker, &open_from,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "$OOO!O!O!O!O!pO!O!O!OOOOOOnO!O!nO!O!O!p:Feed", kw, &tracker, &open_from,
                                      &PyTuple_Type, &search, &PyTuple_Type, &full, &PyTuple_Type, &match,
                                      &PyTuple_Type, &reach, &PyTuple_Type, &steady, &prefilter, &PyDict_Type,
                                      &cache, &PyDict_Type, &pairs, &PyDict_Type, &quads, &compute, &pair, &quad,
                                      &always, &context, &tables, &max_hold, &PyTuple_Type, &near, &PyBytes_Type,
-                                     &near_bits, &near_window, &PyTuple_Type, &shapes))
+                                     &near_bits, &near_window, &PyTuple_Type, &near_tails, &PyTuple_Type, &near_caches,
+                                     &PyTuple_Type, &shapes,
+                                     &lean))
         return NULL;
     Py_ssize_t count = PyTuple_GET_SIZE(full);
     if (PyTuple_GET_SIZE(search) != count || PyTuple_GET_SIZE(match) != count ||
         PyTuple_GET_SIZE(reach) != count || PyTuple_GET_SIZE(steady) != count || PyTuple_GET_SIZE(near) != count ||
-        PyTuple_GET_SIZE(shapes) != count) {
+        PyTuple_GET_SIZE(shapes) != count || PyTuple_GET_SIZE(near_caches) != count) {
         PyErr_SetString(PyExc_ValueError, "Feed: the per-detector tuples differ in length");
         return NULL;
     }
@@ -992,6 +1067,26 @@ static PyObject *feed_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
     f->tables = t;
     f->near_bits_obj = Py_NewRef(near_bits);
     f->near_bits = (const unsigned char *)PyBytes_AS_STRING(near_bits);
+    if (PyTuple_GET_SIZE(near_tails) > 128) {
+        Py_DECREF(f);
+        PyErr_SetString(PyExc_ValueError, "Feed: more than 128 near_tails");
+        return NULL;
+    }
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(near_tails); k++) {
+        PyObject *t = PyTuple_GET_ITEM(near_tails, k);
+        Py_ssize_t len = PyUnicode_Check(t) ? PyUnicode_GET_LENGTH(t) : -1;
+        if (len < 1 || len > NEAR_TAIL || !PyUnicode_IS_ASCII(t)) {
+            Py_DECREF(f);
+            PyErr_SetString(PyExc_ValueError, "Feed: near_tails are ASCII str of 1 to 4 characters");
+            return NULL;
+        }
+        for (Py_ssize_t j = 0; j < len; j++) {
+            Py_UCS4 c = PyUnicode_READ_CHAR(t, j);
+            f->near_tail[k][j] = (unsigned char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
+        }
+        f->near_tail_len[k] = (int)len;
+    }
+    f->near_tails = (int)PyTuple_GET_SIZE(near_tails);
     f->near_window = near_window;
     for (Py_ssize_t i = 0; i < MAXDET; i++) {
         f->near_k[i] = -1;
@@ -1000,7 +1095,7 @@ static PyObject *feed_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
         f->rest_chars[i][0] = f->rest_chars[i][1] = 0;
         PyObject *claim = i < count ? PyTuple_GET_ITEM(near, i) : Py_None;
         if (claim == Py_None) continue;
-        int with_rest = PyTuple_Check(claim) && PyTuple_GET_SIZE(claim) == 5;
+        int with_rest = PyTuple_Check(claim) && (PyTuple_GET_SIZE(claim) == 5 || PyTuple_GET_SIZE(claim) == 6);
         PyObject *chars = PyTuple_Check(claim) && (PyTuple_GET_SIZE(claim) == 2 || with_rest)
                               ? PyTuple_GET_ITEM(claim, 0) : NULL;
         Py_ssize_t kk = chars ? PyLong_AsSsize_t(PyTuple_GET_ITEM(claim, 1)) : -1;
@@ -1014,7 +1109,14 @@ static PyObject *feed_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
             f->near_chars[i][c >> 6] |= 1ULL << (c & 63);
         }
         f->near_k[i] = kk;
-        if ((f->near_cache[i] = PyDict_New()) == NULL) { Py_DECREF(f); return NULL; }
+        PyObject *shared = PyTuple_GET_ITEM(near_caches, i);
+        if (shared != Py_None && !PyDict_CheckExact(shared)) {
+            Py_DECREF(f);
+            PyErr_SetString(PyExc_TypeError, "Feed: near_caches holds dicts or None");
+            return NULL;
+        }
+        f->near_cache[i] = shared != Py_None ? Py_NewRef(shared) : PyDict_New();
+        if (f->near_cache[i] == NULL) { Py_DECREF(f); return NULL; }
         if (!with_rest) continue;
         PyObject *rchars = PyTuple_GET_ITEM(claim, 2), *rcap = PyTuple_GET_ITEM(claim, 4);
         Py_ssize_t rk = PyLong_AsSsize_t(PyTuple_GET_ITEM(claim, 3));
@@ -1031,6 +1133,14 @@ static PyObject *feed_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
         f->rest_k[i] = rk;
         f->rest_obj[i] = Py_NewRef(rcap);
         f->rest_shape[i] = rsh;
+        if (PyTuple_GET_SIZE(claim) == 6 && PyTuple_GET_ITEM(claim, 5) != Py_None) {
+            if (!PyCallable_Check(PyTuple_GET_ITEM(claim, 5))) {
+                Py_DECREF(f);
+                PyErr_SetString(PyExc_TypeError, "Feed: near's sixth item is the rest's match, or None");
+                return NULL;
+            }
+            f->rest_match[i] = Py_NewRef(PyTuple_GET_ITEM(claim, 5));
+        }
     }
     for (Py_ssize_t i = 0; i < count && i < MAXDET; i++) {
         PyObject *cap = PyTuple_GET_ITEM(shapes, i);
@@ -1041,11 +1151,13 @@ static PyObject *feed_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
         f->shape[i] = sh;
     }
     f->prefilter = prefilter;
+    f->lean = lean;
     f->max_hold = max_hold;
     f->cs.size = 64;
     f->cs.pos = (Py_ssize_t *)PyMem_Calloc((size_t)f->cs.size, sizeof(Py_ssize_t));
     f->cs.mask = (unsigned long long *)PyMem_Calloc((size_t)f->cs.size, sizeof(unsigned long long));
-    if (f->cs.pos == NULL || f->cs.mask == NULL) { Py_DECREF(f); return PyErr_NoMemory(); }
+    f->cs.near = (signed char *)PyMem_Calloc((size_t)f->cs.size, 1);
+    if (f->cs.pos == NULL || f->cs.mask == NULL || f->cs.near == NULL) { Py_DECREF(f); return PyErr_NoMemory(); }
     f->cs.to = -1;
     cands_reset(&f->cs, -1);
     return (PyObject *)f;
@@ -1111,6 +1223,154 @@ static PyTypeObject FeedType = {
     .tp_getset = feed_getset,
 };
 
+
+/* `Redactor.feed` as a compiled method (`FeedMethod(feed, rest, release)`, put on the class by
+   `fastpath.install_feed`): on the instance, `feed(piece)` with no keyword does what the Python method does on
+   its common path without a Python frame — the instance not stopped, not done and with no lookahead pending
+   (`_stopped`, `_done`, `_ahead`), its `_quick_native` this file's `Feed.quick`: the quick answer (a Step),
+   or `release(self, point)` (`Redactor._release_step`) for a point to settle, or `rest(self, piece)`
+   (`Redactor._feed_rest`, the rest of the Python method) where the compiled feed hands the piece back. Anything
+   else (a keyword, a piece that is not a str, a stopped stream, another `_quick_native`) is the Python method
+   `feed` itself. On the class (`Redactor.feed`) it is that Python function, so a subclass that assigns it, and
+   `inspect`, see the Python method. */
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    PyObject *func, *rest, *release;
+    PyObject *rest_name, *release_name; /* their __name__s: a class that has other ones gets the Python method */
+} FeedMethod;
+
+static PyObject *method_call(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
+    FeedMethod *m = (FeedMethod *)callable;
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    if (nargs != 2 || (kwnames != NULL && PyTuple_GET_SIZE(kwnames) > 0) || !configured) goto python;
+    PyObject *self = args[0], *piece = args[1];
+    if (!PyUnicode_CheckExact(piece)) goto python;
+    /* The class's own `_feed_rest` and `_release_step` must be the ones this method calls (a subclass that
+       overrides one gets the Python method, which calls its override). */
+    if (_PyType_Lookup(Py_TYPE(self), m->rest_name) != m->rest ||
+        _PyType_Lookup(Py_TYPE(self), m->release_name) != m->release)
+        goto python;
+    PyObject *d = instance_dict(self);
+    if (d == NULL) goto python;
+    PyObject *q = item(d, k_quick_native);
+    if (q == NULL || !PyCFunction_Check(q) || PyCFunction_GET_FUNCTION(q) != (PyCFunction)(void (*)(void))feed_quick)
+        goto python;
+    PyObject *fo = PyCFunction_GET_SELF(q);
+    if (fo == NULL || Py_TYPE(fo) != &FeedType) goto python;
+    if (item(d, k_is_stopped) != Py_False || item(d, k_done) != Py_False) goto python;
+    PyObject *ahead = item(d, k_ahead);
+    if (ahead == NULL || !PyUnicode_CheckExact(ahead) || PyUnicode_GET_LENGTH(ahead) != 0) goto python;
+    if (PyErr_Occurred()) return NULL;
+    PyObject *raw = item(d, k_raw);
+    if (raw == NULL || !PyUnicode_CheckExact(raw)) goto python;
+    if (PyUnicode_GET_LENGTH(raw) + PyUnicode_GET_LENGTH(piece) >= ((Feed *)fo)->max_hold) {
+        /* as the Python method: not asked (it would first search all of a long piece for characters to
+           normalize), the rest of the method */
+        PyObject *a[2] = {self, piece};
+        return PyObject_Vectorcall(m->rest, a, 2, NULL);
+    }
+    Py_INCREF(fo);
+    PyObject *got = quick((Feed *)fo, self, piece);
+    Py_DECREF(fo);
+    if (got == NULL) return NULL;
+    if (got == Py_None) {
+        Py_DECREF(got);
+        PyObject *a[2] = {self, piece};
+        return PyObject_Vectorcall(m->rest, a, 2, NULL);
+    }
+    if (PyLong_CheckExact(got)) {
+        PyObject *a[2] = {self, got};
+        PyObject *out = PyObject_Vectorcall(m->release, a, 2, NULL);
+        Py_DECREF(got);
+        return out;
+    }
+    return got;
+python:
+    if (PyErr_Occurred()) return NULL;
+    return PyObject_Vectorcall(m->func, args, nargsf, kwnames);
+}
+
+static PyObject *method_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
+    PyObject *func, *rest, *release;
+    if ((kwds != NULL && PyDict_GET_SIZE(kwds) > 0) || !PyArg_ParseTuple(args, "OOO:FeedMethod", &func, &rest, &release))
+        return NULL;
+    if (!PyCallable_Check(func) || !PyCallable_Check(rest) || !PyCallable_Check(release)) {
+        PyErr_SetString(PyExc_TypeError, "FeedMethod(feed, rest, release) takes three functions");
+        return NULL;
+    }
+    FeedMethod *m = (FeedMethod *)type->tp_alloc(type, 0);
+    if (m == NULL) return NULL;
+    m->vectorcall = method_call;
+    m->func = Py_NewRef(func);
+    m->rest = Py_NewRef(rest);
+    m->release = Py_NewRef(release);
+    m->rest_name = PyObject_GetAttr(rest, k_dunder_name);
+    m->release_name = m->rest_name ? PyObject_GetAttr(release, k_dunder_name) : NULL;
+    if (m->release_name == NULL || !PyUnicode_CheckExact(m->rest_name) || !PyUnicode_CheckExact(m->release_name)) {
+        Py_DECREF(m);
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "FeedMethod: rest and release need str names");
+        return NULL;
+    }
+    return (PyObject *)m;
+}
+
+static int method_traverse(FeedMethod *m, visitproc visit, void *arg) {
+    Py_VISIT(m->func);
+    Py_VISIT(m->rest);
+    Py_VISIT(m->release);
+    return 0;
+}
+
+static int method_clear(FeedMethod *m) {
+    Py_CLEAR(m->func);
+    Py_CLEAR(m->rest);
+    Py_CLEAR(m->release);
+    Py_CLEAR(m->rest_name);
+    Py_CLEAR(m->release_name);
+    return 0;
+}
+
+static void method_dealloc(FeedMethod *m) {
+    PyObject_GC_UnTrack(m);
+    method_clear(m);
+    Py_TYPE(m)->tp_free((PyObject *)m);
+}
+
+/* On the class: the Python function; on an instance: a bound method of this one. */
+static PyObject *method_get(PyObject *self, PyObject *obj, PyObject *Py_UNUSED(type)) {
+    FeedMethod *m = (FeedMethod *)self;
+    if (obj == NULL || obj == Py_None) return Py_NewRef(m->func);
+    return PyMethod_New(self, obj);
+}
+
+static PyObject *method_wrapped(FeedMethod *m, void *Py_UNUSED(closure)) { return Py_NewRef(m->func); }
+static PyObject *method_name(FeedMethod *m, void *Py_UNUSED(closure)) { return PyObject_GetAttr(m->func, k_dunder_name); }
+static PyObject *method_qualname(FeedMethod *m, void *Py_UNUSED(closure)) {
+    return PyObject_GetAttr(m->func, k_dunder_qualname);
+}
+
+static PyGetSetDef method_getset[] = {
+    {"__wrapped__", (getter)method_wrapped, NULL, "the Python method", NULL},
+    {"__name__", (getter)method_name, NULL, NULL, NULL},
+    {"__qualname__", (getter)method_qualname, NULL, NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL}};
+
+static PyTypeObject FeedMethodType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "sluicegate.redaction._native.FeedMethod",
+    .tp_basicsize = sizeof(FeedMethod),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_METHOD_DESCRIPTOR,
+    .tp_doc = "Redactor.feed's common path, compiled (see _native.c).",
+    .tp_new = method_new,
+    .tp_dealloc = (destructor)method_dealloc,
+    .tp_traverse = (traverseproc)method_traverse,
+    .tp_clear = (inquiry)method_clear,
+    .tp_vectorcall_offset = offsetof(FeedMethod, vectorcall),
+    .tp_call = PyVectorcall_Call,
+    .tp_descr_get = method_get,
+    .tp_getset = method_getset,
+};
+
 static PyObject *configure(PyObject *Py_UNUSED(module), PyObject *args) {
     PyObject *pf, *sp, *stype, *sempty;
     Py_ssize_t lookbehind, eager, per_char, pairs_max;
@@ -1148,7 +1408,8 @@ static struct PyModuleDef moduledef = {PyModuleDef_HEAD_INIT, "_native", NULL, -
 
 /* STATE: {class name: the attribute names this file reads or writes on its instances}, from the same keys. */
 static PyObject *state_fields(void) {
-    PyObject *red = PyTuple_Pack(5, k_raw, k_view, k_positions, k_next_check, k_base);
+    PyObject *red = PyTuple_Pack(9, k_raw, k_view, k_positions, k_next_check, k_base, k_quick_native, k_is_stopped,
+                                 k_done, k_ahead);
     PyObject *tr = PyTuple_Pack(4, k_origin, k_lb, k_seen, k_unsure);
     PyObject *out = red && tr ? Py_BuildValue("{sOsO}", "Redactor", red, "OpenTracker", tr) : NULL;
     Py_XDECREF(red);
@@ -1160,17 +1421,26 @@ PyMODINIT_FUNC PyInit__native(void) {
 #define KEY(var, s)                                           \
     if ((var = PyUnicode_InternFromString(s)) == NULL) return NULL;
     KEY(k_raw, "_raw") KEY(k_view, "_view") KEY(k_positions, "_positions") KEY(k_next_check, "_next_check")
-    KEY(k_base, "_base") KEY(k_origin, "_origin") KEY(k_lb, "_lb") KEY(k_seen, "_seen") KEY(k_unsure, "_unsure")
+    KEY(k_base, "_base") KEY(k_quick_native, "_quick_native") KEY(k_is_stopped, "_stopped") KEY(k_done, "_done")
+    KEY(k_ahead, "_ahead") KEY(k_origin, "_origin") KEY(k_lb, "_lb") KEY(k_seen, "_seen") KEY(k_unsure, "_unsure")
     KEY(k_partial, "partial") KEY(k_start, "start") KEY(k_end, "end") KEY(k_min_range, "MIN_RANGE")
     KEY(k_text, "text") KEY(k_stopped, "stopped") KEY(k_events, "events") KEY(k_lookahead, "lookahead")
     KEY(empty_text, "")
 #undef KEY
-    if (PyType_Ready(&FeedType) < 0) return NULL;
+    if ((k_dunder_name = PyUnicode_InternFromString("__name__")) == NULL) return NULL;
+    if ((k_dunder_qualname = PyUnicode_InternFromString("__qualname__")) == NULL) return NULL;
+    if (PyType_Ready(&FeedType) < 0 || PyType_Ready(&FeedMethodType) < 0) return NULL;
     PyObject *m = PyModule_Create(&moduledef);
     if (m == NULL) return NULL;
     PyObject *state = state_fields();
     if (state == NULL || PyModule_AddObject(m, "STATE", state) < 0) { Py_XDECREF(state); Py_DECREF(m); return NULL; }
     Py_INCREF(&FeedType);
     if (PyModule_AddObject(m, "Feed", (PyObject *)&FeedType) < 0) { Py_DECREF(&FeedType); Py_DECREF(m); return NULL; }
+    Py_INCREF(&FeedMethodType);
+    if (PyModule_AddObject(m, "FeedMethod", (PyObject *)&FeedMethodType) < 0) {
+        Py_DECREF(&FeedMethodType);
+        Py_DECREF(m);
+        return NULL;
+    }
     return m;
 }

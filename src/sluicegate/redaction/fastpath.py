@@ -19,6 +19,8 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+import regex
+
 from .detector import LOOKBEHIND
 
 if TYPE_CHECKING:
@@ -62,6 +64,22 @@ def _near_bits() -> bytes:
     return near_tables()
 
 
+@lru_cache(maxsize=64)
+def _near_cache(pattern: str, flags: int) -> dict[str, bool]:
+    """The compiled feed's remembered answers at a label start with no label tail before it, by the text after
+    it (`_native.c`, `near_remember`: at most 4096), shared by every Feed of this pattern: the engine's answer
+    there depends on the pattern and that text alone (tests/redact/test_label_near.py checks the claim)."""
+    return {}
+
+
+@lru_cache(maxsize=1)
+def _near_tails() -> tuple[str, ...]:
+    """The ASCII tails `near_tables()` sets bits for: the compiled feed checks a bit's hit against them."""
+    from .labels import tails
+
+    return tuple(sorted(t for t in tails() if t.isascii()))
+
+
 @lru_cache(maxsize=256)
 def _shape(pattern: str, flags: int, places: int | None = None) -> object:
     """The compiled feed's copy of a pattern's shape (shape.py), shared by every Redactor; None if it has none."""
@@ -76,16 +94,26 @@ def _shape(pattern: str, flags: int, places: int | None = None) -> object:
 REST_PLACES = 64
 
 
-def _near(d: Any, rest_off: bool = False) -> tuple[Any, ...] | None:
+@lru_cache(maxsize=64)
+def _rest_match(first: str | None, rest: str, flags: int) -> Callable[..., Any]:
+    """The `match` of a detector's `near_rest` alternatives alone, compiled as the detector is (`Detector.compiled`:
+    behind its `first` lookahead, with its flags), shared by every Redactor."""
+    body = f"(?={first})(?:{rest})" if first else rest
+    got: Callable[..., Any] = regex.compile(body, flags).match
+    return got
+
+
+def _near(d: Any, rest_off: bool = False, lean: bool = True) -> tuple[Any, ...] | None:
     """The compiled feed's label claims of a detector: (near, near_k), and its `near_rest` with the rest's shape
-    where that has one."""
+    where that has one (and, with `lean`, the rest's own compiled match)."""
     if d.near is None:
         return None
     rest = None if rest_off else d.near_rest
     got = None if rest is None else _shape(rest[2], d.compiled.flags, REST_PLACES)
     if rest is None or got is None:
         return d.near, d.near_k
-    return d.near, d.near_k, rest[0], rest[1], got
+    ask = _rest_match(d.first, rest[2], d.compiled.flags) if lean else None
+    return d.near, d.near_k, rest[0], rest[1], got, ask
 
 
 def compiled_feed(
@@ -95,6 +123,7 @@ def compiled_feed(
     near_off: bool = False,
     shape_off: bool = False,
     rest_off: bool = False,
+    lean_off: bool = False,
 ) -> Callable[[Any, str], Any]:
     """`quick(redactor, piece)` of a new `_native.Feed` over `tracker` (only with `native` not None): a Step
     (handled), an int (the point to settle: the caller settles and releases it) or None (not handled, nothing
@@ -123,8 +152,15 @@ def compiled_feed(
         max_hold=max_hold,
         # `near_off`: no label pre-check (tests/benchmarks/redactor_near_ab.py measures it against this)
         # `rest_off`: no `near_rest` claim (tests/benchmarks/redactor_quote_ab.py measures it against this)
-        near=tuple(None if near_off else _near(d, rest_off) for d in tracker._detectors),
+        near=tuple(None if near_off else _near(d, rest_off, not lean_off) for d in tracker._detectors),
         near_bits=_near_bits(),
+        near_tails=_near_tails(),
+        # The near answers are the pattern's and the text's alone: remembered once per process (`lean_off`: per
+        # Feed, as before).
+        near_caches=tuple(
+            None if lean_off or d.near is None else _near_cache(d.compiled.pattern, d.compiled.flags)
+            for d in tracker._detectors
+        ),
         near_window=LOOKBEHIND,
         # `shape_off`: no shape check (tests/benchmarks/redactor_shape_ab.py measures it against this). Built-ins
         # only: a custom detector is never asked at candidates (it is in the starters' `always` mask).
@@ -132,6 +168,27 @@ def compiled_feed(
             None if shape_off or id(d) not in BUILTIN_IDS else _shape(d.compiled.pattern, d.compiled.flags)
             for d in tracker._detectors
         ),
+        # `lean_off`: the engine asked with the GIL released around each call and the whole detector asked at a
+        # `near_rest` start, as before (tests/benchmarks/redactor_lean_ab.py measures it against this)
+        lean=not lean_off,
     )
     quick: Callable[[Any, str], Any] = feed.quick
     return quick
+
+
+def install_feed(cls: Any) -> None:
+    """Put the compiled `feed` method (`_native.FeedMethod`) on `cls` (the Redactor), over its Python `feed`: on
+    the common path (a str piece, no keyword, the stream running, the compiled feed in use) a feed then costs no
+    Python frame; anything else is the Python method. Without the extension, nothing changes."""
+    if native is None:
+        return
+    feed = cls.__dict__["feed"]
+    cls.feed = native.FeedMethod(feed, cls.__dict__["_feed_rest"], cls.__dict__["_release_step"])
+
+
+def python_feed(cls: Any) -> Callable[..., Any]:
+    """`cls.feed` as the Python function it is without the compiled method (the same function either way when
+    the extension is not built): what a subclass assigns as its `feed` to take the Python method."""
+    got = cls.__dict__.get("feed", cls.feed)
+    fn: Callable[..., Any] = getattr(got, "__wrapped__", got)
+    return fn

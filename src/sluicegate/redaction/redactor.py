@@ -159,6 +159,11 @@ class Redactor:
                     step: Step = got
                     return step
                 return self._release_step(got)
+        return self._feed_rest(piece)
+
+    def _feed_rest(self, piece: str) -> Step:
+        """`feed` where the compiled feed did not take the piece (it handed it back unchanged, or there is none).
+        A method of its own so that the compiled `feed` (`fastpath.install_feed`) can hand it on too."""
         raw = self._raw
         if len(raw) + len(piece) < self._max_hold and self._tracker is not None:
             # The usual piece: one slice of the loop below, and the held text stays under `max_hold`, so it
@@ -440,6 +445,9 @@ def _inlines(cls: type[Redactor]) -> bool:
     """True unless `cls` overrides a method the compiled feed would do in its place: a subclass that does gets
     the Python path, so that its override runs on every piece, as it would without the extension."""
     return all(getattr(cls, name) is getattr(Redactor, name) for name in _INLINED)
+
+
+fastpath.install_feed(Redactor)
 
 
 def redact(
