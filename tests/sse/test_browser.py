@@ -392,7 +392,7 @@ RUN_CASES = """async (cases) => {
       return [perRead, parser.lastEventId, parser.reconnectionTime, tooLarge];
     });
   }
-  return JSON.stringify(out); // one string: Playwright's value-by-value serialisation of ~20 000 outcomes was most of the time
+  return JSON.stringify(out); // one string: Playwright serialising ~20 000 outcomes value by value was slow
 }"""
 
 
