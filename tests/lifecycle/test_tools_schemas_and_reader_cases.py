@@ -84,6 +84,23 @@ def test_duplicate_keys_and_nan_are_refused_before_the_schema() -> None:
     assert [r.code for r in _schema_run('{"amount_cents": NaN}').rejections] == ["non_finite_number"]
 
 
+def test_a_schema_parsed_afresh_is_judged_by_its_content() -> None:
+    """Each request parses its tools into new dicts (compiled once per content): equal content validates the
+    same, a change of content (1 vs 1.0 vs true, a key renamed) or of the tool's name is a schema of its own."""
+    fresh = [json.loads(json.dumps(TRANSFER_SCHEMA)) for _ in range(2)]
+    assert [_schema_run(args(), s).state for s in fresh] == [State.VALIDATED] * 2
+    for minimum, allowed in ((1, True), (1.0, True), (125001, False), (125000.5, False)):
+        schema = json.loads(json.dumps(TRANSFER_SCHEMA))
+        schema["properties"]["amount_cents"]["minimum"] = minimum
+        assert (_schema_run(args(), schema).state == State.VALIDATED) is allowed, minimum
+    loose = json.loads(json.dumps(TRANSFER_SCHEMA))
+    loose["properties"]["amount_cents"] = {"type": "string"}
+    assert _schema_run(args(), loose).state == State.FAILED
+    assert _schema_run(json.dumps({**json.loads(args()), "amount_cents": "1"}), loose).state == State.VALIDATED
+    renamed = validate_stream(chat_with_args(args()), {"other": fresh[0]}, reader=OpenAIChatReader())
+    assert renamed.state == State.FAILED  # the call names "transfer", which this request does not offer
+
+
 def test_the_callers_schema_is_not_changed_and_bad_schemas_are_refused() -> None:
     schema = json.loads(json.dumps(TRANSFER_SCHEMA))
     JsonSchemaTool(schema)

@@ -17,6 +17,7 @@ import gc
 import sys
 import tracemalloc
 import weakref
+from collections.abc import Callable
 from itertools import pairwise
 
 import pytest
@@ -49,13 +50,26 @@ class _NoNativePure(Redactor):
 _PAIRS: tuple[tuple[type[Redactor], type[Redactor]], ...] = ((Redactor, _NoNative), (_NativePure, _NoNativePure))
 
 
+_FACTORIES: dict[type[Redactor], Callable[[], Redactor]] = {}
+
+
+def _maker(cls: type[Redactor], opts: dict[str, object]) -> Callable[[], Redactor]:
+    """Fresh Redactors of `cls`: from one factory per class without options (the same output as `cls()`,
+    test_factory.py, without compiling the detectors for each of the thousands of cuts), else `cls(**opts)`."""
+    if opts or cls.__init__ is not Redactor.__init__:
+        return functools.partial(cls, **opts)
+    if cls not in _FACTORIES:
+        _FACTORIES[cls] = cls.factory()
+    return _FACTORIES[cls]
+
+
 def _same(
     pieces: list[str], make: type[Redactor] | None = None, twin: type[Redactor] | None = None, **opts: object
 ) -> None:
     """Feed by feed equal to the Python twin: with and without the prefilter unless a pair is given."""
     for a_cls, b_cls in _PAIRS if make is None or twin is None else ((make, twin),):
-        got = _steps(functools.partial(a_cls, **opts), pieces)
-        want = _steps(functools.partial(b_cls, **opts), pieces)
+        got = _steps(_maker(a_cls, opts), pieces)
+        want = _steps(_maker(b_cls, opts), pieces)
         for k, (a, b) in enumerate(zip(got, want, strict=True)):
             assert a == b, (a_cls.__name__, k, pieces[max(0, k - 3) : k + 1], a, b)
 

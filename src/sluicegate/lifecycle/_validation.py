@@ -218,20 +218,41 @@ class JsonSchemaTool:
 
 
 def compile_tool(name: str, definition: Mapping[str, Any] | JsonSchemaTool) -> JsonSchemaTool:
+    """The compiled tool for a schema: the same mapping object, or (for plain JSON data: what a request body
+    parses to) the same content under the same name, is compiled once. A proxy parses the same tools afresh for
+    every request, and checking a schema against the metaschema costs milliseconds."""
     if isinstance(definition, JsonSchemaTool):
         return definition
     key = id(definition)
     cached = _COMPILED.get(key)
     if cached is not None and cached.source is definition:
         return cached
-    tool = JsonSchemaTool(definition, name)
+    content = (name, json.dumps(definition, sort_keys=True)) if _plain_json(definition) else None
+    tool = None if content is None else _BY_CONTENT.get(content)
+    if tool is None:
+        tool = JsonSchemaTool(definition, name)
+        if content is not None:
+            _BY_CONTENT[content] = tool
+            if len(_BY_CONTENT) > 1024:
+                _BY_CONTENT.pop(next(iter(_BY_CONTENT)))
     _COMPILED[key] = tool
     if len(_COMPILED) > 1024:
         _COMPILED.pop(next(iter(_COMPILED)))
     return tool
 
 
+def _plain_json(node: object) -> bool:
+    """Only dicts with str keys, lists, str, int, float, bool and None (so json.dumps names the content exactly:
+    a tuple or another Mapping type is compiled on its own, as `_close` treats them differently)."""
+    if type(node) is dict:
+        return all(type(k) is str and _plain_json(v) for k, v in node.items())
+    if type(node) is list:
+        return all(_plain_json(v) for v in node)
+    return node is None or type(node) in (str, int, float, bool)
+
+
 _COMPILED: dict[int, JsonSchemaTool] = {}
+_BY_CONTENT: dict[tuple[str, str], JsonSchemaTool] = {}
 
 
 def _close(node: Any, name: str, path: str, *, composed: bool) -> Any:
