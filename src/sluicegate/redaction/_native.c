@@ -1398,9 +1398,12 @@ static PyObject *configure(PyObject *Py_UNUSED(module), PyObject *args) {
     Py_RETURN_NONE;
 }
 
+static PyObject *whole_starts(PyObject *module, PyObject *args);
+
 static PyMethodDef methods[] = {
     {"new_shape", new_shape, METH_VARARGS, "new_shape(states, packed, places) -> a detector's shape (for Feed)"},
     {"new_tables", new_tables, METH_NOARGS, "new_tables() -> the C mirror of one Starters' tables (for Feed)"},
+    {"whole_starts", whole_starts, METH_VARARGS, "whole_starts(view, shapes, labelled, tails, window, budget[, owners, table, pair]) -> per shape: candidate ranges or None (whole.py)"},
     {"configure", configure, METH_VARARGS, "configure(prefilter_module, special_search, Step, EMPTY_STEP, LOOKBEHIND, EAGER, PER_CHAR, PAIRS_MAX)"},
     {NULL, NULL, 0, NULL}};
 
@@ -1443,4 +1446,192 @@ PyMODINIT_FUNC PyInit__native(void) {
         return NULL;
     }
     return m;
+}
+
+/* whole_starts(view, shapes, labelled, tails, window, budget[, owners, table, pair]) -> per shape: merged closed ranges [(a, b), ...] of
+   the positions where it does not rule a start out (`shape_rules_out`), or None (no shape, or more than `budget`
+   such positions). For a shape whose `labelled` entry is true only the positions within `window` characters
+   after the end of an occurrence of one of `tails` (lowercase ASCII, matched on the view lowercased as ASCII; at
+   e with its tail starting at a: e <= v <= a + window) are kept (whole.py `_label_spans`; the caller passes
+   labelled shapes only for an ASCII view). With `owners` (per shape, the index of its detector), `table` (a
+   bytearray of 128 * 128 uint64: per ASCII pair, bit 63 set once known, and the detectors that may start at the
+   second character after the first) and `pair(key)` (which answers an unknown pair: starters.py `_pair`), a
+   shape is tried only where its owner may start after the character before. whole.py's pure path asks each
+   detector only there. */
+static PyObject *whole_starts(PyObject *Py_UNUSED(module), PyObject *args) {
+    PyObject *view, *shapes, *labelled, *tails, *owners = NULL, *table = NULL, *pair_fn = NULL;
+    Py_ssize_t window, budget;
+    if (!PyArg_ParseTuple(args, "UO!O!O!nn|O!O!O", &view, &PyTuple_Type, &shapes, &PyTuple_Type, &labelled,
+                          &PyTuple_Type, &tails, &window, &budget, &PyTuple_Type, &owners, &PyByteArray_Type, &table,
+                          &pair_fn))
+        return NULL;
+    uint64_t *pairs = NULL; /* (prev, ch) -> bit 63: known; the detectors that may start at ch after prev */
+    long owner[64];
+    if (table != NULL) {
+        if (pair_fn == NULL || owners == NULL || PyTuple_GET_SIZE(owners) != PyTuple_GET_SIZE(shapes) ||
+            PyByteArray_GET_SIZE(table) != 128 * 128 * 8) {
+            PyErr_SetString(PyExc_ValueError, "whole_starts: owners, a 128*128*8-byte table and pair(key) go together");
+            return NULL;
+        }
+        pairs = (uint64_t *)PyByteArray_AS_STRING(table);
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(owners) && i < 64; i++) {
+            owner[i] = PyLong_AsLong(PyTuple_GET_ITEM(owners, i));
+            if (owner[i] == -1 && PyErr_Occurred()) return NULL;
+            if (owner[i] < 0 || owner[i] > 62) {
+                PyErr_SetString(PyExc_ValueError, "whole_starts: an owner is a detector index below 63");
+                return NULL;
+            }
+        }
+    }
+    Py_ssize_t count = PyTuple_GET_SIZE(shapes), n = PyUnicode_GET_LENGTH(view), ntails = PyTuple_GET_SIZE(tails);
+    if (count > 64 || PyTuple_GET_SIZE(labelled) != count || window < 0) {
+        PyErr_SetString(PyExc_ValueError, "whole_starts: at most 64 shapes, one labelled flag each");
+        return NULL;
+    }
+    int kind = PyUnicode_KIND(view);
+    const void *data = PyUnicode_DATA(view);
+    const Shape *sh[64];
+    uint64_t firstlo[64], firsthi[64], wide = 0, lab = 0, byte_mask[128];
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *cap = PyTuple_GET_ITEM(shapes, i);
+        sh[i] = cap == Py_None ? NULL : (const Shape *)PyCapsule_GetPointer(cap, "sluicegate.shape");
+        if (cap != Py_None && sh[i] == NULL) return NULL;
+        int t = PyObject_IsTrue(PyTuple_GET_ITEM(labelled, i));
+        if (t < 0) return NULL;
+        if (t) lab |= 1ULL << i;
+        firstlo[i] = firsthi[i] = 0;
+        if (sh[i] == NULL) continue;
+        for (Py_ssize_t w = 0; w < sh[i]->words; w++) {
+            uint64_t bits = sh[i]->first[w];
+            while (bits) {
+                int b = __builtin_ctzll(bits);
+                bits &= bits - 1;
+                const ShapeState *st = &sh[i]->st[w * 64 + b];
+                firstlo[i] |= st->lo;
+                firsthi[i] |= st->hi;
+                if (st->wide) wide |= 1ULL << i;
+            }
+        }
+    }
+    for (int c = 0; c < 128; c++) {
+        byte_mask[c] = 0;
+        for (Py_ssize_t i = 0; i < count; i++)
+            if (c < 64 ? firstlo[i] >> c & 1 : firsthi[i] >> (c - 64) & 1) byte_mask[c] |= 1ULL << i;
+    }
+    /* The label spans, as a count of the ranges covering each position (a difference array). */
+    int *cover = NULL;
+    if (lab) {
+        cover = (int *)PyMem_Calloc((size_t)n + 2, sizeof(int));
+        if (cover == NULL) return PyErr_NoMemory();
+        for (Py_ssize_t t = 0; t < ntails; t++) {
+            PyObject *tail = PyTuple_GET_ITEM(tails, t);
+            if (!PyUnicode_Check(tail) || PyUnicode_KIND(tail) != PyUnicode_1BYTE_KIND || PyUnicode_GET_LENGTH(tail) < 1) {
+                PyMem_Free(cover);
+                PyErr_SetString(PyExc_ValueError, "whole_starts: tails are non-empty lowercase ASCII strings");
+                return NULL;
+            }
+        }
+        for (Py_ssize_t at = 0; at < n; at++) {
+            Py_UCS4 c = PyUnicode_READ(kind, data, at);
+            if (c >= 'A' && c <= 'Z') c += 32;
+            for (Py_ssize_t t = 0; t < ntails; t++) {
+                PyObject *tail = PyTuple_GET_ITEM(tails, t);
+                const Py_UCS1 *tp = PyUnicode_1BYTE_DATA(tail);
+                Py_ssize_t len = PyUnicode_GET_LENGTH(tail), k = 1;
+                if (tp[0] != c || at + len > n) continue;
+                for (; k < len; k++) {
+                    Py_UCS4 d = PyUnicode_READ(kind, data, at + k);
+                    if (d >= 'A' && d <= 'Z') d += 32;
+                    if (d != tp[k]) break;
+                }
+                if (k < len) continue;
+                Py_ssize_t a = at + len, b = at + window < n - 1 ? at + window : n - 1;
+                if (a <= b) {
+                    cover[a]++;
+                    cover[b + 1]--;
+                }
+            }
+        }
+        for (Py_ssize_t v = 1; v <= n; v++) cover[v] += cover[v - 1];
+    }
+    PyObject *lists[64];
+    Py_ssize_t found[64], run_a[64], run_b[64];
+    for (Py_ssize_t i = 0; i < count; i++) {
+        lists[i] = NULL;
+        found[i] = 0;
+        run_a[i] = run_b[i] = -2;
+    }
+    uint64_t live = 0;
+    for (Py_ssize_t i = 0; i < count; i++)
+        if (sh[i] != NULL) live |= 1ULL << i;
+    PyObject *out = NULL;
+    for (Py_ssize_t i = 0; i < count; i++)
+        if (live >> i & 1 && (lists[i] = PyList_New(0)) == NULL) goto done;
+    for (Py_ssize_t v = 0; v < n && live; v++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, v);
+        uint64_t bits = (c < 128 ? byte_mask[c] : wide) & live;
+        if (cover != NULL && !cover[v]) bits &= ~lab;
+        if (pairs != NULL && bits && v > 0 && c < 128) {
+            /* The starters' pair table (starters.py `_pair`): the character before rules most starts out. */
+            Py_UCS4 p = PyUnicode_READ(kind, data, v - 1);
+            if (p < 128) {
+                uint64_t *slot = &pairs[p * 128 + c];
+                if (!(*slot >> 63)) {
+                    Py_UCS4 key[2] = {p, c};
+                    PyObject *k = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, key, 2);
+                    PyObject *r = k == NULL ? NULL : PyObject_CallOneArg(pair_fn, k);
+                    Py_XDECREF(k);
+                    unsigned long long m = r == NULL ? 0 : PyLong_AsUnsignedLongLongMask(r);
+                    Py_XDECREF(r);
+                    if (r == NULL || PyErr_Occurred()) goto done;
+                    *slot = (m & ~(1ULL << 63)) | 1ULL << 63;
+                }
+                uint64_t allowed = *slot, keep = 0, b2 = bits;
+                while (b2) {
+                    int i = __builtin_ctzll(b2);
+                    b2 &= b2 - 1;
+                    if (allowed >> owner[i] & 1) keep |= 1ULL << i;
+                }
+                bits = keep;
+            }
+        }
+        while (bits) {
+            int i = __builtin_ctzll(bits);
+            bits &= bits - 1;
+            if (shape_rules_out(sh[i], kind, data, v, n)) continue;
+            if (++found[i] > budget) { /* too dense: the caller takes the detector's own search */
+                live &= ~(1ULL << i);
+                Py_CLEAR(lists[i]);
+                run_a[i] = -2;
+                continue;
+            }
+            if (run_b[i] == v - 1) {
+                run_b[i] = v;
+                continue;
+            }
+            if (run_a[i] >= 0) {
+                PyObject *pair = Py_BuildValue("(nn)", run_a[i], run_b[i]);
+                if (pair == NULL || PyList_Append(lists[i], pair) < 0) { Py_XDECREF(pair); goto done; }
+                Py_DECREF(pair);
+            }
+            run_a[i] = run_b[i] = v;
+        }
+    }
+    for (Py_ssize_t i = 0; i < count; i++) {
+        if (lists[i] != NULL && run_a[i] >= 0) {
+            PyObject *pair = Py_BuildValue("(nn)", run_a[i], run_b[i]);
+            if (pair == NULL || PyList_Append(lists[i], pair) < 0) { Py_XDECREF(pair); goto done; }
+            Py_DECREF(pair);
+        }
+    }
+    out = PyTuple_New(count);
+    if (out == NULL) goto done;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyTuple_SET_ITEM(out, i, lists[i] != NULL ? lists[i] : Py_NewRef(Py_None));
+        lists[i] = NULL;
+    }
+done:
+    for (Py_ssize_t i = 0; i < count; i++) Py_XDECREF(lists[i]);
+    PyMem_Free(cover);
+    return out;
 }
