@@ -1403,7 +1403,7 @@ static PyObject *whole_starts(PyObject *module, PyObject *args);
 static PyMethodDef methods[] = {
     {"new_shape", new_shape, METH_VARARGS, "new_shape(states, packed, places) -> a detector's shape (for Feed)"},
     {"new_tables", new_tables, METH_NOARGS, "new_tables() -> the C mirror of one Starters' tables (for Feed)"},
-    {"whole_starts", whole_starts, METH_VARARGS, "whole_starts(view, shapes, labelled, tails, window, budget[, owners, table, pair]) -> per shape: candidate ranges or None (whole.py)"},
+    {"whole_starts", whole_starts, METH_VARARGS, "whole_starts(view, shapes, labelled, tails, window, budget, memo[, owners, table, pair]) -> per shape: candidate ranges or None (whole.py)"},
     {"configure", configure, METH_VARARGS, "configure(prefilter_module, special_search, Step, EMPTY_STEP, LOOKBEHIND, EAGER, PER_CHAR, PAIRS_MAX)"},
     {NULL, NULL, 0, NULL}};
 
@@ -1448,9 +1448,140 @@ PyMODINIT_FUNC PyInit__native(void) {
     return m;
 }
 
-/* whole_starts(view, shapes, labelled, tails, window, budget[, owners, table, pair]) -> per shape: merged closed ranges [(a, b), ...] of
+/* A shape's automaton made deterministic as it is read (for `whole_starts`): each state a set of the shape's
+   states, its transitions on each ASCII character and on "any other" filled when first taken. The same answers
+   as `shape_rules_out`, a table look-up a character instead of a walk over the set. */
+#define DFA_MAX 4096
+#define DFA_DEAD -2
+#define DFA_STOP -3
+#define DFA_FULL -4
+typedef struct {
+    const Shape *sh;
+    PyObject *shape_cap;
+    Py_ssize_t words, count, cap;
+    uint64_t *sets;  /* count * words */
+    int32_t *trans;  /* count * 129: -1 not known yet, DFA_DEAD, DFA_STOP, or the next state */
+    int32_t hash[2 * DFA_MAX];
+} Dfa;
+
+static void dfa_free(PyObject *capsule) {
+    Dfa *d = (Dfa *)PyCapsule_GetPointer(capsule, "sluicegate.dfa");
+    if (d == NULL) return;
+    Py_XDECREF(d->shape_cap);
+    PyMem_Free(d->sets);
+    PyMem_Free(d->trans);
+    PyMem_Free(d);
+}
+
+static uint32_t dfa_hash(const uint64_t *set, Py_ssize_t words) {
+    uint64_t h = 1469598103934665603ULL;
+    for (Py_ssize_t w = 0; w < words; w++) h = (h ^ set[w]) * 1099511628211ULL;
+    return (uint32_t)(h ^ h >> 29) & (2 * DFA_MAX - 1);
+}
+
+/* The state of this set (added if new), or DFA_FULL. */
+static int32_t dfa_state(Dfa *d, const uint64_t *set) {
+    uint32_t h = dfa_hash(set, d->words);
+    while (d->hash[h] >= 0) {
+        if (memcmp(&d->sets[d->hash[h] * d->words], set, (size_t)d->words * 8) == 0) return d->hash[h];
+        h = (h + 1) & (2 * DFA_MAX - 1);
+    }
+    if (d->count >= DFA_MAX) return DFA_FULL;
+    if (d->count == d->cap) {
+        Py_ssize_t cap = d->cap ? 2 * d->cap : 64;
+        uint64_t *sets = (uint64_t *)PyMem_Realloc(d->sets, (size_t)(cap * d->words) * 8);
+        if (sets == NULL) return DFA_FULL;
+        d->sets = sets;
+        int32_t *trans = (int32_t *)PyMem_Realloc(d->trans, (size_t)(cap * 129) * 4);
+        if (trans == NULL) return DFA_FULL;
+        d->trans = trans;
+        d->cap = cap;
+    }
+    int32_t id = (int32_t)d->count++;
+    memcpy(&d->sets[id * d->words], set, (size_t)d->words * 8);
+    for (int k = 0; k < 129; k++) d->trans[id * 129 + k] = -1;
+    d->hash[h] = id;
+    return id;
+}
+
+static Dfa *dfa_new(PyObject *shape_cap) {
+    const Shape *sh = (const Shape *)PyCapsule_GetPointer(shape_cap, "sluicegate.shape");
+    if (sh == NULL) return NULL;
+    Dfa *d = (Dfa *)PyMem_Calloc(1, sizeof(Dfa));
+    if (d == NULL) return (Dfa *)PyErr_NoMemory();
+    d->sh = sh;
+    d->shape_cap = Py_NewRef(shape_cap);
+    d->words = sh->words;
+    for (Py_ssize_t h = 0; h < 2 * DFA_MAX; h++) d->hash[h] = -1;
+    if (dfa_state(d, sh->first) != 0) {
+        Py_DECREF(d->shape_cap);
+        PyMem_Free(d->sets);
+        PyMem_Free(d->trans);
+        PyMem_Free(d);
+        return (Dfa *)PyErr_NoMemory();
+    }
+    return d;
+}
+
+/* The move from state s on character class k (an ASCII character, or 128: any other). */
+static int32_t dfa_step(Dfa *d, int32_t s, int k) {
+    int32_t t = d->trans[s * 129 + k];
+    if (t != -1) return t;
+    const Shape *sh = d->sh;
+    uint64_t got[SHAPE_WORDS], want[SHAPE_WORDS], any = 0, stop = 0;
+    const uint64_t *set = &d->sets[s * d->words];
+    for (Py_ssize_t w = 0; w < d->words; w++) {
+        uint64_t bits = set[w], g = 0;
+        while (bits) {
+            int b = __builtin_ctzll(bits);
+            bits &= bits - 1;
+            const ShapeState *st = &sh->st[w * 64 + b];
+            if (k < 64 ? (st->lo >> k & 1) != 0 : k < 128 ? (st->hi >> (k - 64) & 1) != 0 : st->wide != 0) g |= 1ULL << b;
+        }
+        got[w] = g;
+        any |= g;
+        stop |= g & sh->stop[w];
+    }
+    if (!any)
+        t = DFA_DEAD;
+    else if (stop)
+        t = DFA_STOP;
+    else {
+        memset(want, 0, sizeof want);
+        for (Py_ssize_t w = 0; w < d->words; w++) {
+            uint64_t bits = got[w];
+            while (bits) {
+                int b = __builtin_ctzll(bits);
+                bits &= bits - 1;
+                const uint64_t *fw = sh->st[w * 64 + b].follow;
+                for (Py_ssize_t x = 0; x < d->words; x++) want[x] |= fw[x];
+            }
+        }
+        t = dfa_state(d, want);
+        if (t == DFA_FULL) return t; /* (not remembered: the walk falls back to `shape_rules_out`) */
+    }
+    d->trans[s * 129 + k] = t;
+    return t;
+}
+
+/* `shape_rules_out(d->sh, ...)`, by the deterministic automaton. */
+static int dfa_rules_out(Dfa *d, int kind, const void *data, Py_ssize_t v, Py_ssize_t n) {
+    Py_ssize_t lim = n - v < d->sh->places ? n - v : d->sh->places;
+    int32_t s = 0;
+    for (Py_ssize_t j = 0; j < lim; j++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, v + j);
+        s = dfa_step(d, s, c < 128 ? (int)c : 128);
+        if (s == DFA_DEAD) return 1;
+        if (s == DFA_STOP) return 0;
+        if (s == DFA_FULL) return shape_rules_out(d->sh, kind, data, v, n);
+    }
+    return 0;
+}
+
+/* whole_starts(view, shapes, labelled, tails, window, budget, memo[, owners, table, pair]) -> per shape: merged closed ranges [(a, b), ...] of
    the positions where it does not rule a start out (`shape_rules_out`), or None (no shape, or more than `budget`
-   such positions). For a shape whose `labelled` entry is true only the positions within `window` characters
+   such positions; `memo`: an empty list the first time, which keeps the shapes' deterministic automata for the
+   next calls with the same shapes). For a shape whose `labelled` entry is true only the positions within `window` characters
    after the end of an occurrence of one of `tails` (lowercase ASCII, matched on the view lowercased as ASCII; at
    e with its tail starting at a: e <= v <= a + window) are kept (whole.py `_label_spans`; the caller passes
    labelled shapes only for an ASCII view). With `owners` (per shape, the index of its detector), `table` (a
@@ -1459,12 +1590,36 @@ PyMODINIT_FUNC PyInit__native(void) {
    shape is tried only where its owner may start after the character before. whole.py's pure path asks each
    detector only there. */
 static PyObject *whole_starts(PyObject *Py_UNUSED(module), PyObject *args) {
-    PyObject *view, *shapes, *labelled, *tails, *owners = NULL, *table = NULL, *pair_fn = NULL;
+    PyObject *view, *shapes, *labelled, *tails, *memo, *owners = NULL, *table = NULL, *pair_fn = NULL;
     Py_ssize_t window, budget;
-    if (!PyArg_ParseTuple(args, "UO!O!O!nn|O!O!O", &view, &PyTuple_Type, &shapes, &PyTuple_Type, &labelled,
-                          &PyTuple_Type, &tails, &window, &budget, &PyTuple_Type, &owners, &PyByteArray_Type, &table,
-                          &pair_fn))
+    if (!PyArg_ParseTuple(args, "UO!O!O!nnO!|O!O!O", &view, &PyTuple_Type, &shapes, &PyTuple_Type, &labelled,
+                          &PyTuple_Type, &tails, &window, &budget, &PyList_Type, &memo, &PyTuple_Type, &owners,
+                          &PyByteArray_Type, &table, &pair_fn))
         return NULL;
+    if (PyList_GET_SIZE(memo) == 0) /* the shapes' deterministic automata, kept by the caller between calls */
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(shapes); i++) {
+            PyObject *cap = PyTuple_GET_ITEM(shapes, i), *got = Py_None;
+            if (cap != Py_None) {
+                Dfa *d = dfa_new(cap);
+                if (d == NULL) return NULL;
+                got = PyCapsule_New(d, "sluicegate.dfa", dfa_free);
+                if (got == NULL) {
+                    Py_DECREF(d->shape_cap);
+                    PyMem_Free(d->sets);
+                    PyMem_Free(d->trans);
+                    PyMem_Free(d);
+                    return NULL;
+                }
+            } else
+                Py_INCREF(got);
+            int bad = PyList_Append(memo, got);
+            Py_DECREF(got);
+            if (bad < 0) return NULL;
+        }
+    if (PyList_GET_SIZE(memo) != PyTuple_GET_SIZE(shapes)) {
+        PyErr_SetString(PyExc_ValueError, "whole_starts: memo is an empty list or the one filled for these shapes");
+        return NULL;
+    }
     uint64_t *pairs = NULL; /* (prev, ch) -> bit 63: known; the detectors that may start at ch after prev */
     long owner[64];
     if (table != NULL) {
@@ -1491,11 +1646,18 @@ static PyObject *whole_starts(PyObject *Py_UNUSED(module), PyObject *args) {
     int kind = PyUnicode_KIND(view);
     const void *data = PyUnicode_DATA(view);
     const Shape *sh[64];
+    Dfa *dfa[64];
     uint64_t firstlo[64], firsthi[64], wide = 0, lab = 0, byte_mask[128];
     for (Py_ssize_t i = 0; i < count; i++) {
         PyObject *cap = PyTuple_GET_ITEM(shapes, i);
         sh[i] = cap == Py_None ? NULL : (const Shape *)PyCapsule_GetPointer(cap, "sluicegate.shape");
         if (cap != Py_None && sh[i] == NULL) return NULL;
+        PyObject *m = PyList_GET_ITEM(memo, i);
+        dfa[i] = m == Py_None ? NULL : (Dfa *)PyCapsule_GetPointer(m, "sluicegate.dfa");
+        if (m != Py_None && (dfa[i] == NULL || dfa[i]->shape_cap != cap)) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "whole_starts: memo is for other shapes");
+            return NULL;
+        }
         int t = PyObject_IsTrue(PyTuple_GET_ITEM(labelled, i));
         if (t < 0) return NULL;
         if (t) lab |= 1ULL << i;
@@ -1531,10 +1693,24 @@ static PyObject *whole_starts(PyObject *Py_UNUSED(module), PyObject *args) {
                 return NULL;
             }
         }
+        Py_ssize_t head[128], next_tail[256];
+        for (int c = 0; c < 128; c++) head[c] = -1;
+        for (Py_ssize_t t = (ntails < 256 ? ntails : 256) - 1; t >= 0; t--) {
+            Py_UCS1 c0 = PyUnicode_1BYTE_DATA(PyTuple_GET_ITEM(tails, t))[0];
+            if (c0 >= 128) continue;
+            next_tail[t] = head[c0];
+            head[c0] = t;
+        }
+        if (ntails > 256) {
+            PyMem_Free(cover);
+            PyErr_SetString(PyExc_ValueError, "whole_starts: at most 256 tails");
+            return NULL;
+        }
         for (Py_ssize_t at = 0; at < n; at++) {
             Py_UCS4 c = PyUnicode_READ(kind, data, at);
             if (c >= 'A' && c <= 'Z') c += 32;
-            for (Py_ssize_t t = 0; t < ntails; t++) {
+            if (c >= 128) continue;
+            for (Py_ssize_t t = head[c]; t >= 0; t = next_tail[t]) {
                 PyObject *tail = PyTuple_GET_ITEM(tails, t);
                 const Py_UCS1 *tp = PyUnicode_1BYTE_DATA(tail);
                 Py_ssize_t len = PyUnicode_GET_LENGTH(tail), k = 1;
@@ -1556,6 +1732,9 @@ static PyObject *whole_starts(PyObject *Py_UNUSED(module), PyObject *args) {
     }
     PyObject *lists[64];
     Py_ssize_t found[64], run_a[64], run_b[64];
+    static Py_UCS4 char_key[4096]; /* a cache of characters' own masks for this call (the GIL is held) */
+    static uint64_t char_mask[4096];
+    for (int h = 0; h < 4096; h++) char_key[h] = 0xFFFFFFFF;
     for (Py_ssize_t i = 0; i < count; i++) {
         lists[i] = NULL;
         found[i] = 0;
@@ -1571,14 +1750,28 @@ static PyObject *whole_starts(PyObject *Py_UNUSED(module), PyObject *args) {
         Py_UCS4 c = PyUnicode_READ(kind, data, v);
         uint64_t bits = (c < 128 ? byte_mask[c] : wide) & live;
         if (cover != NULL && !cover[v]) bits &= ~lab;
-        if (pairs != NULL && bits && v > 0 && c < 128) {
-            /* The starters' pair table (starters.py `_pair`): the character before rules most starts out. */
-            Py_UCS4 p = PyUnicode_READ(kind, data, v - 1);
-            if (p < 128) {
-                uint64_t *slot = &pairs[p * 128 + c];
+        if (pairs != NULL && bits) {
+            /* The starters' pair table (starters.py `_pair`): the character before rules most starts out; where
+               it is not ASCII (or there is none), the character's own mask, remembered in a small cache. */
+            Py_UCS4 p = v > 0 ? PyUnicode_READ(kind, data, v - 1) : 0x110000;
+            uint64_t *slot;
+            Py_UCS4 key[2] = {p, c};
+            int len = 2;
+            if (p < 128 && c < 128)
+                slot = &pairs[p * 128 + c];
+            else {
+                unsigned h = (c * 2654435761u) >> 20; /* 12 bits */
+                if (char_key[h] != c) {
+                    char_key[h] = c;
+                    char_mask[h] = 0;
+                }
+                slot = &char_mask[h];
+                key[0] = c;
+                len = 1;
+            }
+            {
                 if (!(*slot >> 63)) {
-                    Py_UCS4 key[2] = {p, c};
-                    PyObject *k = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, key, 2);
+                    PyObject *k = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, key, len);
                     PyObject *r = k == NULL ? NULL : PyObject_CallOneArg(pair_fn, k);
                     Py_XDECREF(k);
                     unsigned long long m = r == NULL ? 0 : PyLong_AsUnsignedLongLongMask(r);
@@ -1598,7 +1791,8 @@ static PyObject *whole_starts(PyObject *Py_UNUSED(module), PyObject *args) {
         while (bits) {
             int i = __builtin_ctzll(bits);
             bits &= bits - 1;
-            if (shape_rules_out(sh[i], kind, data, v, n)) continue;
+            if (dfa[i] != NULL ? dfa_rules_out(dfa[i], kind, data, v, n) : shape_rules_out(sh[i], kind, data, v, n))
+                continue;
             if (++found[i] > budget) { /* too dense: the caller takes the detector's own search */
                 live &= ~(1ULL << i);
                 Py_CLEAR(lists[i]);

@@ -243,16 +243,16 @@ def _native_starts(
     plan = _native_plan(tuple(engine.detectors), view.isascii())
     if plan is None:
         return None
-    shapes, labelled, keys = plan
+    shapes, labelled, keys, memo = plan
     budget = 64 + len(view) // _pf.HIT_BUDGET
     owners = tuple(k if k >= 0 else -1 - k for k in keys)
     st = engine.starters
     if st is not None and max(owners, default=0) < 63:
         got = _fp.native.whole_starts(
-            view, shapes, labelled, _ascii_tails(), LOOKBEHIND, budget, owners, _pair_table(st), _pair_of(st)
+            view, shapes, labelled, _ascii_tails(), LOOKBEHIND, budget, memo, owners, _pair_table(st), _pair_of(st)
         )
     else:
-        got = _fp.native.whole_starts(view, shapes, labelled, _ascii_tails(), LOOKBEHIND, budget)
+        got = _fp.native.whole_starts(view, shapes, labelled, _ascii_tails(), LOOKBEHIND, budget, memo)
     return {k: spans for k, spans in zip(keys, got, strict=True) if spans is not None}, None
 
 
@@ -265,13 +265,13 @@ def _pair_table(starters: Starters) -> bytearray:
 @lru_cache(maxsize=32)
 def _pair_of(starters: Starters) -> Callable[[str], int]:
     """The detectors that may start at `key[1]` after `key[0]` (starters.py: the character's mask refined by
-    the pair table), for `whole_starts`."""
+    the pair table), or at a one-character key, for `whole_starts`."""
 
     def pair(key: str) -> int:
-        ch = key[1]
+        ch = key[-1]
         got = starters._cache.get(ch)
         mask = starters._compute(ch) if got is None else got
-        return starters._refined(key[0], ch, mask) if mask else mask
+        return starters._refined(key[0], ch, mask) if mask and len(key) == 2 else mask
 
     return pair
 
@@ -279,9 +279,10 @@ def _pair_of(starters: Starters) -> Callable[[str], int]:
 @lru_cache(maxsize=32)
 def _native_plan(
     detectors: tuple[Detector, ...], ascii_view: bool
-) -> tuple[tuple[object, ...], tuple[bool, ...], tuple[int, ...]] | None:
+) -> tuple[tuple[object, ...], tuple[bool, ...], tuple[int, ...], list[object]] | None:
     """`whole_starts`' arguments for a detector selection: the shapes (None: no shape, or a label detector in a
-    view that is not ASCII), whether each is kept only within label spans, and the key of each in the result."""
+    view that is not ASCII), whether each is kept only within label spans, the key of each in the result, and
+    the list in which the C pass keeps their deterministic automata between calls."""
     shapes: list[object] = []
     labelled: list[bool] = []
     keys: list[int] = []
@@ -305,7 +306,7 @@ def _native_plan(
             keys.append(-1 - i)
     if len(shapes) > 64:
         return None
-    return tuple(shapes), tuple(labelled), tuple(keys)
+    return tuple(shapes), tuple(labelled), tuple(keys), []
 
 
 def _all_near(d: Detector) -> bool:
