@@ -122,3 +122,21 @@ def test_arguments_that_do_not_fit_are_refused() -> None:
     with pytest.raises(ValueError):
         native.whole_starts("abc", (None,), (False,), (), 32, 10, [None, None])
     assert native.whole_starts("abc", (None,), (False,), (), 32, 10, []) == (None,)
+
+
+def test_label_word_spans_are_found_in_every_form_and_case() -> None:
+    """A word's parts joined by `_`, `-`, a space or nothing, in any ASCII case, give the span after it; a tail
+    alone (`port` of `export`) gives none."""
+    native = fastpath.native
+    assert native is not None
+    words = whole._ascii_words()
+    assert ("api|key", 4) in words
+    memo: list[object] = []
+    shape = fastpath._shape(r"[:=]", 0)
+    for text in ("ApiKey: x", "API_KEY: x", "api-key: x", "api key: x", "apikey = x", "PASSWORD = x"):
+        got = native.whole_starts(text, (shape,), (True,), words, 32, 100, memo)
+        assert got[0] is not None and _inside(text.index(":" if ":" in text else "="), got[0]), text
+    got = native.whole_starts("export: x", (shape,), (True,), words, 32, 100, [])
+    assert got[0] == []
+    with pytest.raises(ValueError):
+        native.whole_starts("abc", (shape,), (True,), (("|x", 2),), 32, 10, [])

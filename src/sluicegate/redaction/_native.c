@@ -1582,8 +1582,8 @@ static int dfa_rules_out(Dfa *d, int kind, const void *data, Py_ssize_t v, Py_ss
    the positions where it does not rule a start out (`shape_rules_out`), or None (no shape, or more than `budget`
    such positions; `memo`: an empty list the first time, which keeps the shapes' deterministic automata for the
    next calls with the same shapes). For a shape whose `labelled` entry is true only the positions within `window` characters
-   after the end of an occurrence of one of `tails` (lowercase ASCII, matched on the view lowercased as ASCII; at
-   e with its tail starting at a: e <= v <= a + window) are kept (whole.py `_label_spans`; the caller passes
+   after the end of an occurrence of one of `tails` (lowercase ASCII, matched on the view lowercased as ASCII, or
+   (a word, the length of its tail); at e with its tail starting at a: e <= v <= a + window) are kept (whole.py `_label_spans`; the caller passes
    labelled shapes only for an ASCII view). With `owners` (per shape, the index of its detector), `table` (a
    bytearray of 128 * 128 uint64: per ASCII pair, bit 63 set once known, and the detectors that may start at the
    second character after the first) and `pair(key)` (which answers an unknown pair: starters.py `_pair`), a
@@ -1685,43 +1685,64 @@ static PyObject *whole_starts(PyObject *Py_UNUSED(module), PyObject *args) {
     if (lab) {
         cover = (int *)PyMem_Calloc((size_t)n + 2, sizeof(int));
         if (cover == NULL) return PyErr_NoMemory();
-        for (Py_ssize_t t = 0; t < ntails; t++) {
-            PyObject *tail = PyTuple_GET_ITEM(tails, t);
-            if (!PyUnicode_Check(tail) || PyUnicode_KIND(tail) != PyUnicode_1BYTE_KIND || PyUnicode_GET_LENGTH(tail) < 1) {
-                PyMem_Free(cover);
-                PyErr_SetString(PyExc_ValueError, "whole_starts: tails are non-empty lowercase ASCII strings");
-                return NULL;
-            }
-        }
-        Py_ssize_t head[128], next_tail[256];
-        for (int c = 0; c < 128; c++) head[c] = -1;
-        for (Py_ssize_t t = (ntails < 256 ? ntails : 256) - 1; t >= 0; t--) {
-            Py_UCS1 c0 = PyUnicode_1BYTE_DATA(PyTuple_GET_ITEM(tails, t))[0];
-            if (c0 >= 128) continue;
-            next_tail[t] = head[c0];
-            head[c0] = t;
-        }
         if (ntails > 256) {
             PyMem_Free(cover);
             PyErr_SetString(PyExc_ValueError, "whole_starts: at most 256 tails");
             return NULL;
+        }
+        /* Each entry: a tail (its tail length is its length), or (a word, its tail length), `|` in a word standing
+           for one optional `_`, `-` or space between its parts (wholedb.py `label_words`' forms). */
+        const Py_UCS1 *tp_of[256];
+        Py_ssize_t len_of[256], t_of[256], head[128], next_tail[256];
+        for (int c = 0; c < 128; c++) head[c] = -1;
+        for (Py_ssize_t t = 0; t < ntails; t++) {
+            PyObject *e = PyTuple_GET_ITEM(tails, t), *tail = e;
+            Py_ssize_t tl = -1;
+            if (PyTuple_Check(e) && PyTuple_GET_SIZE(e) == 2) {
+                tail = PyTuple_GET_ITEM(e, 0);
+                tl = PyLong_AsSsize_t(PyTuple_GET_ITEM(e, 1));
+                if (tl == -1 && PyErr_Occurred()) PyErr_Clear();
+                if (tl < 0) tail = NULL;
+            }
+            if (tail == NULL || !PyUnicode_Check(tail) || PyUnicode_KIND(tail) != PyUnicode_1BYTE_KIND ||
+                PyUnicode_GET_LENGTH(tail) < 1 || PyUnicode_1BYTE_DATA(tail)[0] >= 128 ||
+                PyUnicode_1BYTE_DATA(tail)[0] == '|') {
+                PyMem_Free(cover);
+                PyErr_SetString(PyExc_ValueError,
+                                "whole_starts: tails are non-empty lowercase ASCII strings or (word, tail length)");
+                return NULL;
+            }
+            tp_of[t] = PyUnicode_1BYTE_DATA(tail);
+            len_of[t] = PyUnicode_GET_LENGTH(tail);
+            t_of[t] = tl < 0 ? len_of[t] : tl;
+        }
+        for (Py_ssize_t t = ntails - 1; t >= 0; t--) {
+            next_tail[t] = head[tp_of[t][0]];
+            head[tp_of[t][0]] = t;
         }
         for (Py_ssize_t at = 0; at < n; at++) {
             Py_UCS4 c = PyUnicode_READ(kind, data, at);
             if (c >= 'A' && c <= 'Z') c += 32;
             if (c >= 128) continue;
             for (Py_ssize_t t = head[c]; t >= 0; t = next_tail[t]) {
-                PyObject *tail = PyTuple_GET_ITEM(tails, t);
-                const Py_UCS1 *tp = PyUnicode_1BYTE_DATA(tail);
-                Py_ssize_t len = PyUnicode_GET_LENGTH(tail), k = 1;
-                if (tp[0] != c || at + len > n) continue;
+                const Py_UCS1 *tp = tp_of[t];
+                Py_ssize_t len = len_of[t], k = 1, pos = at + 1;
                 for (; k < len; k++) {
-                    Py_UCS4 d = PyUnicode_READ(kind, data, at + k);
+                    if (tp[k] == '|') {
+                        if (pos < n) {
+                            Py_UCS4 d = PyUnicode_READ(kind, data, pos);
+                            if (d == '_' || d == '-' || d == ' ') pos++;
+                        }
+                        continue;
+                    }
+                    if (pos >= n) break;
+                    Py_UCS4 d = PyUnicode_READ(kind, data, pos);
                     if (d >= 'A' && d <= 'Z') d += 32;
                     if (d != tp[k]) break;
+                    pos++;
                 }
                 if (k < len) continue;
-                Py_ssize_t a = at + len, b = at + window < n - 1 ? at + window : n - 1;
+                Py_ssize_t a = pos, b = pos - t_of[t] + window < n - 1 ? pos - t_of[t] + window : n - 1;
                 if (a <= b) {
                     cover[a]++;
                     cover[b + 1]--;

@@ -242,9 +242,9 @@ def _native_starts(
     """Without `[fast]`, where the compiled extension is present: per built-in detector index i, the merged
     closed ranges of the positions its shape (shape.py) does not rule out, from one pass in C
     (`_native.whole_starts`), and at -1 - i those of a label detector's `near_rest` shape; a label detector's
-    own only within its label spans (`_label_spans`, in the same pass; ASCII views only). The shape holds at
-    every start of a match (tests/redact/test_shape.py), so a detector is asked only there, as with wholedb.py's
-    candidates. No entry: too dense (the detector's own `finditer` is cheaper), or no shape. `label_spans` is
+    own only within its label spans (in the same pass, from the label words, `_ascii_words`; ASCII views
+    only). The shape holds at every start of a match (tests/redact/test_shape.py), so a detector is asked only
+    there, as with wholedb.py's candidates. No entry: too dense (the detector's own `finditer` is cheaper), or no shape. `label_spans` is
     returned as None: the label detectors that need them have their entries already."""
     if not NATIVE or _fp.native is None:
         return None
@@ -257,10 +257,10 @@ def _native_starts(
     st = engine.starters
     if st is not None and max(owners, default=0) < 63:
         got = _fp.native.whole_starts(
-            view, shapes, labelled, _ascii_tails(), LOOKBEHIND, budget, memo, owners, _pair_table(st), _pair_of(st)
+            view, shapes, labelled, _ascii_words(), LOOKBEHIND, budget, memo, owners, _pair_table(st), _pair_of(st)
         )
     else:
-        got = _fp.native.whole_starts(view, shapes, labelled, _ascii_tails(), LOOKBEHIND, budget, memo)
+        got = _fp.native.whole_starts(view, shapes, labelled, _ascii_words(), LOOKBEHIND, budget, memo)
     return {k: spans for k, spans in zip(keys, got, strict=True) if spans is not None}, None
 
 
@@ -368,6 +368,28 @@ def _starts_in(d: Detector, view: str, spans: list[tuple[int, int]]) -> list[tup
 @lru_cache(maxsize=8)
 def _first_rx(first: str) -> regex.Pattern[str]:
     return regex.compile(first)
+
+
+@lru_cache(maxsize=1)
+def _ascii_words() -> tuple[str | tuple[str, int], ...]:
+    """The label words that can occur in an ASCII view, for `whole_starts`: each form of each (its parts joined by
+    `|`, one optional `_`, `-` or space there) with the length of its tail, as wholedb.py `label_words` (fewer
+    spans than the tails': a JSON `export` holds `port` of `passport`, not `passport`). A word with a character
+    that is not ASCII cannot occur there: no such character of a label word has an ASCII case (checked here
+    with the engine's own table, `wholedb.all_cases`; else the tails are used)."""
+    out: dict[str, int] = {}
+    for word in [w for w, _ in labels.words()] + [w.lower() for w in labels.CAMEL_WORDS]:
+        parts = [p for p in regex.split(r"[_ \-]", word) if p]
+        for ch in "".join(parts):
+            cases = _db.all_cases(ch)
+            if cases is None:
+                return _ascii_tails()
+            ascii_cases = {c for c in cases if c.isascii()}
+            if ascii_cases != ({ch.lower(), ch.upper()} if ch.isascii() else set()):
+                return _ascii_tails()
+        if "".join(parts).isascii():
+            out["|".join(p.lower() for p in parts)] = min(labels.TAIL, len("".join(parts)))
+    return tuple(sorted(out.items()))
 
 
 @lru_cache(maxsize=1)
