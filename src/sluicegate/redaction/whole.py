@@ -244,8 +244,8 @@ def _native_starts(
     (`_native.whole_starts`), and at -1 - i those of a label detector's `near_rest` shape; a label detector's
     own only within its label spans (in the same pass, from the label words, `_ascii_words`; ASCII views
     only). The shape holds at every start of a match (tests/redact/test_shape.py), so a detector is asked only
-    there, as with wholedb.py's candidates. No entry: too dense (the detector's own `finditer` is cheaper), or no shape. `label_spans` is
-    returned as None: the label detectors that need them have their entries already."""
+    there, as with wholedb.py's candidates. No entry: too dense (the detector's own `finditer` is cheaper), or
+    no shape. `label_spans` is returned as None: the label detectors that need them have their entries already."""
     if not NATIVE or _fp.native is None:
         return None
     plan = _native_plan(tuple(engine.detectors), view.isascii())
