@@ -140,3 +140,20 @@ def test_label_word_spans_are_found_in_every_form_and_case() -> None:
     assert got[0] == []
     with pytest.raises(ValueError):
         native.whole_starts("abc", (shape,), (True,), (("|x", 2),), 32, 10, [])
+
+
+def test_threads_sharing_the_pass_get_the_single_threaded_answers() -> None:
+    """The pass calls Python for a pair it has not met (another thread may then run one with the same automata
+    and tables): a fresh plan, four threads on four texts at once, each answer the one-thread answer."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from sluicegate.redaction import redact
+
+    texts = [TEXTS[k] for k in sorted(TEXTS)][:4]
+    whole._native_plan.cache_clear()
+    whole._pair_table.cache_clear()
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(redact, texts * 2))
+    with mock.patch.object(whole, "NATIVE", False):
+        want = [redact(t) for t in texts * 2]
+    assert got == want

@@ -1596,26 +1596,34 @@ static PyObject *whole_starts(PyObject *Py_UNUSED(module), PyObject *args) {
                           &PyTuple_Type, &tails, &window, &budget, &PyList_Type, &memo, &PyTuple_Type, &owners,
                           &PyByteArray_Type, &table, &pair_fn))
         return NULL;
-    if (PyList_GET_SIZE(memo) == 0) /* the shapes' deterministic automata, kept by the caller between calls */
+    if (PyList_GET_SIZE(memo) == 0) { /* the shapes' deterministic automata, kept by the caller between calls */
+        PyObject *fresh = PyList_New(0);
+        if (fresh == NULL) return NULL;
         for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(shapes); i++) {
             PyObject *cap = PyTuple_GET_ITEM(shapes, i), *got = Py_None;
             if (cap != Py_None) {
                 Dfa *d = dfa_new(cap);
-                if (d == NULL) return NULL;
+                if (d == NULL) { Py_DECREF(fresh); return NULL; }
                 got = PyCapsule_New(d, "sluicegate.dfa", dfa_free);
                 if (got == NULL) {
                     Py_DECREF(d->shape_cap);
                     PyMem_Free(d->sets);
                     PyMem_Free(d->trans);
                     PyMem_Free(d);
+                    Py_DECREF(fresh);
                     return NULL;
                 }
             } else
                 Py_INCREF(got);
-            int bad = PyList_Append(memo, got);
+            int bad = PyList_Append(fresh, got);
             Py_DECREF(got);
-            if (bad < 0) return NULL;
+            if (bad < 0) { Py_DECREF(fresh); return NULL; }
         }
+        /* (another thread may have filled it meanwhile, where a collection ran Python code: then its own) */
+        int bad = PyList_GET_SIZE(memo) == 0 ? PyList_SetSlice(memo, 0, 0, fresh) : 0;
+        Py_DECREF(fresh);
+        if (bad < 0) return NULL;
+    }
     if (PyList_GET_SIZE(memo) != PyTuple_GET_SIZE(shapes)) {
         PyErr_SetString(PyExc_ValueError, "whole_starts: memo is an empty list or the one filled for these shapes");
         return NULL;
@@ -1647,6 +1655,7 @@ static PyObject *whole_starts(PyObject *Py_UNUSED(module), PyObject *args) {
     const void *data = PyUnicode_DATA(view);
     const Shape *sh[64];
     Dfa *dfa[64];
+    PyObject *dfa_ref[64] = {NULL}; /* held for the call: another thread may refill `memo` while `pair` runs */
     uint64_t firstlo[64], firsthi[64], wide = 0, lab = 0, byte_mask[128];
     for (Py_ssize_t i = 0; i < count; i++) {
         PyObject *cap = PyTuple_GET_ITEM(shapes, i);
@@ -1753,8 +1762,17 @@ static PyObject *whole_starts(PyObject *Py_UNUSED(module), PyObject *args) {
     }
     PyObject *lists[64];
     Py_ssize_t found[64], run_a[64], run_b[64];
-    static Py_UCS4 char_key[4096]; /* a cache of characters' own masks for this call (the GIL is held) */
-    static uint64_t char_mask[4096];
+    for (Py_ssize_t i = 0; i < count; i++) dfa_ref[i] = Py_NewRef(PyList_GET_ITEM(memo, i));
+    PyObject *out = NULL;
+    /* A cache of characters' own masks for this call (its own: `pair` is Python, so another thread may run a
+       pass while this one waits for it). */
+    Py_UCS4 *char_key = (Py_UCS4 *)PyMem_Malloc(4096 * sizeof(Py_UCS4));
+    uint64_t *char_mask = (uint64_t *)PyMem_Malloc(4096 * sizeof(uint64_t));
+    for (Py_ssize_t i = 0; i < count; i++) lists[i] = NULL;
+    if (char_key == NULL || char_mask == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
     for (int h = 0; h < 4096; h++) char_key[h] = 0xFFFFFFFF;
     for (Py_ssize_t i = 0; i < count; i++) {
         lists[i] = NULL;
@@ -1764,7 +1782,6 @@ static PyObject *whole_starts(PyObject *Py_UNUSED(module), PyObject *args) {
     uint64_t live = 0;
     for (Py_ssize_t i = 0; i < count; i++)
         if (sh[i] != NULL) live |= 1ULL << i;
-    PyObject *out = NULL;
     for (Py_ssize_t i = 0; i < count; i++)
         if (live >> i & 1 && (lists[i] = PyList_New(0)) == NULL) goto done;
     for (Py_ssize_t v = 0; v < n && live; v++) {
@@ -1846,7 +1863,12 @@ static PyObject *whole_starts(PyObject *Py_UNUSED(module), PyObject *args) {
         lists[i] = NULL;
     }
 done:
-    for (Py_ssize_t i = 0; i < count; i++) Py_XDECREF(lists[i]);
+    for (Py_ssize_t i = 0; i < count; i++) {
+        Py_XDECREF(lists[i]);
+        Py_XDECREF(dfa_ref[i]);
+    }
+    PyMem_Free(char_key);
+    PyMem_Free(char_mask);
     PyMem_Free(cover);
     return out;
 }
