@@ -181,10 +181,9 @@ def matches(engine: Engine, view: str) -> list[tuple[Detector, list[Any]]]:
     if got is not None:
         known, labelled = got
     elif native is not None:
+        # (no starters mask for the rest: on prose in other scripts it cost more than the two label detectors'
+        # `finditer` it could spare, and custom detectors are in every mask)
         known, labelled = native
-        if any(i not in known for i in range(len(detectors))) and engine.starters is not None:
-            mask = engine.starters.mask_of(view, 0, n)
-            detectors = tuple(d for i, d in enumerate(engine.detectors) if mask >> i & 1 or i in known)
     else:
         # (the pure-Python scan: the engine builds it only without the prefilter)
         scan = engine.scan if engine.scan is not None else _scan.shared(engine.detectors)
