@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sluicegate.redaction import Hash, Redactor, prefilter, redact
+from sluicegate.redaction import Hash, Redactor, prefilter, redact, whole
 from sluicegate.redaction.registry import select
 from sluicegate.redaction.starters import BUILTIN_IDS
 from sluicegate.redaction.whole import far_of
@@ -30,10 +30,14 @@ from . import suite_cases
 from .corpus import JWT_2K, LABELED, PEM, POSITIVES
 
 
-@pytest.fixture(autouse=True, scope="module", params=["regex", "hyperscan"])
+@pytest.fixture(autouse=True, scope="module", params=["regex", "regex-no-native", "hyperscan"])
 def detection_path(request: pytest.FixtureRequest) -> Iterator[str]:
-    if request.param == "regex":
+    if request.param == "regex":  # (with whole.py's candidates from the compiled extension, where it is built)
         patch = mock.patch.object(Redactor, "_COMPILED", False)
+    elif request.param == "regex-no-native":
+        with mock.patch.object(whole, "NATIVE", False), mock.patch.object(Redactor, "_COMPILED", False):
+            yield request.param
+        return
     else:
         if not prefilter.available():
             pytest.skip("the optional [fast] extra (hyperscan) is not installed")

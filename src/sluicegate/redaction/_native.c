@@ -1398,9 +1398,12 @@ static PyObject *configure(PyObject *Py_UNUSED(module), PyObject *args) {
     Py_RETURN_NONE;
 }
 
+static PyObject *whole_starts(PyObject *module, PyObject *args);
+
 static PyMethodDef methods[] = {
     {"new_shape", new_shape, METH_VARARGS, "new_shape(states, packed, places) -> a detector's shape (for Feed)"},
     {"new_tables", new_tables, METH_NOARGS, "new_tables() -> the C mirror of one Starters' tables (for Feed)"},
+    {"whole_starts", whole_starts, METH_VARARGS, "whole_starts(view, shapes, labelled, tails, window, budget, memo[, owners, table, pair]) -> per shape: candidate ranges or None (whole.py)"},
     {"configure", configure, METH_VARARGS, "configure(prefilter_module, special_search, Step, EMPTY_STEP, LOOKBEHIND, EAGER, PER_CHAR, PAIRS_MAX)"},
     {NULL, NULL, 0, NULL}};
 
@@ -1443,4 +1446,429 @@ PyMODINIT_FUNC PyInit__native(void) {
         return NULL;
     }
     return m;
+}
+
+/* A shape's automaton made deterministic as it is read (for `whole_starts`): each state a set of the shape's
+   states, its transitions on each ASCII character and on "any other" filled when first taken. The same answers
+   as `shape_rules_out`, a table look-up a character instead of a walk over the set. */
+#define DFA_MAX 4096
+#define DFA_DEAD -2
+#define DFA_STOP -3
+#define DFA_FULL -4
+typedef struct {
+    const Shape *sh;
+    PyObject *shape_cap;
+    Py_ssize_t words, count, cap;
+    uint64_t *sets;  /* count * words */
+    int32_t *trans;  /* count * 129: -1 not known yet, DFA_DEAD, DFA_STOP, or the next state */
+    int32_t hash[2 * DFA_MAX];
+} Dfa;
+
+static void dfa_free(PyObject *capsule) {
+    Dfa *d = (Dfa *)PyCapsule_GetPointer(capsule, "sluicegate.dfa");
+    if (d == NULL) return;
+    Py_XDECREF(d->shape_cap);
+    PyMem_Free(d->sets);
+    PyMem_Free(d->trans);
+    PyMem_Free(d);
+}
+
+static uint32_t dfa_hash(const uint64_t *set, Py_ssize_t words) {
+    uint64_t h = 1469598103934665603ULL;
+    for (Py_ssize_t w = 0; w < words; w++) h = (h ^ set[w]) * 1099511628211ULL;
+    return (uint32_t)(h ^ h >> 29) & (2 * DFA_MAX - 1);
+}
+
+/* The state of this set (added if new), or DFA_FULL. */
+static int32_t dfa_state(Dfa *d, const uint64_t *set) {
+    uint32_t h = dfa_hash(set, d->words);
+    while (d->hash[h] >= 0) {
+        if (memcmp(&d->sets[d->hash[h] * d->words], set, (size_t)d->words * 8) == 0) return d->hash[h];
+        h = (h + 1) & (2 * DFA_MAX - 1);
+    }
+    if (d->count >= DFA_MAX) return DFA_FULL;
+    if (d->count == d->cap) {
+        Py_ssize_t cap = d->cap ? 2 * d->cap : 64;
+        uint64_t *sets = (uint64_t *)PyMem_Realloc(d->sets, (size_t)(cap * d->words) * 8);
+        if (sets == NULL) return DFA_FULL;
+        d->sets = sets;
+        int32_t *trans = (int32_t *)PyMem_Realloc(d->trans, (size_t)(cap * 129) * 4);
+        if (trans == NULL) return DFA_FULL;
+        d->trans = trans;
+        d->cap = cap;
+    }
+    int32_t id = (int32_t)d->count++;
+    memcpy(&d->sets[id * d->words], set, (size_t)d->words * 8);
+    for (int k = 0; k < 129; k++) d->trans[id * 129 + k] = -1;
+    d->hash[h] = id;
+    return id;
+}
+
+static Dfa *dfa_new(PyObject *shape_cap) {
+    const Shape *sh = (const Shape *)PyCapsule_GetPointer(shape_cap, "sluicegate.shape");
+    if (sh == NULL) return NULL;
+    Dfa *d = (Dfa *)PyMem_Calloc(1, sizeof(Dfa));
+    if (d == NULL) return (Dfa *)PyErr_NoMemory();
+    d->sh = sh;
+    d->shape_cap = Py_NewRef(shape_cap);
+    d->words = sh->words;
+    for (Py_ssize_t h = 0; h < 2 * DFA_MAX; h++) d->hash[h] = -1;
+    if (dfa_state(d, sh->first) != 0) {
+        Py_DECREF(d->shape_cap);
+        PyMem_Free(d->sets);
+        PyMem_Free(d->trans);
+        PyMem_Free(d);
+        return (Dfa *)PyErr_NoMemory();
+    }
+    return d;
+}
+
+/* The move from state s on character class k (an ASCII character, or 128: any other). */
+static int32_t dfa_step(Dfa *d, int32_t s, int k) {
+    int32_t t = d->trans[s * 129 + k];
+    if (t != -1) return t;
+    const Shape *sh = d->sh;
+    uint64_t got[SHAPE_WORDS], want[SHAPE_WORDS], any = 0, stop = 0;
+    const uint64_t *set = &d->sets[s * d->words];
+    for (Py_ssize_t w = 0; w < d->words; w++) {
+        uint64_t bits = set[w], g = 0;
+        while (bits) {
+            int b = __builtin_ctzll(bits);
+            bits &= bits - 1;
+            const ShapeState *st = &sh->st[w * 64 + b];
+            if (k < 64 ? (st->lo >> k & 1) != 0 : k < 128 ? (st->hi >> (k - 64) & 1) != 0 : st->wide != 0) g |= 1ULL << b;
+        }
+        got[w] = g;
+        any |= g;
+        stop |= g & sh->stop[w];
+    }
+    if (!any)
+        t = DFA_DEAD;
+    else if (stop)
+        t = DFA_STOP;
+    else {
+        memset(want, 0, sizeof want);
+        for (Py_ssize_t w = 0; w < d->words; w++) {
+            uint64_t bits = got[w];
+            while (bits) {
+                int b = __builtin_ctzll(bits);
+                bits &= bits - 1;
+                const uint64_t *fw = sh->st[w * 64 + b].follow;
+                for (Py_ssize_t x = 0; x < d->words; x++) want[x] |= fw[x];
+            }
+        }
+        t = dfa_state(d, want);
+        if (t == DFA_FULL) return t; /* (not remembered: the walk falls back to `shape_rules_out`) */
+    }
+    d->trans[s * 129 + k] = t;
+    return t;
+}
+
+/* `shape_rules_out(d->sh, ...)`, by the deterministic automaton. */
+static int dfa_rules_out(Dfa *d, int kind, const void *data, Py_ssize_t v, Py_ssize_t n) {
+    Py_ssize_t lim = n - v < d->sh->places ? n - v : d->sh->places;
+    int32_t s = 0;
+    for (Py_ssize_t j = 0; j < lim; j++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, v + j);
+        s = dfa_step(d, s, c < 128 ? (int)c : 128);
+        if (s == DFA_DEAD) return 1;
+        if (s == DFA_STOP) return 0;
+        if (s == DFA_FULL) return shape_rules_out(d->sh, kind, data, v, n);
+    }
+    return 0;
+}
+
+/* whole_starts(view, shapes, labelled, tails, window, budget, memo[, owners, table, pair]) -> per shape: merged closed ranges [(a, b), ...] of
+   the positions where it does not rule a start out (`shape_rules_out`), or None (no shape, or more than `budget`
+   such positions; `memo`: an empty list the first time, which keeps the shapes' deterministic automata for the
+   next calls with the same shapes). For a shape whose `labelled` entry is true only the positions within `window` characters
+   after the end of an occurrence of one of `tails` (lowercase ASCII, matched on the view lowercased as ASCII, or
+   (a word, the length of its tail); at e with its tail starting at a: e <= v <= a + window) are kept (whole.py `_label_spans`; the caller passes
+   labelled shapes only for an ASCII view). With `owners` (per shape, the index of its detector), `table` (a
+   bytearray of 128 * 128 uint64: per ASCII pair, bit 63 set once known, and the detectors that may start at the
+   second character after the first) and `pair(key)` (which answers an unknown pair: starters.py `_pair`), a
+   shape is tried only where its owner may start after the character before. whole.py's pure path asks each
+   detector only there. */
+static PyObject *whole_starts(PyObject *Py_UNUSED(module), PyObject *args) {
+    PyObject *view, *shapes, *labelled, *tails, *memo, *owners = NULL, *table = NULL, *pair_fn = NULL;
+    Py_ssize_t window, budget;
+    if (!PyArg_ParseTuple(args, "UO!O!O!nnO!|O!O!O", &view, &PyTuple_Type, &shapes, &PyTuple_Type, &labelled,
+                          &PyTuple_Type, &tails, &window, &budget, &PyList_Type, &memo, &PyTuple_Type, &owners,
+                          &PyByteArray_Type, &table, &pair_fn))
+        return NULL;
+    if (PyList_GET_SIZE(memo) == 0) { /* the shapes' deterministic automata, kept by the caller between calls */
+        PyObject *fresh = PyList_New(0);
+        if (fresh == NULL) return NULL;
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(shapes); i++) {
+            PyObject *cap = PyTuple_GET_ITEM(shapes, i), *got = Py_None;
+            if (cap != Py_None) {
+                Dfa *d = dfa_new(cap);
+                if (d == NULL) { Py_DECREF(fresh); return NULL; }
+                got = PyCapsule_New(d, "sluicegate.dfa", dfa_free);
+                if (got == NULL) {
+                    Py_DECREF(d->shape_cap);
+                    PyMem_Free(d->sets);
+                    PyMem_Free(d->trans);
+                    PyMem_Free(d);
+                    Py_DECREF(fresh);
+                    return NULL;
+                }
+            } else
+                Py_INCREF(got);
+            int bad = PyList_Append(fresh, got);
+            Py_DECREF(got);
+            if (bad < 0) { Py_DECREF(fresh); return NULL; }
+        }
+        /* (another thread may have filled it meanwhile, where a collection ran Python code: then its own) */
+        int bad = PyList_GET_SIZE(memo) == 0 ? PyList_SetSlice(memo, 0, 0, fresh) : 0;
+        Py_DECREF(fresh);
+        if (bad < 0) return NULL;
+    }
+    if (PyList_GET_SIZE(memo) != PyTuple_GET_SIZE(shapes)) {
+        PyErr_SetString(PyExc_ValueError, "whole_starts: memo is an empty list or the one filled for these shapes");
+        return NULL;
+    }
+    uint64_t *pairs = NULL; /* (prev, ch) -> bit 63: known; the detectors that may start at ch after prev */
+    long owner[64];
+    if (table != NULL) {
+        if (pair_fn == NULL || owners == NULL || PyTuple_GET_SIZE(owners) != PyTuple_GET_SIZE(shapes) ||
+            PyByteArray_GET_SIZE(table) != 128 * 128 * 8) {
+            PyErr_SetString(PyExc_ValueError, "whole_starts: owners, a 128*128*8-byte table and pair(key) go together");
+            return NULL;
+        }
+        pairs = (uint64_t *)PyByteArray_AS_STRING(table);
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(owners) && i < 64; i++) {
+            owner[i] = PyLong_AsLong(PyTuple_GET_ITEM(owners, i));
+            if (owner[i] == -1 && PyErr_Occurred()) return NULL;
+            if (owner[i] < 0 || owner[i] > 62) {
+                PyErr_SetString(PyExc_ValueError, "whole_starts: an owner is a detector index below 63");
+                return NULL;
+            }
+        }
+    }
+    Py_ssize_t count = PyTuple_GET_SIZE(shapes), n = PyUnicode_GET_LENGTH(view), ntails = PyTuple_GET_SIZE(tails);
+    if (count > 64 || PyTuple_GET_SIZE(labelled) != count || window < 0) {
+        PyErr_SetString(PyExc_ValueError, "whole_starts: at most 64 shapes, one labelled flag each");
+        return NULL;
+    }
+    int kind = PyUnicode_KIND(view);
+    const void *data = PyUnicode_DATA(view);
+    const Shape *sh[64];
+    Dfa *dfa[64];
+    PyObject *dfa_ref[64] = {NULL}; /* held for the call: another thread may refill `memo` while `pair` runs */
+    uint64_t firstlo[64], firsthi[64], wide = 0, lab = 0, byte_mask[128];
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *cap = PyTuple_GET_ITEM(shapes, i);
+        sh[i] = cap == Py_None ? NULL : (const Shape *)PyCapsule_GetPointer(cap, "sluicegate.shape");
+        if (cap != Py_None && sh[i] == NULL) return NULL;
+        PyObject *m = PyList_GET_ITEM(memo, i);
+        dfa[i] = m == Py_None ? NULL : (Dfa *)PyCapsule_GetPointer(m, "sluicegate.dfa");
+        if (m != Py_None && (dfa[i] == NULL || dfa[i]->shape_cap != cap)) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "whole_starts: memo is for other shapes");
+            return NULL;
+        }
+        int t = PyObject_IsTrue(PyTuple_GET_ITEM(labelled, i));
+        if (t < 0) return NULL;
+        if (t) lab |= 1ULL << i;
+        firstlo[i] = firsthi[i] = 0;
+        if (sh[i] == NULL) continue;
+        for (Py_ssize_t w = 0; w < sh[i]->words; w++) {
+            uint64_t bits = sh[i]->first[w];
+            while (bits) {
+                int b = __builtin_ctzll(bits);
+                bits &= bits - 1;
+                const ShapeState *st = &sh[i]->st[w * 64 + b];
+                firstlo[i] |= st->lo;
+                firsthi[i] |= st->hi;
+                if (st->wide) wide |= 1ULL << i;
+            }
+        }
+    }
+    for (int c = 0; c < 128; c++) {
+        byte_mask[c] = 0;
+        for (Py_ssize_t i = 0; i < count; i++)
+            if (c < 64 ? firstlo[i] >> c & 1 : firsthi[i] >> (c - 64) & 1) byte_mask[c] |= 1ULL << i;
+    }
+    /* The label spans, as a count of the ranges covering each position (a difference array). */
+    int *cover = NULL;
+    if (lab) {
+        cover = (int *)PyMem_Calloc((size_t)n + 2, sizeof(int));
+        if (cover == NULL) return PyErr_NoMemory();
+        if (ntails > 256) {
+            PyMem_Free(cover);
+            PyErr_SetString(PyExc_ValueError, "whole_starts: at most 256 tails");
+            return NULL;
+        }
+        /* Each entry: a tail (its tail length is its length), or (a word, its tail length), `|` in a word standing
+           for one optional `_`, `-` or space between its parts (wholedb.py `label_words`' forms). */
+        const Py_UCS1 *tp_of[256];
+        Py_ssize_t len_of[256], t_of[256], head[128], next_tail[256];
+        for (int c = 0; c < 128; c++) head[c] = -1;
+        for (Py_ssize_t t = 0; t < ntails; t++) {
+            PyObject *e = PyTuple_GET_ITEM(tails, t), *tail = e;
+            Py_ssize_t tl = -1;
+            if (PyTuple_Check(e) && PyTuple_GET_SIZE(e) == 2) {
+                tail = PyTuple_GET_ITEM(e, 0);
+                tl = PyLong_AsSsize_t(PyTuple_GET_ITEM(e, 1));
+                if (tl == -1 && PyErr_Occurred()) PyErr_Clear();
+                if (tl < 0) tail = NULL;
+            }
+            if (tail == NULL || !PyUnicode_Check(tail) || PyUnicode_KIND(tail) != PyUnicode_1BYTE_KIND ||
+                PyUnicode_GET_LENGTH(tail) < 1 || PyUnicode_1BYTE_DATA(tail)[0] >= 128 ||
+                PyUnicode_1BYTE_DATA(tail)[0] == '|') {
+                PyMem_Free(cover);
+                PyErr_SetString(PyExc_ValueError,
+                                "whole_starts: tails are non-empty lowercase ASCII strings or (word, tail length)");
+                return NULL;
+            }
+            tp_of[t] = PyUnicode_1BYTE_DATA(tail);
+            len_of[t] = PyUnicode_GET_LENGTH(tail);
+            t_of[t] = tl < 0 ? len_of[t] : tl;
+        }
+        for (Py_ssize_t t = ntails - 1; t >= 0; t--) {
+            next_tail[t] = head[tp_of[t][0]];
+            head[tp_of[t][0]] = t;
+        }
+        for (Py_ssize_t at = 0; at < n; at++) {
+            Py_UCS4 c = PyUnicode_READ(kind, data, at);
+            if (c >= 'A' && c <= 'Z') c += 32;
+            if (c >= 128) continue;
+            for (Py_ssize_t t = head[c]; t >= 0; t = next_tail[t]) {
+                const Py_UCS1 *tp = tp_of[t];
+                Py_ssize_t len = len_of[t], k = 1, pos = at + 1;
+                for (; k < len; k++) {
+                    if (tp[k] == '|') {
+                        if (pos < n) {
+                            Py_UCS4 d = PyUnicode_READ(kind, data, pos);
+                            if (d == '_' || d == '-' || d == ' ') pos++;
+                        }
+                        continue;
+                    }
+                    if (pos >= n) break;
+                    Py_UCS4 d = PyUnicode_READ(kind, data, pos);
+                    if (d >= 'A' && d <= 'Z') d += 32;
+                    if (d != tp[k]) break;
+                    pos++;
+                }
+                if (k < len) continue;
+                Py_ssize_t a = pos, b = pos - t_of[t] + window < n - 1 ? pos - t_of[t] + window : n - 1;
+                if (a <= b) {
+                    cover[a]++;
+                    cover[b + 1]--;
+                }
+            }
+        }
+        for (Py_ssize_t v = 1; v <= n; v++) cover[v] += cover[v - 1];
+    }
+    PyObject *lists[64];
+    Py_ssize_t found[64], run_a[64], run_b[64];
+    for (Py_ssize_t i = 0; i < count; i++) dfa_ref[i] = Py_NewRef(PyList_GET_ITEM(memo, i));
+    PyObject *out = NULL;
+    /* A cache of characters' own masks for this call (its own: `pair` is Python, so another thread may run a
+       pass while this one waits for it). */
+    Py_UCS4 *char_key = (Py_UCS4 *)PyMem_Malloc(4096 * sizeof(Py_UCS4));
+    uint64_t *char_mask = (uint64_t *)PyMem_Malloc(4096 * sizeof(uint64_t));
+    for (Py_ssize_t i = 0; i < count; i++) lists[i] = NULL;
+    if (char_key == NULL || char_mask == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (int h = 0; h < 4096; h++) char_key[h] = 0xFFFFFFFF;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        lists[i] = NULL;
+        found[i] = 0;
+        run_a[i] = run_b[i] = -2;
+    }
+    uint64_t live = 0;
+    for (Py_ssize_t i = 0; i < count; i++)
+        if (sh[i] != NULL) live |= 1ULL << i;
+    for (Py_ssize_t i = 0; i < count; i++)
+        if (live >> i & 1 && (lists[i] = PyList_New(0)) == NULL) goto done;
+    for (Py_ssize_t v = 0; v < n && live; v++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, v);
+        uint64_t bits = (c < 128 ? byte_mask[c] : wide) & live;
+        if (cover != NULL && !cover[v]) bits &= ~lab;
+        if (pairs != NULL && bits) {
+            /* The starters' pair table (starters.py `_pair`): the character before rules most starts out; where
+               it is not ASCII (or there is none), the character's own mask, remembered in a small cache. */
+            Py_UCS4 p = v > 0 ? PyUnicode_READ(kind, data, v - 1) : 0x110000;
+            uint64_t *slot;
+            Py_UCS4 key[2] = {p, c};
+            int len = 2;
+            if (p < 128 && c < 128)
+                slot = &pairs[p * 128 + c];
+            else {
+                unsigned h = (c * 2654435761u) >> 20; /* 12 bits */
+                if (char_key[h] != c) {
+                    char_key[h] = c;
+                    char_mask[h] = 0;
+                }
+                slot = &char_mask[h];
+                key[0] = c;
+                len = 1;
+            }
+            {
+                if (!(*slot >> 63)) {
+                    PyObject *k = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, key, len);
+                    PyObject *r = k == NULL ? NULL : PyObject_CallOneArg(pair_fn, k);
+                    Py_XDECREF(k);
+                    unsigned long long m = r == NULL ? 0 : PyLong_AsUnsignedLongLongMask(r);
+                    Py_XDECREF(r);
+                    if (r == NULL || PyErr_Occurred()) goto done;
+                    *slot = (m & ~(1ULL << 63)) | 1ULL << 63;
+                }
+                uint64_t allowed = *slot, keep = 0, b2 = bits;
+                while (b2) {
+                    int i = __builtin_ctzll(b2);
+                    b2 &= b2 - 1;
+                    if (allowed >> owner[i] & 1) keep |= 1ULL << i;
+                }
+                bits = keep;
+            }
+        }
+        while (bits) {
+            int i = __builtin_ctzll(bits);
+            bits &= bits - 1;
+            if (dfa[i] != NULL ? dfa_rules_out(dfa[i], kind, data, v, n) : shape_rules_out(sh[i], kind, data, v, n))
+                continue;
+            if (++found[i] > budget) { /* too dense: the caller takes the detector's own search */
+                live &= ~(1ULL << i);
+                Py_CLEAR(lists[i]);
+                run_a[i] = -2;
+                continue;
+            }
+            if (run_b[i] == v - 1) {
+                run_b[i] = v;
+                continue;
+            }
+            if (run_a[i] >= 0) {
+                PyObject *pair = Py_BuildValue("(nn)", run_a[i], run_b[i]);
+                if (pair == NULL || PyList_Append(lists[i], pair) < 0) { Py_XDECREF(pair); goto done; }
+                Py_DECREF(pair);
+            }
+            run_a[i] = run_b[i] = v;
+        }
+    }
+    for (Py_ssize_t i = 0; i < count; i++) {
+        if (lists[i] != NULL && run_a[i] >= 0) {
+            PyObject *pair = Py_BuildValue("(nn)", run_a[i], run_b[i]);
+            if (pair == NULL || PyList_Append(lists[i], pair) < 0) { Py_XDECREF(pair); goto done; }
+            Py_DECREF(pair);
+        }
+    }
+    out = PyTuple_New(count);
+    if (out == NULL) goto done;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyTuple_SET_ITEM(out, i, lists[i] != NULL ? lists[i] : Py_NewRef(Py_None));
+        lists[i] = NULL;
+    }
+done:
+    for (Py_ssize_t i = 0; i < count; i++) {
+        Py_XDECREF(lists[i]);
+        Py_XDECREF(dfa_ref[i]);
+    }
+    PyMem_Free(char_key);
+    PyMem_Free(char_mask);
+    PyMem_Free(cover);
+    return out;
 }

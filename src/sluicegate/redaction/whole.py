@@ -27,6 +27,7 @@ from typing import Any
 
 import regex
 
+from . import fastpath as _fp
 from . import labels
 from . import prefilter as _pf
 from . import scan as _scan
@@ -34,7 +35,7 @@ from . import wholedb as _db
 from .detector import LOOKBEHIND, Detector, first_chars
 from .reach import reach as pattern_reach
 from .settle import _SCAN, Engine, Finding
-from .starters import BUILTIN_IDS
+from .starters import BUILTIN_IDS, Starters
 from .tails import tail
 
 Far = Callable[[str, int], int | None]
@@ -176,8 +177,13 @@ def matches(engine: Engine, view: str) -> list[tuple[Detector, list[Any]]]:
     db = _db.shared(engine.detectors) if engine.prefilter is not None and n > _pf.MIN_RANGE else None
     detectors: Sequence[Detector] = engine.detectors
     got = db.candidates(view, LOOKBEHIND) if db is not None else None
+    native = _native_starts(engine, view) if db is None and n > _SCAN else None
     if got is not None:
         known, labelled = got
+    elif native is not None:
+        # (no starters mask for the rest: on prose in other scripts it cost more than the two label detectors'
+        # `finditer` it could spare, and custom detectors are in every mask)
+        known, labelled = native
     else:
         # (the pure-Python scan: the engine builds it only without the prefilter)
         scan = engine.scan if engine.scan is not None else _scan.shared(engine.detectors)
@@ -189,13 +195,26 @@ def matches(engine: Engine, view: str) -> list[tuple[Detector, list[Any]]]:
     per: list[tuple[Detector, list[Any]]] = []
     for d in detectors:
         own = known.get(index[id(d)]) if known is not None else None
+        if native is not None and own is not None and _rest_rx(d) is not None:
+            # (a label detector's label part from `_native_starts`, and its rest where the rest matches there)
+            near = known.get(-1 - index[id(d)]) if known is not None else None
+            if near is None:
+                own = None
+            else:
+                match = _rest_rx(d).match  # type: ignore[union-attr]
+                starts = [(q, q) for a, b in near for q in range(a, min(b, n - 1) + 1) if match(view, q)]
+                own = _pf._merge([*own, *starts], 0)
         if own is None and (_all_near(d) or _rest_rx(d) is not None) and (labelled is not None or view.isascii()):
             if labelled is None:
                 labelled = _label_spans(view)
             own = _starts_in(d, view, labelled)
             rest = _rest_rx(d)
             if rest is not None:  # and where the forms that need no label before them match
-                near = known.get(-1 - index[id(d)]) if got is not None and known is not None else None
+                near = (
+                    known.get(-1 - index[id(d)])
+                    if known is not None and (got is not None or native is not None)
+                    else None
+                )
                 if near is not None:  # (every start where it matches, as the overlapped search finds them)
                     match = rest.match
                     starts = [(q, q) for a, b in near for q in range(a, min(b, n - 1) + 1) if match(view, q)]
@@ -206,6 +225,97 @@ def matches(engine: Engine, view: str) -> list[tuple[Detector, list[Any]]]:
         if found:
             per.append((d, found))
     return per
+
+
+# Switched off by tests to compare with the path without it.
+NATIVE = True
+# Places of the shapes `_native_starts` reads (the feed's 16 where a longer one has too many states): twice the
+# feed's leaves a third fewer positions to ask on code, logs and JSON (a URL's user part, a long digit run) at
+# the same cost of the C pass, whose automata are deterministic (built as read) where the feed's are not.
+_PLACES = 32
+
+
+def _native_starts(
+    engine: Engine, view: str
+) -> tuple[dict[int, list[tuple[int, int]]], list[tuple[int, int]] | None] | None:
+    """Without `[fast]`, where the compiled extension is present: per built-in detector index i, the merged
+    closed ranges of the positions its shape (shape.py) does not rule out, from one pass in C
+    (`_native.whole_starts`), and at -1 - i those of a label detector's `near_rest` shape; a label detector's
+    own only within its label spans (in the same pass, from the label words, `_ascii_words`; ASCII views
+    only). The shape holds at every start of a match (tests/redact/test_shape.py), so a detector is asked only
+    there, as with wholedb.py's candidates. No entry: too dense (the detector's own `finditer` is cheaper), or
+    no shape. `label_spans` is returned as None: the label detectors that need them have their entries already."""
+    if not NATIVE or _fp.native is None:
+        return None
+    plan = _native_plan(tuple(engine.detectors), view.isascii())
+    if plan is None:
+        return None
+    shapes, labelled, keys, memo = plan
+    budget = 64 + len(view) // _pf.HIT_BUDGET
+    owners = tuple(k if k >= 0 else -1 - k for k in keys)
+    st = engine.starters
+    if st is not None and max(owners, default=0) < 63:
+        got = _fp.native.whole_starts(
+            view, shapes, labelled, _ascii_words(), LOOKBEHIND, budget, memo, owners, _pair_table(st), _pair_of(st)
+        )
+    else:
+        got = _fp.native.whole_starts(view, shapes, labelled, _ascii_words(), LOOKBEHIND, budget, memo)
+    return {k: spans for k, spans in zip(keys, got, strict=True) if spans is not None}, None
+
+
+@lru_cache(maxsize=32)
+def _pair_table(starters: Starters) -> bytearray:
+    """`whole_starts`' memory of the starters' pair answers (filled as pairs are met), one per `Starters`."""
+    return bytearray(128 * 128 * 8)
+
+
+@lru_cache(maxsize=32)
+def _pair_of(starters: Starters) -> Callable[[str], int]:
+    """The detectors that may start at `key[1]` after `key[0]` (starters.py: the character's mask refined by
+    the pair table), or at a one-character key, for `whole_starts`."""
+
+    def pair(key: str) -> int:
+        ch = key[-1]
+        got = starters._cache.get(ch)
+        mask = starters._compute(ch) if got is None else got
+        return starters._refined(key[0], ch, mask) if mask and len(key) == 2 else mask
+
+    return pair
+
+
+@lru_cache(maxsize=32)
+def _native_plan(
+    detectors: tuple[Detector, ...], ascii_view: bool
+) -> tuple[tuple[object, ...], tuple[bool, ...], tuple[int, ...], list[object]] | None:
+    """`whole_starts`' arguments for a detector selection: the shapes (None: no shape, or a label detector in a
+    view that is not ASCII), whether each is kept only within label spans, the key of each in the result, and
+    the list in which the C pass keeps their deterministic automata between calls."""
+    shapes: list[object] = []
+    labelled: list[bool] = []
+    keys: list[int] = []
+    for i, d in enumerate(detectors):
+        if id(d) not in BUILTIN_IDS:
+            continue
+        near = _all_near(d) or _rest_rx(d) is not None
+        if near and not ascii_view:
+            continue
+        got = _fp._shape(d.compiled.pattern, d.compiled.flags, _PLACES) or _fp._shape(
+            d.compiled.pattern, d.compiled.flags
+        )
+        rest = _rest_rx(d) if near else None
+        rest_shape = None if rest is None else _fp._shape(rest.pattern, rest.flags, _fp.REST_PLACES)
+        if got is None or (rest is not None and rest_shape is None):
+            continue
+        shapes.append(got)
+        labelled.append(near)
+        keys.append(i)
+        if rest is not None:
+            shapes.append(rest_shape)
+            labelled.append(False)
+            keys.append(-1 - i)
+    if len(shapes) > 64:
+        return None
+    return tuple(shapes), tuple(labelled), tuple(keys), []
 
 
 def _all_near(d: Detector) -> bool:
@@ -257,6 +367,28 @@ def _starts_in(d: Detector, view: str, spans: list[tuple[int, int]]) -> list[tup
 @lru_cache(maxsize=8)
 def _first_rx(first: str) -> regex.Pattern[str]:
     return regex.compile(first)
+
+
+@lru_cache(maxsize=1)
+def _ascii_words() -> tuple[str | tuple[str, int], ...]:
+    """The label words that can occur in an ASCII view, for `whole_starts`: each form of each (its parts joined by
+    `|`, one optional `_`, `-` or space there) with the length of its tail, as wholedb.py `label_words` (fewer
+    spans than the tails': a JSON `export` holds `port` of `passport`, not `passport`). A word with a character
+    that is not ASCII cannot occur there: no such character of a label word has an ASCII case (checked here
+    with the engine's own table, `wholedb.all_cases`; else the tails are used)."""
+    out: dict[str, int] = {}
+    for word in [w for w, _ in labels.words()] + [w.lower() for w in labels.CAMEL_WORDS]:
+        parts = [p for p in regex.split(r"[_ \-]", word) if p]
+        for ch in "".join(parts):
+            cases = _db.all_cases(ch)
+            if cases is None:
+                return _ascii_tails()
+            ascii_cases = {c for c in cases if c.isascii()}
+            if ascii_cases != ({ch.lower(), ch.upper()} if ch.isascii() else set()):
+                return _ascii_tails()
+        if "".join(parts).isascii():
+            out["|".join(p.lower() for p in parts)] = min(labels.TAIL, len("".join(parts)))
+    return tuple(sorted(out.items()))
 
 
 @lru_cache(maxsize=1)

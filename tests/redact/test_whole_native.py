@@ -1,0 +1,159 @@
+"""whole.py's candidates without `[fast]` (`_native_starts`: one C pass of the detectors' shapes, the starters'
+pair table and the label tails): every start where a detector's pattern matches lies in its candidate ranges, a
+label detector's either there (within its label spans) or, for the reversed comparison, where the rest's shape
+allows it, so whole.py's `matches` equals each detector's own `finditer`.
+
+Checked against the `regex` engine itself (an overlapped search gives every start where a match exists) on the
+texts, suites and Hypothesis pieces of test_whole_candidates.py (the `[fast]` path's test, mirrored here for the
+path without it). That `redact()` then equals the stream is test_whole.py's ("regex" runs with this path,
+"regex-no-native" without it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from unittest import mock
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sluicegate.redaction import Redactor, fastpath, whole
+
+from . import suite_cases
+from .test_whole_candidates import LABEL_FORM, PIECES, TEXTS, _inside, _starts
+
+# The compiled extension is built for every install (setup.py); without a compiler there is no such path.
+pytestmark = pytest.mark.skipif(fastpath.native is None, reason="the compiled extension (_native) is not built")
+
+
+@pytest.fixture(autouse=True)
+def no_hyperscan() -> Iterator[None]:
+    with mock.patch.object(Redactor, "_COMPILED", False):
+        yield
+
+
+def check_covers(view: str) -> None:
+    engine = Redactor()._engine
+    assert engine.prefilter is None
+    got = whole._native_starts(engine, view)
+    assert got is not None
+    known, _ = got
+    for i, d in enumerate(engine.detectors):
+        own = known.get(i)
+        if own is None:
+            continue
+        rest = whole._rest_rx(d)
+        near = known.get(-1 - i)
+        if rest is not None and near is None:
+            continue  # (whole.matches takes the label path without this pass's candidates for it)
+        if rest is not None and near is not None:
+            for q in _starts(rest, view):
+                assert _inside(q, near), (d.entity, "rest", q, view[max(0, q - 20) : q + 40])
+        for q in _starts(d.compiled, view):
+            ok = _inside(q, own) or (rest is not None and near is not None and rest.match(view, q) is not None)
+            assert ok, (d.entity, q, view[max(0, q - 80) : q + 40])
+
+
+def check_matches(text: str) -> None:
+    """whole.matches (this path, taken at any length here) is each detector's finditer."""
+    r = Redactor()
+    r._append(text)
+    view = r._view
+    with mock.patch.object(whole, "_SCAN", 0):
+        got = {id(d): [m.span() for m in found] for d, found in whole.matches(r._engine, view)}
+    for d in r._engine.detectors:
+        assert got.get(id(d), []) == [m.span() for m in d.compiled.finditer(view)], d.entity
+
+
+@pytest.mark.parametrize("name", sorted(TEXTS))
+def test_corpora_candidates_cover_every_start(name: str) -> None:
+    r = Redactor()
+    r._append(TEXTS[name])
+    check_covers(r._view)
+    check_covers(TEXTS[name])
+    check_matches(TEXTS[name])
+
+
+def test_the_pass_gives_candidates_for_most_detectors_on_the_corpora() -> None:
+    """(so that the covering checks above are about something: the path is taken)"""
+    engine = Redactor()._engine
+    for name, text in TEXTS.items():
+        got = whole._native_starts(engine, text)
+        assert got is not None
+        assert len([k for k in got[0] if k >= 0]) >= len(engine.detectors) - 4, name
+
+
+@pytest.mark.parametrize("suite", suite_cases.NAMES)
+def test_every_suite_case_is_covered(suite: str) -> None:
+    texts = [case["text"] for case in suite_cases.load(suite)]
+    for text in texts:
+        check_covers(text)
+    together = "\n".join(texts)
+    check_covers(together)
+    check_matches(together)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(PIECES), max_size=60).map("".join))
+def test_hypothesis_candidates_cover_every_start(text: str) -> None:
+    check_covers(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(LABEL_FORM | st.sampled_from(PIECES), min_size=1, max_size=12).map("".join))
+def test_hypothesis_label_forms_are_covered(text: str) -> None:
+    check_covers(text)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.sampled_from(PIECES), min_size=300, max_size=600).map("".join))
+def test_hypothesis_matches_are_finditers(text: str) -> None:
+    check_matches(text)
+
+
+def test_arguments_that_do_not_fit_are_refused() -> None:
+    native = fastpath.native
+    assert native is not None
+    with pytest.raises(ValueError):
+        native.whole_starts("abc", (None,) * 65, (False,) * 65, (), 32, 10, [])
+    with pytest.raises(ValueError):
+        native.whole_starts("abc", (None,), (False, False), (), 32, 10, [])
+    with pytest.raises(ValueError):
+        native.whole_starts("abc", (None,), (False,), (), 32, 10, [None, None])
+    assert native.whole_starts("abc", (None,), (False,), (), 32, 10, []) == (None,)
+
+
+def test_label_word_spans_are_found_in_every_form_and_case() -> None:
+    """A word's parts joined by `_`, `-`, a space or nothing, in any ASCII case, give the span after it; a tail
+    alone (`port` of `export`) gives none."""
+    native = fastpath.native
+    assert native is not None
+    words = whole._ascii_words()
+    assert ("api|key", 4) in words
+    memo: list[object] = []
+    shape = fastpath._shape(r"[:=]", 0)
+    for text in ("ApiKey: x", "API_KEY: x", "api-key: x", "api key: x", "apikey = x", "PASSWORD = x"):
+        got = native.whole_starts(text, (shape,), (True,), words, 32, 100, memo)
+        assert got[0] is not None and _inside(text.index(":" if ":" in text else "="), got[0]), text
+    got = native.whole_starts("export: x", (shape,), (True,), words, 32, 100, [])
+    assert got[0] == []
+    with pytest.raises(ValueError):
+        native.whole_starts("abc", (shape,), (True,), (("|x", 2),), 32, 10, [])
+
+
+def test_threads_sharing_the_pass_get_the_single_threaded_answers() -> None:
+    """The pass calls Python for a pair it has not met (another thread may then run one with the same automata
+    and tables): a fresh plan, four threads on four texts at once, each answer the one-thread answer."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from sluicegate.redaction import redact
+
+    texts = [TEXTS[k] for k in sorted(TEXTS)][:4]
+    whole._native_plan.cache_clear()
+    whole._pair_table.cache_clear()
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(redact, texts * 2))
+    with mock.patch.object(whole, "NATIVE", False):
+        want = [redact(t) for t in texts * 2]
+    assert got == want
