@@ -65,6 +65,8 @@ class Engine:
         # the straightforward path, which the differential test compares against.
         self.starters: Starters | None = starters_for(self.detectors) if fast else None
         self._picked: dict[int, tuple[Detector, ...]] = {}
+        # `settle_short`'s detectors per hint: `_pick(hint)` when they are all built-ins, else () (not its case).
+        self._short_picked: dict[int, tuple[Detector, ...]] = {}
         # `compiled`: use the hyperscan prefilter (prefilter.py) on long ranges when the extra is installed.
         self.prefilter: _pf.Prefilter | None = _pf.shared(self.detectors) if fast and compiled else None
         self._index = {id(d): i for i, d in enumerate(self.detectors)}
@@ -218,6 +220,28 @@ class Engine:
             if found:
                 per.append((d, found))
         return self._choose(view, point, final, keep, per)
+
+    def settle_short(
+        self, view: str, pos: int, point: int, hint: int, keep: Callable[[Detector, str], bool]
+    ) -> tuple[int, list[Finding]] | None:
+        """`settle(view, pos, point, final=False, keep=keep, hint=hint)` where that takes `_settle_short`, or
+        None where it would not (a long range, the prefilter's candidates, a custom detector among `hint`'s):
+        the same answer without the general entry's dispatch, for `Redactor._release_step`'s settling feed."""
+        if point <= pos:
+            return point, []
+        if point - pos > _SHORT or not self.SHORT or self.starters is None:
+            return None
+        if self.prefilter is not None and point - pos > _pf.MIN_RANGE:
+            return None
+        detectors = self._short_picked.get(hint)
+        if detectors is None:
+            got = self._pick(hint)
+            detectors = got if got and all(id(d) in BUILTIN_IDS for d in got) else ()
+            if len(self._short_picked) < 4096:
+                self._short_picked[hint] = detectors
+        if not detectors:
+            return None
+        return self._settle_short(view, pos, point, False, keep, detectors)
 
     def _settle_short(
         self,
