@@ -46,6 +46,25 @@ def make(on: bool, fast: bool, count: bool = False) -> Callable[[], Redactor]:
     return Counted if count else Plain
 
 
+def settling_cell(text: str, repeats: int, cold: bool, fast: bool) -> str:
+    """The feeds that settle a finding: their count and median off → on (subjects that count them)."""
+    last: list[float] = []
+    settling: dict[str, list[float]] = {"off": [], "on": []}
+    n = 0
+
+    def after(name: str) -> None:
+        nonlocal n
+        if last:
+            settling[name].append(feed_ab.pct(last, 0.5))
+            n = len(last)
+
+    counted: dict[str, Callable[[], Any]] = {"off": make(False, fast, True), "on": make(True, fast, True)}
+    feed_ab.measure(counted, text, repeats, cold=cold, after=after, settling=last)
+    if not n:
+        return "0"
+    return f"{n}, {statistics.median(settling['off']):.1f} → {statistics.median(settling['on']):.1f}"
+
+
 def main() -> int:
     args = feed_ab.parser(__doc__).parse_args()
     fast = not args.no_fast
@@ -60,19 +79,7 @@ def main() -> int:
             "on": make(True, fast),
         }
         got = feed_ab.measure(subjects, text, args.repeats, cold=args.cold)
-        last: list[float] = []
-        settling: dict[str, list[float]] = {"off": [], "on": []}
-        n = 0
-
-        def after(name: str) -> None:
-            nonlocal n
-            if last:
-                settling[name].append(feed_ab.pct(last, 0.5))
-                n = len(last)
-
-        counted = {"off": make(False, fast, True), "on": make(True, fast, True)}
-        feed_ab.measure(counted, text, args.repeats, cold=args.cold, after=after, settling=last)
-        cell = f"{n}, {statistics.median(settling['off']):.1f} → {statistics.median(settling['on']):.1f}" if n else "0"
+        cell = settling_cell(text, args.repeats, args.cold, fast)
         if feed_ab.differs(label, got):
             status = 1
         print(feed_ab.row(label, got, cell))
