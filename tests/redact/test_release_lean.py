@@ -160,3 +160,15 @@ def test_the_lean_release_is_off_without_the_compiled_feed_or_with_a_position_ma
     r = Seen()
     out = "".join(r.feed(soft[i : i + 4]).text for i in range(0, len(soft), 4)) + r.flush().text
     assert "<EMAIL_ADDRESS>" in out and "<IP_ADDRESS>" in out
+
+
+def test_the_lean_step_is_the_dataclasss() -> None:
+    from sluicegate import Step
+    from sluicegate.redaction.redactor import _text_step
+
+    for text in ("a", "<EMAIL_ADDRESS> now", "é\n"):
+        got, want = _text_step(text), Step(text)
+        assert type(got) is Step and got == want and hash(got) == hash(want) and repr(got) == repr(want)
+        assert got.__dict__ == want.__dict__ and list(got.__dict__) == list(want.__dict__)
+        with pytest.raises(AttributeError):
+            got.text = "b"  # type: ignore[misc]

@@ -330,7 +330,7 @@ class Redactor:
             got = self._engine.settle_short(self._view, self._base, point, hint, self._keep)
             if got is not None:
                 text = self._release_plain(got[0], got[1], tracker)
-                return Step(text) if text else EMPTY_STEP
+                return _text_step(text) if text else EMPTY_STEP
         text, _ = self._release(point, final=False, hint=hint)
         return Step(text) if text else EMPTY_STEP
 
@@ -454,6 +454,18 @@ class Redactor:
             at = b
         parts.append(self._raw[at:cut])
         return "".join(parts)
+
+
+def _text_step(text: str, new: Callable[[type[Step]], Step] = object.__new__) -> Step:
+    """`Step(text)`, built as the dataclass's `__init__` would (its fields in its `__dict__`, in their order) without
+    its frozen `__setattr__`: 0.5 against 1.3 µs, on the settling feed (`_native.c`'s `make_step` does the same)."""
+    step = new(Step)
+    d = step.__dict__
+    d["text"] = text
+    d["stopped"] = False
+    d["events"] = ()
+    d["lookahead"] = ""
+    return step
 
 
 @dataclass(frozen=True)
