@@ -172,3 +172,14 @@ def test_the_lean_step_is_the_dataclasss() -> None:
         assert got.__dict__ == want.__dict__ and list(got.__dict__) == list(want.__dict__)
         with pytest.raises(AttributeError):
             got.text = "b"  # type: ignore[misc]
+
+
+def test_the_lean_finding_is_the_dataclasss() -> None:
+    from sluicegate.redaction.registry import BUILTIN
+    from sluicegate.redaction.settle import Finding, _finding
+
+    got, want = _finding(3, 9, BUILTIN[0]), Finding(3, 9, BUILTIN[0])
+    assert type(got) is Finding and got == want and hash(got) == hash(want) and repr(got) == repr(want)
+    assert list(got.__dict__.items()) == list(want.__dict__.items())
+    with pytest.raises(AttributeError):
+        got.start = 4  # type: ignore[misc]
