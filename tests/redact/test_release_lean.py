@@ -108,9 +108,13 @@ def test_every_short_settle_is_the_engines(fast: bool, monkeypatch: pytest.Monke
         pytest.fail("the compiled feed is not built: python setup.py build_ext --inplace")
     short = Engine.settle_short
     taken: list[bool] = []
+    moved: list[bool] = []  # a search that starts past `pos`, at the tracker's bound
 
-    def checked(self: Engine, view: str, pos: int, point: int, hint: int, keep: Any) -> Any:
-        got = short(self, view, pos, point, hint, keep)
+    def checked(self: Engine, view: str, pos: int, point: int, hint: int, keep: Any, *bounds: Any) -> Any:
+        assert bounds  # the tracker's: the searches start at them
+        lb, origin = bounds
+        moved.append(any(at - origin > pos for i, at in lb.items() if hint >> i & 1))
+        got = short(self, view, pos, point, hint, keep, *bounds)
         taken.append(got is not None)
         if got is not None:
             assert got == self.settle(view, pos, point, final=False, keep=keep, hint=hint), (view, pos, point)
@@ -126,7 +130,7 @@ def test_every_short_settle_is_the_engines(fast: bool, monkeypatch: pytest.Monke
         for i in range(0, len(text), 4):
             r.feed(text[i : i + 4])
         r.flush()
-    assert sum(taken) > 50
+    assert sum(taken) > 50 and sum(moved) > 5
 
 
 def test_the_lean_release_is_off_without_the_compiled_feed_or_with_a_position_map() -> None:

@@ -327,7 +327,7 @@ class Redactor:
         assert tracker is not None
         hint = tracker.complete_mask(self._base, point)
         if hint and self._LEAN_RELEASE and self._positions is None and self._quick_native is not None:
-            got = self._engine.settle_short(self._view, self._base, point, hint, self._keep)
+            got = self._engine.settle_short(self._view, self._base, point, hint, self._keep, *tracker.bounds())
             if got is not None:
                 text = self._release_plain(got[0], got[1], tracker)
                 return _text_step(text) if text else EMPTY_STEP
