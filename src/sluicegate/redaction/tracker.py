@@ -230,6 +230,11 @@ class OpenTracker:
                 mask |= 1 << i
         return mask
 
+    def bounds(self) -> tuple[dict[int, int], int]:
+        """The bounds `complete_mask` reads (detector index -> absolute position) and the origin to subtract: where
+        it answers a mask, no complete match of a detector starts before its bound (`Engine.settle_short`)."""
+        return self._lb, self._origin
+
     def _open_compiled(self, view: str, base: int, seen: int) -> int | None:
         """The same answer as the loop in `open_from`, with covered detectors asked only at candidates. Every
         detector is probed from its bound or from `seen` (no starters table: the prefilter knows where it can
