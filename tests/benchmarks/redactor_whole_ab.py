@@ -130,52 +130,12 @@ def counts(make: Callable[[], Redactor], mod: Any, text: str) -> tuple[int, int,
     return len(asked), sum(asked.values()), calls[0]
 
 
-def mix_ab(kb: int, repeats: int) -> int:
-    """`--mix`: with `[fast]`, whole.py's `MIX` settings ("off": wholedb.py's candidates alone, the behaviour
-    before; "and": intersected with the C pass's; "c": the C pass's where it has them), interleaved in each
-    repeat, thread CPU medians, positions asked (`counts`), outputs compared with the stream's."""
-    texts = {name: make(kb * 1024) for name, make in CORPORA.items()}
-    modes: list[tuple[str, str | None]] = [("off", None), ("and", "and"), ("c", "c")]
-    status = 0
-    print(f"{kb} KB per corpus; [fast]; thread CPU time, medians of {repeats}; MB/s (positions asked)")
-    print("| corpus | " + " | ".join(m for m, _ in modes) + " |")
-    print("|---|" + "---|" * len(modes))
-    saved = whole.MIX
-    try:
-        for label, text in texts.items():
-            mb = len(text.encode()) / 1e6
-            want = streamed(Redactor, text)
-            asked: dict[str, int] = {}
-            times: dict[str, list[float]] = {m: [] for m, _ in modes}
-            for m, v in modes:
-                whole.MIX = v
-                got = one_pass(Redactor, whole, text)
-                if got is not None and got != want:
-                    print(f"DIFFERENT: {label} {m}")
-                    status = 1
-                asked[m] = counts(Redactor, whole, text)[1]
-            for _ in range(repeats):
-                for m, v in modes:
-                    whole.MIX = v
-                    t = time.thread_time()
-                    one_pass(Redactor, whole, text)
-                    times[m].append(time.thread_time() - t)
-            cells = [f"{mb / statistics.median(times[m]):.1f} ({asked[m]:,})" for m, _ in modes]
-            print(f"| {label} | " + " | ".join(cells) + " |")
-    finally:
-        whole.MIX = saved
-    return status
-
-
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--kb", type=int, default=64)
     ap.add_argument("--repeats", type=int, default=7)
     ap.add_argument("--base", default="fbec573")
-    ap.add_argument("--mix", action="store_true", help="compare whole.py's MIX settings with [fast] only")
     args = ap.parse_args()
-    if args.mix:
-        return mix_ab(args.kb, args.repeats)
     before = old_whole(args.base)
     texts = {name: make(args.kb * 1024) for name, make in CORPORA.items()}
     texts["planted17"] = C.planted(args.kb * 1024).text

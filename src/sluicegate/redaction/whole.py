@@ -180,8 +180,6 @@ def matches(engine: Engine, view: str) -> list[tuple[Detector, list[Any]]]:
     native = _native_starts(engine, view) if db is None and n > _SCAN else None
     if got is not None:
         known, labelled = got
-        if MIX is not None and n > _SCAN:
-            known = _mixed(engine, view, known)
     elif native is not None:
         # (no starters mask for the rest: on prose in other scripts it cost more than the two label detectors'
         # `finditer` it could spare, and custom detectors are in every mask)
@@ -231,11 +229,6 @@ def matches(engine: Engine, view: str) -> list[tuple[Detector, list[Any]]]:
 
 # Switched off by tests to compare with the path without it.
 NATIVE = True
-# With `[fast]` and the compiled extension: how wholedb.py's candidates and `_native_starts`' are combined for
-# the shape detectors (label detectors keep wholedb.py's label words and quotes): "and" asks each detector only
-# where both sources leave a candidate (sound: each covers every start), "c" takes the C pass's where it has an
-# entry, None keeps wholedb.py's alone (the behaviour before; tests switch between them).
-MIX: str | None = "and"
 # Places of the shapes `_native_starts` reads (the feed's 16 where a longer one has too many states): twice the
 # feed's leaves a third fewer positions to ask on code, logs and JSON (a URL's user part, a long digit run) at
 # the same cost of the C pass, whose automata are deterministic (built as read) where the feed's are not.
@@ -268,48 +261,6 @@ def _native_starts(
     else:
         got = _fp.native.whole_starts(view, shapes, labelled, _ascii_words(), LOOKBEHIND, budget, memo)
     return {k: spans for k, spans in zip(keys, got, strict=True) if spans is not None}, None
-
-
-def _mixed(engine: Engine, view: str, known: dict[int, list[tuple[int, int]]]) -> dict[int, list[tuple[int, int]]]:
-    """wholedb.py's `known` combined with the C pass's shape candidates (`MIX`), the label detectors left out of
-    the C pass (their spans and rests stay wholedb.py's). A new dict: wholedb.py remembers its own."""
-    if _fp.native is None:
-        return known
-    plan = _native_plan(tuple(engine.detectors), False)
-    if plan is None:
-        return known
-    shapes, labelled, keys, memo = plan
-    budget = 64 + len(view) // _pf.HIT_BUDGET
-    st = engine.starters
-    if st is not None and max(keys, default=0) < 63:
-        got = _fp.native.whole_starts(
-            view, shapes, labelled, (), LOOKBEHIND, budget, memo, keys, _pair_table(st), _pair_of(st)
-        )
-    else:
-        got = _fp.native.whole_starts(view, shapes, labelled, (), LOOKBEHIND, budget, memo)
-    out = dict(known)
-    for k, spans in zip(keys, got, strict=True):
-        if spans is None:
-            continue
-        have = out.get(k)
-        out[k] = spans if have is None or MIX == "c" else _intersect(have, spans)
-    return out
-
-
-def _intersect(a: list[tuple[int, int]], b: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """The positions in both of two lists of sorted, disjoint closed ranges, as such a list."""
-    out: list[tuple[int, int]] = []
-    i = j = 0
-    while i < len(a) and j < len(b):
-        lo = max(a[i][0], b[j][0])
-        hi = min(a[i][1], b[j][1])
-        if lo <= hi:
-            out.append((lo, hi))
-        if a[i][1] < b[j][1]:
-            i += 1
-        else:
-            j += 1
-    return out
 
 
 @lru_cache(maxsize=32)
