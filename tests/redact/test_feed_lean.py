@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from functools import cache
 from typing import Any
 
 import pytest
@@ -41,6 +42,7 @@ def _native() -> Any:
     return fastpath.native
 
 
+@cache
 def _subjects(fast: bool, max_hold: int = 8192) -> dict[str, Callable[[], Redactor]]:
     """The subjects: "on" (the default build), "off" (the Python method over the feed as before), "pure"."""
 
@@ -55,13 +57,16 @@ def _subjects(fast: bool, max_hold: int = 8192) -> dict[str, Callable[[], Redact
         _COMPILED = fast
         _NATIVE = False
 
+    make_off = Off.factory(max_hold=max_hold)
+
     def off() -> Redactor:
-        r = Off(max_hold=max_hold)
+        r = make_off()
         assert r._tracker is not None and r._quick_native is not None
         r._quick_native = fastpath.compiled_feed(r._tracker, r._max_hold, lean_off=True)
         return r
 
-    return {"on": lambda: On(max_hold=max_hold), "off": off, "pure": lambda: Pure(max_hold=max_hold)}
+    # (classes made and detectors compiled once per configuration; each call is a fresh Redactor: test_factory)
+    return {"on": On.factory(max_hold=max_hold), "off": off, "pure": Pure.factory(max_hold=max_hold)}
 
 
 Call = tuple[str, str]  # (piece, lookahead)

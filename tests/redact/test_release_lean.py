@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from functools import cache
 from typing import Any
 
 import pytest
@@ -28,6 +29,7 @@ from .suite_cases import NAMES, load
 from .test_feed_lean import _PIECES, Call, _cut, _run
 
 
+@cache
 def _subjects(fast: bool, max_hold: int = 8192) -> dict[str, Callable[[], Redactor]]:
     """ "on" (the default build), "off" (every settle through `_release`), "pure" (no compiled feed)."""
 
@@ -42,10 +44,11 @@ def _subjects(fast: bool, max_hold: int = 8192) -> dict[str, Callable[[], Redact
         _COMPILED = fast
         _NATIVE = False
 
+    # (classes made and detectors compiled once per configuration; each call is a fresh Redactor: test_factory)
     return {
-        "on": lambda: On(max_hold=max_hold),
-        "off": lambda: Off(max_hold=max_hold),
-        "pure": lambda: Pure(max_hold=max_hold),
+        "on": On.factory(max_hold=max_hold),
+        "off": Off.factory(max_hold=max_hold),
+        "pure": Pure.factory(max_hold=max_hold),
     }
 
 
