@@ -11,7 +11,9 @@ ASCII letters, the middle dot). That `redact()` then equals the stream is test_w
 
 from __future__ import annotations
 
+import contextlib
 import sys
+from unittest import mock
 
 import pytest
 import regex
@@ -68,12 +70,14 @@ def check_covers(view: str) -> None:
                 assert ok, (d.entity, q, view[max(0, q - 80) : q + 40])
 
 
-def check_matches(text: str) -> None:
-    """whole.matches (the candidates' path, for a text long enough to take it) is each detector's finditer."""
+def check_matches(text: str, *, any_length: bool = False) -> None:
+    """whole.matches (the candidates' path, for a text long enough to take it, or at any length with
+    `any_length`) is each detector's finditer."""
     r = Redactor()
     r._append(text)
     view = r._view
-    got = {id(d): [m.span() for m in found] for d, found in whole.matches(r._engine, view)}
+    with mock.patch.object(whole, "_SCAN", 0) if any_length else contextlib.nullcontext():
+        got = {id(d): [m.span() for m in found] for d, found in whole.matches(r._engine, view)}
     for d in r._engine.detectors:
         assert got.get(id(d), []) == [m.span() for m in d.compiled.finditer(view)], d.entity
 

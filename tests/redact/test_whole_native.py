@@ -22,6 +22,7 @@ from sluicegate.redaction import Redactor, fastpath, whole
 
 from . import suite_cases
 from .test_whole_candidates import LABEL_FORM, PIECES, TEXTS, _inside, _starts
+from .test_whole_candidates import check_matches as _check_matches
 
 # The compiled extension is built for every install (setup.py); without a compiler there is no such path.
 pytestmark = pytest.mark.skipif(fastpath.native is None, reason="the compiled extension (_native) is not built")
@@ -57,13 +58,7 @@ def check_covers(view: str) -> None:
 
 def check_matches(text: str) -> None:
     """whole.matches (this path, taken at any length here) is each detector's finditer."""
-    r = Redactor()
-    r._append(text)
-    view = r._view
-    with mock.patch.object(whole, "_SCAN", 0):
-        got = {id(d): [m.span() for m in found] for d, found in whole.matches(r._engine, view)}
-    for d in r._engine.detectors:
-        assert got.get(id(d), []) == [m.span() for m in d.compiled.finditer(view)], d.entity
+    _check_matches(text, any_length=True)
 
 
 @pytest.mark.parametrize("name", sorted(TEXTS))
