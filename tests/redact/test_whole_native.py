@@ -24,6 +24,9 @@ from . import suite_cases
 from .test_whole_candidates import LABEL_FORM, PIECES, TEXTS, _inside, _starts
 from .test_whole_candidates import check_matches as _check_matches
 
+# Pieces near the required characters' distances (a long word, then `.` or `:` just inside or outside k).
+NEEDS = ["M" + "a" * 23 + ".", "M" + "b1" * 12 + ".abcdef.", "x" * 16 + ":", "https" + "u" * 17 + ":", "://"]
+
 # The compiled extension is built for every install (setup.py); without a compiler there is no such path.
 pytestmark = pytest.mark.skipif(fastpath.native is None, reason="the compiled extension (_native) is not built")
 
@@ -107,6 +110,59 @@ def test_hypothesis_matches_are_finditers(text: str) -> None:
     check_matches(text)
 
 
+# The C pass's ways (whole.NATIVE_MODE, `_native.c` WS_*): each alone and all of them. Each is exact: the same
+# candidates as the pass without them (a cheaper way to the same answer), which the tests below check.
+MODES = (1, 2, 4, 8, 15)
+
+
+def check_modes(view: str) -> None:
+    """`_native_starts` in every mode gives mode 0's answer (and the default is all of them)."""
+    assert whole.NATIVE_MODE == 15
+    engine = Redactor()._engine
+    with mock.patch.object(whole, "NATIVE_MODE", 0):
+        want = whole._native_starts(engine, view)
+    for mode in MODES:
+        with mock.patch.object(whole, "NATIVE_MODE", mode):
+            assert whole._native_starts(engine, view) == want, mode
+
+
+@pytest.mark.parametrize("name", sorted(TEXTS))
+def test_every_mode_gives_the_same_candidates_on_the_corpora(name: str) -> None:
+    r = Redactor()
+    r._append(TEXTS[name])
+    check_modes(r._view)
+    check_modes(TEXTS[name])
+
+
+def test_every_mode_gives_the_same_candidates_on_the_suites() -> None:
+    for suite in suite_cases.NAMES:
+        check_modes("\n".join(case["text"] for case in suite_cases.load(suite)))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(LABEL_FORM | st.sampled_from(PIECES + NEEDS), max_size=40).map("".join))
+def test_hypothesis_every_mode_gives_the_same_candidates(text: str) -> None:
+    check_modes(text)
+    check_covers(text)
+
+
+def test_required_characters_are_read_off_the_shapes() -> None:
+    """`shape_need_k`: Discord's token needs its `.` within 27 places, a URL's credentials `:` within 22, a
+    Telegram token `:` within 17 (so WS_NEED has something to do on the corpora); the e-mail address none (a
+    local part of up to 256 characters reads past the shape's places without `@`)."""
+    native = fastpath.native
+    assert native is not None
+    got = {}
+    for d in Redactor()._engine.detectors:
+        shape = fastpath._shape(d.compiled.pattern, d.compiled.flags, whole._PLACES)
+        if shape is not None:
+            got[d.entity] = native.shape_need(shape)
+    assert got["DISCORD_BOT_TOKEN"] == (".", 27)
+    assert got["URL_CREDENTIALS"] == (":", 22)
+    assert got["TELEGRAM_BOT_TOKEN"] == (":", 17)
+    assert got["EMAIL_ADDRESS"] is None
+
+
 def test_arguments_that_do_not_fit_are_refused() -> None:
     native = fastpath.native
     assert native is not None
@@ -147,6 +203,7 @@ def test_threads_sharing_the_pass_get_the_single_threaded_answers() -> None:
     texts = [TEXTS[k] for k in sorted(TEXTS)][:4]
     whole._native_plan.cache_clear()
     whole._pair_table.cache_clear()
+    whole._shape_pairs.cache_clear()
     with ThreadPoolExecutor(4) as pool:
         got = list(pool.map(redact, texts * 2))
     with mock.patch.object(whole, "NATIVE", False):

@@ -1399,10 +1399,12 @@ static PyObject *configure(PyObject *Py_UNUSED(module), PyObject *args) {
 }
 
 static PyObject *whole_starts(PyObject *module, PyObject *args);
+static PyObject *py_shape_need(PyObject *module, PyObject *cap);
 
 static PyMethodDef methods[] = {
     {"new_shape", new_shape, METH_VARARGS, "new_shape(states, packed, places) -> a detector's shape (for Feed)"},
     {"new_tables", new_tables, METH_NOARGS, "new_tables() -> the C mirror of one Starters' tables (for Feed)"},
+    {"shape_need", py_shape_need, METH_O, "shape_need(shape) -> (character, k) or None: a required character (whole.py)"},
     {"whole_starts", whole_starts, METH_VARARGS, "whole_starts(view, shapes, labelled, tails, window, budget, memo[, owners, table, pair]) -> per shape: candidate ranges or None (whole.py)"},
     {"configure", configure, METH_VARARGS, "configure(prefilter_module, special_search, Step, EMPTY_STEP, LOOKBEHIND, EAGER, PER_CHAR, PAIRS_MAX)"},
     {NULL, NULL, 0, NULL}};
@@ -1460,7 +1462,10 @@ typedef struct {
     PyObject *shape_cap;
     Py_ssize_t words, count, cap;
     uint64_t *sets;  /* count * words */
-    int32_t *trans;  /* count * 129: -1 not known yet, DFA_DEAD, DFA_STOP, or the next state */
+    int32_t *trans;  /* count * classes: -1 not known yet, DFA_DEAD, DFA_STOP, or the next state */
+    int classes;     /* the characters (each ASCII one, and 128: any other) that every state reads alike */
+    uint8_t cls[129];
+    int need, need_k; /* an ASCII character every path reads within its first need_k places, or need = -1 */
     int32_t hash[2 * DFA_MAX];
 } Dfa;
 
@@ -1492,19 +1497,91 @@ static int32_t dfa_state(Dfa *d, const uint64_t *set) {
         uint64_t *sets = (uint64_t *)PyMem_Realloc(d->sets, (size_t)(cap * d->words) * 8);
         if (sets == NULL) return DFA_FULL;
         d->sets = sets;
-        int32_t *trans = (int32_t *)PyMem_Realloc(d->trans, (size_t)(cap * 129) * 4);
+        int32_t *trans = (int32_t *)PyMem_Realloc(d->trans, (size_t)(cap * d->classes) * 4);
         if (trans == NULL) return DFA_FULL;
         d->trans = trans;
         d->cap = cap;
     }
     int32_t id = (int32_t)d->count++;
     memcpy(&d->sets[id * d->words], set, (size_t)d->words * 8);
-    for (int k = 0; k < 129; k++) d->trans[id * 129 + k] = -1;
+    for (int k = 0; k < d->classes; k++) d->trans[id * d->classes + k] = -1;
     d->hash[h] = id;
     return id;
 }
 
-static Dfa *dfa_new(PyObject *shape_cap) {
+/* The least k such that no path of the shape reads k characters other than `ch` from its start and stays alive
+   without reaching an accepting state (or "anything", state 0) on the way; 0 if there is none within its places.
+   A state drops out of the union only where its class is `ch` alone: the union over every other character
+   holds the states of any one string of them, so a start with no `ch` in its next k characters is ruled out. */
+static Py_ssize_t shape_need_k(const Shape *sh, int ch) {
+    uint64_t want[SHAPE_WORDS], got[SHAPE_WORDS];
+    Py_ssize_t words = sh->words;
+    memcpy(want, sh->first, sizeof want);
+    for (Py_ssize_t j = 0; j < sh->places; j++) {
+        uint64_t any = 0, stop = 0;
+        for (Py_ssize_t w = 0; w < words; w++) {
+            uint64_t bits = want[w], g = 0;
+            while (bits) {
+                int b = __builtin_ctzll(bits);
+                bits &= bits - 1;
+                const ShapeState *st = &sh->st[w * 64 + b];
+                uint64_t lo = st->lo, hi = st->hi;
+                if (ch < 64) lo &= ~(1ULL << ch); else hi &= ~(1ULL << (ch - 64));
+                if (lo || hi || st->wide) g |= 1ULL << b;
+            }
+            got[w] = g;
+            any |= g;
+            stop |= g & sh->stop[w];
+        }
+        if (!any) return j + 1;
+        if (stop) return 0;
+        memset(want, 0, sizeof want);
+        for (Py_ssize_t w = 0; w < words; w++) {
+            uint64_t bits = got[w];
+            while (bits) {
+                int b = __builtin_ctzll(bits);
+                bits &= bits - 1;
+                const uint64_t *fw = sh->st[w * 64 + b].follow;
+                for (Py_ssize_t x = 0; x < words; x++) want[x] |= fw[x];
+            }
+        }
+    }
+    return 0;
+}
+
+/* The required character with the least k (`shape_need_k`), among those some state reads alone; -1 if none. */
+static void shape_need(const Shape *sh, int *need, int *need_k) {
+    *need = -1;
+    *need_k = 0;
+    uint64_t alone[2] = {0, 0};
+    for (Py_ssize_t s = 0; s < sh->count; s++) {
+        const ShapeState *st = &sh->st[s];
+        if (!st->wide && (st->lo == 0) != (st->hi == 0)) {
+            uint64_t x = st->lo ? st->lo : st->hi;
+            if ((x & (x - 1)) == 0) alone[st->lo ? 0 : 1] |= x;
+        }
+    }
+    for (int ch = 0; ch < 128; ch++) {
+        if (!(alone[ch >> 6] >> (ch & 63) & 1)) continue;
+        Py_ssize_t k = shape_need_k(sh, ch);
+        if (k > 0 && (*need < 0 || k < *need_k)) {
+            *need = ch;
+            *need_k = (int)k;
+        }
+    }
+}
+
+/* shape_need(shape) -> (the character, k) or None: what WS_NEED reads off a shape (for tests). */
+static PyObject *py_shape_need(PyObject *Py_UNUSED(module), PyObject *cap) {
+    const Shape *sh = (const Shape *)PyCapsule_GetPointer(cap, "sluicegate.shape");
+    if (sh == NULL) return NULL;
+    int need, k;
+    shape_need(sh, &need, &k);
+    if (need < 0) Py_RETURN_NONE;
+    return Py_BuildValue("(Ci)", need, k);
+}
+
+static Dfa *dfa_new(PyObject *shape_cap, int classes_on) {
     const Shape *sh = (const Shape *)PyCapsule_GetPointer(shape_cap, "sluicegate.shape");
     if (sh == NULL) return NULL;
     Dfa *d = (Dfa *)PyMem_Calloc(1, sizeof(Dfa));
@@ -1512,6 +1589,24 @@ static Dfa *dfa_new(PyObject *shape_cap) {
     d->sh = sh;
     d->shape_cap = Py_NewRef(shape_cap);
     d->words = sh->words;
+    shape_need(sh, &d->need, &d->need_k);
+    /* The character classes: two characters that every state of the shape reads or not alike move every set
+       alike (a smaller table, read from the cache: `WS_CLASSES`; else one class per character). */
+    uint64_t sig[129][SHAPE_WORDS];
+    memset(sig, 0, sizeof sig);
+    for (Py_ssize_t s = 0; s < sh->count; s++) {
+        const ShapeState *st = &sh->st[s];
+        for (int k = 0; k < 129; k++)
+            if (k < 64 ? (st->lo >> k & 1) != 0 : k < 128 ? (st->hi >> (k - 64) & 1) != 0 : st->wide != 0)
+                sig[k][s >> 6] |= 1ULL << (s & 63);
+    }
+    d->classes = 0;
+    for (int k = 0; k < 129; k++) {
+        int same = -1;
+        for (int j = 0; j < k && same < 0 && classes_on; j++)
+            if (memcmp(sig[j], sig[k], sizeof sig[k]) == 0) same = d->cls[j];
+        d->cls[k] = (uint8_t)(same >= 0 ? same : d->classes++);
+    }
     for (Py_ssize_t h = 0; h < 2 * DFA_MAX; h++) d->hash[h] = -1;
     if (dfa_state(d, sh->first) != 0) {
         Py_DECREF(d->shape_cap);
@@ -1525,7 +1620,7 @@ static Dfa *dfa_new(PyObject *shape_cap) {
 
 /* The move from state s on character class k (an ASCII character, or 128: any other). */
 static int32_t dfa_step(Dfa *d, int32_t s, int k) {
-    int32_t t = d->trans[s * 129 + k];
+    int32_t t = d->trans[s * d->classes + d->cls[k]];
     if (t != -1) return t;
     const Shape *sh = d->sh;
     uint64_t got[SHAPE_WORDS], want[SHAPE_WORDS], any = 0, stop = 0;
@@ -1560,7 +1655,7 @@ static int32_t dfa_step(Dfa *d, int32_t s, int k) {
         t = dfa_state(d, want);
         if (t == DFA_FULL) return t; /* (not remembered: the walk falls back to `shape_rules_out`) */
     }
-    d->trans[s * 129 + k] = t;
+    d->trans[s * d->classes + d->cls[k]] = t;
     return t;
 }
 
@@ -1578,7 +1673,30 @@ static int dfa_rules_out(Dfa *d, int kind, const void *data, Py_ssize_t v, Py_ss
     return 0;
 }
 
-/* whole_starts(view, shapes, labelled, tails, window, budget, memo[, owners, table, pair]) -> per shape: merged closed ranges [(a, b), ...] of
+/* `dfa_rules_out` on a view of one byte per character: the same walk without the kind's switch. */
+static int dfa_rules_out1(Dfa *d, const Py_UCS1 *text, Py_ssize_t v, Py_ssize_t n) {
+    Py_ssize_t lim = n - v < d->sh->places ? n - v : d->sh->places;
+    const Py_UCS1 *p = text + v;
+    int32_t s = 0;
+    for (Py_ssize_t j = 0; j < lim; j++) {
+        int k = p[j] < 128 ? p[j] : 128;
+        int32_t t = d->trans[s * d->classes + d->cls[k]];
+        if (t == -1) t = dfa_step(d, s, k);
+        if (t == DFA_DEAD) return 1;
+        if (t == DFA_STOP) return 0;
+        if (t == DFA_FULL) return shape_rules_out(d->sh, PyUnicode_1BYTE_KIND, text, v, n);
+        s = t;
+    }
+    return 0;
+}
+
+/* Ways of `whole_starts` (its `mode`; each can be switched off, whole.py `NATIVE_MODE`). */
+#define WS_SHAPE_PAIRS 1 /* a table per pair of the shapes (not detectors) that may start there */
+#define WS_ONE_BYTE 2    /* `dfa_rules_out1` on a one-byte view */
+#define WS_NEED 4        /* a shape's required character (`shape_need_k`) absent from its next k: ruled out */
+#define WS_CLASSES 8     /* the automata's moves per class of characters read alike (built with the memo) */
+
+/* whole_starts(view, shapes, labelled, tails, window, budget, memo[, owners, table, pair[, spairs, mode]]) -> per shape: merged closed ranges [(a, b), ...] of
    the positions where it does not rule a start out (`shape_rules_out`), or None (no shape, or more than `budget`
    such positions; `memo`: an empty list the first time, which keeps the shapes' deterministic automata for the
    next calls with the same shapes). For a shape whose `labelled` entry is true only the positions within `window` characters
@@ -1588,13 +1706,16 @@ static int dfa_rules_out(Dfa *d, int kind, const void *data, Py_ssize_t v, Py_ss
    bytearray of 128 * 128 uint64: per ASCII pair, bit 63 set once known, and the detectors that may start at the
    second character after the first) and `pair(key)` (which answers an unknown pair: starters.py `_pair`), a
    shape is tried only where its owner may start after the character before. whole.py's pure path asks each
-   detector only there. */
+   detector only there. `spairs` (a bytearray of 128 * 128 uint64 kept per `shapes` and table, or None) keeps
+   per ASCII pair the shapes so allowed (bit 63: known; at most 63 shapes), and `mode` the WS_ ways taken. */
 static PyObject *whole_starts(PyObject *Py_UNUSED(module), PyObject *args) {
     PyObject *view, *shapes, *labelled, *tails, *memo, *owners = NULL, *table = NULL, *pair_fn = NULL;
+    PyObject *spairs_obj = Py_None;
     Py_ssize_t window, budget;
-    if (!PyArg_ParseTuple(args, "UO!O!O!nnO!|O!O!O", &view, &PyTuple_Type, &shapes, &PyTuple_Type, &labelled,
+    int mode = 0;
+    if (!PyArg_ParseTuple(args, "UO!O!O!nnO!|O!O!OOi", &view, &PyTuple_Type, &shapes, &PyTuple_Type, &labelled,
                           &PyTuple_Type, &tails, &window, &budget, &PyList_Type, &memo, &PyTuple_Type, &owners,
-                          &PyByteArray_Type, &table, &pair_fn))
+                          &PyByteArray_Type, &table, &pair_fn, &spairs_obj, &mode))
         return NULL;
     if (PyList_GET_SIZE(memo) == 0) { /* the shapes' deterministic automata, kept by the caller between calls */
         PyObject *fresh = PyList_New(0);
@@ -1602,7 +1723,7 @@ static PyObject *whole_starts(PyObject *Py_UNUSED(module), PyObject *args) {
         for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(shapes); i++) {
             PyObject *cap = PyTuple_GET_ITEM(shapes, i), *got = Py_None;
             if (cap != Py_None) {
-                Dfa *d = dfa_new(cap);
+                Dfa *d = dfa_new(cap, (mode & WS_CLASSES) != 0);
                 if (d == NULL) { Py_DECREF(fresh); return NULL; }
                 got = PyCapsule_New(d, "sluicegate.dfa", dfa_free);
                 if (got == NULL) {
@@ -1650,6 +1771,15 @@ static PyObject *whole_starts(PyObject *Py_UNUSED(module), PyObject *args) {
     if (count > 64 || PyTuple_GET_SIZE(labelled) != count || window < 0) {
         PyErr_SetString(PyExc_ValueError, "whole_starts: at most 64 shapes, one labelled flag each");
         return NULL;
+    }
+    uint64_t *spairs = NULL; /* (prev, ch) -> bit 63: known; the shapes that may start at ch after prev */
+    if (spairs_obj != Py_None) {
+        if (!PyByteArray_Check(spairs_obj) || PyByteArray_GET_SIZE(spairs_obj) != 128 * 128 * 8 || pairs == NULL ||
+            count > 63) {
+            PyErr_SetString(PyExc_ValueError, "whole_starts: spairs is a 128*128*8-byte table beside table, for at most 63 shapes");
+            return NULL;
+        }
+        if (mode & WS_SHAPE_PAIRS) spairs = (uint64_t *)PyByteArray_AS_STRING(spairs_obj);
     }
     int kind = PyUnicode_KIND(view);
     const void *data = PyUnicode_DATA(view);
@@ -1782,16 +1912,30 @@ static PyObject *whole_starts(PyObject *Py_UNUSED(module), PyObject *args) {
     uint64_t live = 0;
     for (Py_ssize_t i = 0; i < count; i++)
         if (sh[i] != NULL) live |= 1ULL << i;
+    const int one_byte = (mode & WS_ONE_BYTE) && kind == PyUnicode_1BYTE_KIND, need_on = (mode & WS_NEED) != 0;
+    Py_ssize_t next_at[128];
+    for (int ch = 0; ch < 128; ch++) next_at[ch] = -1;
     for (Py_ssize_t i = 0; i < count; i++)
         if (live >> i & 1 && (lists[i] = PyList_New(0)) == NULL) goto done;
     for (Py_ssize_t v = 0; v < n && live; v++) {
         Py_UCS4 c = PyUnicode_READ(kind, data, v);
         uint64_t bits = (c < 128 ? byte_mask[c] : wide) & live;
         if (cover != NULL && !cover[v]) bits &= ~lab;
+        if (!bits) continue;
+        Py_UCS4 pc = v > 0 ? PyUnicode_READ(kind, data, v - 1) : 0x110000;
+        if (spairs != NULL && bits && pc < 128 && c < 128) {
+            /* The shapes allowed after this pair, known once for every call with these shapes (and the byte
+               mask, which depends on the shapes alone); else filled from the detectors' pair answer below. */
+            uint64_t *ss = &spairs[pc * 128 + c];
+            if (*ss >> 63) {
+                bits &= *ss;
+                goto tried;
+            }
+        }
         if (pairs != NULL && bits) {
             /* The starters' pair table (starters.py `_pair`): the character before rules most starts out; where
                it is not ASCII (or there is none), the character's own mask, remembered in a small cache. */
-            Py_UCS4 p = v > 0 ? PyUnicode_READ(kind, data, v - 1) : 0x110000;
+            Py_UCS4 p = pc;
             uint64_t *slot;
             Py_UCS4 key[2] = {p, c};
             int len = 2;
@@ -1818,6 +1962,18 @@ static PyObject *whole_starts(PyObject *Py_UNUSED(module), PyObject *args) {
                     *slot = (m & ~(1ULL << 63)) | 1ULL << 63;
                 }
                 uint64_t allowed = *slot, keep = 0, b2 = bits;
+                if (spairs != NULL && len == 2) {
+                    /* every shape the pair allows (the byte mask alone, not this position's live or label cover) */
+                    uint64_t all = 0, b3 = byte_mask[c];
+                    while (b3) {
+                        int i = __builtin_ctzll(b3);
+                        b3 &= b3 - 1;
+                        if (allowed >> owner[i] & 1) all |= 1ULL << i;
+                    }
+                    spairs[p * 128 + c] = all | 1ULL << 63;
+                    bits &= all;
+                    goto tried;
+                }
                 while (b2) {
                     int i = __builtin_ctzll(b2);
                     b2 &= b2 - 1;
@@ -1826,10 +1982,27 @@ static PyObject *whole_starts(PyObject *Py_UNUSED(module), PyObject *args) {
                 bits = keep;
             }
         }
+    tried:
         while (bits) {
             int i = __builtin_ctzll(bits);
             bits &= bits - 1;
-            if (dfa[i] != NULL ? dfa_rules_out(dfa[i], kind, data, v, n) : shape_rules_out(sh[i], kind, data, v, n))
+            if (dfa[i] != NULL && need_on && dfa[i]->need >= 0 && v + dfa[i]->need_k <= n) {
+                /* the next occurrence of its required character at or after v (each pointer only moves on) */
+                int ch = dfa[i]->need;
+                if (next_at[ch] < v) {
+                    Py_ssize_t x = v;
+                    if (kind == PyUnicode_1BYTE_KIND) {
+                        const Py_UCS1 *hit = memchr((const Py_UCS1 *)data + v, ch, (size_t)(n - v));
+                        x = hit == NULL ? n : hit - (const Py_UCS1 *)data;
+                    } else
+                        while (x < n && PyUnicode_READ(kind, data, x) != (Py_UCS4)ch) x++;
+                    next_at[ch] = x;
+                }
+                if (next_at[ch] >= v + dfa[i]->need_k) continue;
+            }
+            if (dfa[i] != NULL ? (one_byte ? dfa_rules_out1(dfa[i], (const Py_UCS1 *)data, v, n)
+                                           : dfa_rules_out(dfa[i], kind, data, v, n))
+                               : shape_rules_out(sh[i], kind, data, v, n))
                 continue;
             if (++found[i] > budget) { /* too dense: the caller takes the detector's own search */
                 live &= ~(1ULL << i);

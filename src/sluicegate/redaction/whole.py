@@ -229,6 +229,11 @@ def matches(engine: Engine, view: str) -> list[tuple[Detector, list[Any]]]:
 
 # Switched off by tests to compare with the path without it.
 NATIVE = True
+# The ways of the C pass (`_native.c` WS_*), each switchable off for tests and the A/B: 1, a table per character
+# pair of the shapes (not detectors) that may start there; 2, a walk without the string kind's switch on a
+# one-byte view; 4, a shape's required character (read off the automaton) absent from the next k: ruled out;
+# 8, the automata's moves kept per class of characters every state reads alike (a smaller table).
+NATIVE_MODE = 15
 # Places of the shapes `_native_starts` reads (the feed's 16 where a longer one has too many states): twice the
 # feed's leaves a third fewer positions to ask on code, logs and JSON (a URL's user part, a long digit run) at
 # the same cost of the C pass, whose automata are deterministic (built as read) where the feed's are not.
@@ -250,13 +255,26 @@ def _native_starts(
     plan = _native_plan(tuple(engine.detectors), view.isascii())
     if plan is None:
         return None
-    shapes, labelled, keys, memo = plan
+    shapes, labelled, keys, memos = plan
+    memo = memos[1 if NATIVE_MODE & 8 else 0]  # (the automata are built with or without the classes)
     budget = 64 + len(view) // _pf.HIT_BUDGET
     owners = tuple(k if k >= 0 else -1 - k for k in keys)
     st = engine.starters
     if st is not None and max(owners, default=0) < 63:
+        spairs = _shape_pairs(st, shapes) if len(shapes) < 64 and NATIVE_MODE & 1 else None
         got = _fp.native.whole_starts(
-            view, shapes, labelled, _ascii_words(), LOOKBEHIND, budget, memo, owners, _pair_table(st), _pair_of(st)
+            view,
+            shapes,
+            labelled,
+            _ascii_words(),
+            LOOKBEHIND,
+            budget,
+            memo,
+            owners,
+            _pair_table(st),
+            _pair_of(st),
+            spairs,
+            NATIVE_MODE,
         )
     else:
         got = _fp.native.whole_starts(view, shapes, labelled, _ascii_words(), LOOKBEHIND, budget, memo)
@@ -266,6 +284,14 @@ def _native_starts(
 @lru_cache(maxsize=32)
 def _pair_table(starters: Starters) -> bytearray:
     """`whole_starts`' memory of the starters' pair answers (filled as pairs are met), one per `Starters`."""
+    return bytearray(128 * 128 * 8)
+
+
+@lru_cache(maxsize=32)
+def _shape_pairs(starters: Starters, shapes: tuple[object, ...]) -> bytearray:
+    """`whole_starts`' memory of the shapes (of one `_native_plan`) the pair answers allow, filled as pairs are
+    met: per character pair, the shapes whose detector may start there, so that no call maps detectors to
+    shapes at each position again."""
     return bytearray(128 * 128 * 8)
 
 
@@ -286,10 +312,11 @@ def _pair_of(starters: Starters) -> Callable[[str], int]:
 @lru_cache(maxsize=32)
 def _native_plan(
     detectors: tuple[Detector, ...], ascii_view: bool
-) -> tuple[tuple[object, ...], tuple[bool, ...], tuple[int, ...], list[object]] | None:
+) -> tuple[tuple[object, ...], tuple[bool, ...], tuple[int, ...], tuple[list[object], list[object]]] | None:
     """`whole_starts`' arguments for a detector selection: the shapes (None: no shape, or a label detector in a
     view that is not ASCII), whether each is kept only within label spans, the key of each in the result, and
-    the list in which the C pass keeps their deterministic automata between calls."""
+    the lists in which the C pass keeps their deterministic automata between calls (without, with the
+    character classes of `NATIVE_MODE`'s 8)."""
     shapes: list[object] = []
     labelled: list[bool] = []
     keys: list[int] = []
@@ -315,7 +342,7 @@ def _native_plan(
             keys.append(-1 - i)
     if len(shapes) > 64:
         return None
-    return tuple(shapes), tuple(labelled), tuple(keys), []
+    return tuple(shapes), tuple(labelled), tuple(keys), ([], [])
 
 
 def _all_near(d: Detector) -> bool:
