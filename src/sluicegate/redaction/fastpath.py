@@ -84,8 +84,13 @@ def _near_tails() -> tuple[str, ...]:
 def _shape(pattern: str, flags: int, places: int | None = None) -> object:
     """The compiled feed's copy of a pattern's shape (shape.py), shared by every Redactor; None if it has none."""
     from .shape import PLACES, shape
+    from .shapecache import lookup
 
-    got = shape(pattern, flags, PLACES if places is None else places)
+    places = PLACES if places is None else places
+    stored, packed = lookup(pattern, flags, places)  # (the built-ins' shapes, read off once: shapecache.py)
+    if stored:
+        return None if packed is None else native.new_shape(*packed)
+    got = shape(pattern, flags, places)
     return None if got is None else native.new_shape(*got.packed(), got.places)
 
 
