@@ -18,10 +18,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sluicegate.redaction import Redactor, fastpath, whole
+from sluicegate.redaction import Redactor, fastpath, whole, wholedb
 
 from . import suite_cases
-from .test_whole_candidates import LABEL_FORM, PIECES, TEXTS, _inside, _starts
+from .test_whole_candidates import LABEL_FORM, LABEL_WORDS, PIECES, TEXTS, _inside, _starts
 from .test_whole_candidates import check_matches as _check_matches
 
 # Pieces near the required characters' distances (a long word, then `.` or `:` just inside or outside k).
@@ -110,20 +110,27 @@ def test_hypothesis_matches_are_finditers(text: str) -> None:
     check_matches(text)
 
 
-# The C pass's ways (whole.NATIVE_MODE, `_native.c` WS_*): each alone and all of them. Each is exact: the same
-# candidates as the pass without them (a cheaper way to the same answer), which the tests below check.
-MODES = (1, 2, 4, 8, 15)
+# The C pass's ways (whole.NATIVE_MODE, `_native.c` WS_*): each alone and all of them. Each but 16 is exact: the
+# same candidates as the pass without them (a cheaper way to the same answer); 16 adds the label detectors'
+# candidates on a view that is not ASCII (checked against the engine as every other entry is).
+MODES = (1, 2, 4, 8, 15, 16, 31)
 
 
 def check_modes(view: str) -> None:
-    """`_native_starts` in every mode gives mode 0's answer (and the default is all of them)."""
-    assert whole.NATIVE_MODE == 15
+    """`_native_starts` in every mode gives mode 0's answer, but that with 16 a view that is not ASCII has the
+    label detectors' entries too (the same for 16 alone and all ways; the others as mode 0's)."""
+    assert whole.NATIVE_MODE == 31
     engine = Redactor()._engine
-    with mock.patch.object(whole, "NATIVE_MODE", 0):
-        want = whole._native_starts(engine, view)
-    for mode in MODES:
+    got = {}
+    for mode in (0, *MODES):
         with mock.patch.object(whole, "NATIVE_MODE", mode):
-            assert whole._native_starts(engine, view) == want, mode
+            got[mode] = whole._native_starts(engine, view)
+    for mode in MODES:
+        assert got[mode] == got[16 if mode & 16 else 0], mode
+    assert got[0] is not None and got[16] is not None
+    assert {k: v for k, v in got[16][0].items() if k in got[0][0]} == got[0][0]
+    if view.isascii():
+        assert got[16] == got[0]
 
 
 @pytest.mark.parametrize("name", sorted(TEXTS))
@@ -144,6 +151,46 @@ def test_every_mode_gives_the_same_candidates_on_the_suites() -> None:
 def test_hypothesis_every_mode_gives_the_same_candidates(text: str) -> None:
     check_modes(text)
     check_covers(text)
+
+
+def _any_case(word: str, picks: list[int]) -> str:
+    """`word` with each character replaced by one the engine matches to it case-insensitively (`all_cases`:
+    the Kelvin sign for k, long s for s, dotted I for i, the old Cyrillic forms of в д о с т ...)."""
+    out = []
+    for ch, k in zip(word, picks + [0] * len(word), strict=False):
+        cases = sorted(wholedb.all_cases(ch) or {ch})
+        out.append(cases[k % len(cases)])
+    return "".join(out)
+
+
+# A label form whose word is in any case variant, in a view that is not ASCII (the fold path, WS_FOLD).
+ANY_CASE_FORM = st.builds(
+    lambda pre, word, picks, rest: pre + _any_case(word, picks) + rest,
+    st.sampled_from(["é ", "пароль ", "密码 ", "ß", "İ ", "\u212a"]),
+    st.sampled_from(LABEL_WORDS),
+    st.lists(st.integers(0, 3), max_size=24),
+    st.sampled_from([": hunter2xyz", " = 's3cr3t value'", '="abc"', " : x", "=>x", ":"]),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(ANY_CASE_FORM | LABEL_FORM | st.sampled_from(PIECES), min_size=1, max_size=10).map("".join))
+def test_hypothesis_label_words_of_every_script_and_case_are_covered(text: str) -> None:
+    check_covers(text)
+    check_modes(text)
+
+
+def test_label_words_of_other_scripts_give_spans_on_a_view_that_is_not_ascii() -> None:
+    """(so that the fold path is taken: the label detectors have candidates on multilingual prose)"""
+    engine = Redactor()._engine
+    text = "Привет. ПАРОЛЬ: hunter2xyz, contraseÑa = 's3cr3t', Ⅻ"
+    got = whole._native_starts(engine, text)
+    assert got is not None
+    labelled = [i for i, d in enumerate(engine.detectors) if whole._all_near(d) or whole._rest_rx(d) is not None]
+    assert labelled and all(i in got[0] for i in labelled)
+    with mock.patch.object(whole, "NATIVE_MODE", 15):
+        off = whole._native_starts(engine, text)
+    assert off is not None and not any(i in off[0] for i in labelled)
 
 
 def test_required_characters_are_read_off_the_shapes() -> None:

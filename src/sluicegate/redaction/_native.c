@@ -1695,8 +1695,19 @@ static int dfa_rules_out1(Dfa *d, const Py_UCS1 *text, Py_ssize_t v, Py_ssize_t 
 #define WS_ONE_BYTE 2    /* `dfa_rules_out1` on a one-byte view */
 #define WS_NEED 4        /* a shape's required character (`shape_need_k`) absent from its next k: ruled out */
 #define WS_CLASSES 8     /* the automata's moves per class of characters read alike (built with the memo) */
+#define WS_FOLD 16       /* label words in any script, compared by `fold`'s case classes */
 
-/* whole_starts(view, shapes, labelled, tails, window, budget, memo[, owners, table, pair[, spairs, mode]]) -> per shape: merged closed ranges [(a, b), ...] of
+/* A character's representative in `fold`'s table (itself where it is not there). */
+static Py_UCS4 fold_lookup(const uint32_t *fkey, const uint32_t *fval, Py_UCS4 c) {
+    unsigned h = (c * 2654435761u) >> 20;
+    while (fkey[h] != 0) {
+        if (fkey[h] == c) return fval[h];
+        h = (h + 1) & 4095;
+    }
+    return c;
+}
+
+/* whole_starts(view, shapes, labelled, tails, window, budget, memo[, owners, table, pair[, spairs, mode[, fold]]]) -> per shape: merged closed ranges [(a, b), ...] of
    the positions where it does not rule a start out (`shape_rules_out`), or None (no shape, or more than `budget`
    such positions; `memo`: an empty list the first time, which keeps the shapes' deterministic automata for the
    next calls with the same shapes). For a shape whose `labelled` entry is true only the positions within `window` characters
@@ -1707,15 +1718,17 @@ static int dfa_rules_out1(Dfa *d, const Py_UCS1 *text, Py_ssize_t v, Py_ssize_t 
    second character after the first) and `pair(key)` (which answers an unknown pair: starters.py `_pair`), a
    shape is tried only where its owner may start after the character before. whole.py's pure path asks each
    detector only there. `spairs` (a bytearray of 128 * 128 uint64 kept per `shapes` and table, or None) keeps
-   per ASCII pair the shapes so allowed (bit 63: known; at most 63 shapes), and `mode` the WS_ ways taken. */
+   per ASCII pair the shapes so allowed (bit 63: known; at most 63 shapes), and `mode` the WS_ ways taken.
+   `fold` (bytes of native uint32 pairs: a character >= 128, its representative; with WS_FOLD) lets the words
+   be in any script, written in representatives (whole.py `_any_words`). */
 static PyObject *whole_starts(PyObject *Py_UNUSED(module), PyObject *args) {
     PyObject *view, *shapes, *labelled, *tails, *memo, *owners = NULL, *table = NULL, *pair_fn = NULL;
-    PyObject *spairs_obj = Py_None;
+    PyObject *spairs_obj = Py_None, *fold_obj = Py_None;
     Py_ssize_t window, budget;
     int mode = 0;
-    if (!PyArg_ParseTuple(args, "UO!O!O!nnO!|O!O!OOi", &view, &PyTuple_Type, &shapes, &PyTuple_Type, &labelled,
+    if (!PyArg_ParseTuple(args, "UO!O!O!nnO!|O!O!OOiO", &view, &PyTuple_Type, &shapes, &PyTuple_Type, &labelled,
                           &PyTuple_Type, &tails, &window, &budget, &PyList_Type, &memo, &PyTuple_Type, &owners,
-                          &PyByteArray_Type, &table, &pair_fn, &spairs_obj, &mode))
+                          &PyByteArray_Type, &table, &pair_fn, &spairs_obj, &mode, &fold_obj))
         return NULL;
     if (PyList_GET_SIZE(memo) == 0) { /* the shapes' deterministic automata, kept by the caller between calls */
         PyObject *fresh = PyList_New(0);
@@ -1830,11 +1843,34 @@ static PyObject *whole_starts(PyObject *Py_UNUSED(module), PyObject *args) {
             return NULL;
         }
         /* Each entry: a tail (its tail length is its length), or (a word, its tail length), `|` in a word standing
-           for one optional `_`, `-` or space between its parts (wholedb.py `label_words`' forms). */
-        const Py_UCS1 *tp_of[256];
-        Py_ssize_t len_of[256], t_of[256], head[128], next_tail[256];
-        for (int c = 0; c < 128; c++) head[c] = -1;
-        for (Py_ssize_t t = 0; t < ntails; t++) {
+           for one optional `_`, `-` or space between its parts (wholedb.py `label_words`' forms). With `fold`
+           (WS_FOLD), a word's characters and the view's are compared as their classes' representatives: an ASCII
+           letter as its lowercase, any other character as `fold` maps it (itself if it is not there). */
+        Py_UCS4 *tp_of[256];
+        Py_ssize_t len_of[256], t_of[256], head[256], next_tail[256];
+        uint32_t fkey[4096], fval[4096];
+        int folding = fold_obj != Py_None && (mode & WS_FOLD);
+        for (int c = 0; c < 256; c++) head[c] = -1;
+        for (Py_ssize_t t = 0; t < ntails; t++) tp_of[t] = NULL;
+        int bad = 0;
+        if (folding) {
+            Py_ssize_t size = PyBytes_Check(fold_obj) ? PyBytes_GET_SIZE(fold_obj) : -1;
+            if (size < 0 || size % 8 != 0 || size / 8 > 2048) bad = 1;
+            memset(fkey, 0, sizeof fkey);
+            const uint32_t *pairs_in = bad ? NULL : (const uint32_t *)PyBytes_AS_STRING(fold_obj);
+            for (Py_ssize_t j = 0; !bad && j < size / 8; j++) {
+                uint32_t key = pairs_in[2 * j], rep = pairs_in[2 * j + 1];
+                if (key < 128 || key > 0x10FFFF || rep > 0x10FFFF) {
+                    bad = 1;
+                    break;
+                }
+                unsigned h = (key * 2654435761u) >> 20;
+                while (fkey[h] != 0 && fkey[h] != key) h = (h + 1) & 4095;
+                fkey[h] = key;
+                fval[h] = rep;
+            }
+        }
+        for (Py_ssize_t t = 0; t < ntails && !bad; t++) {
             PyObject *e = PyTuple_GET_ITEM(tails, t), *tail = e;
             Py_ssize_t tl = -1;
             if (PyTuple_Check(e) && PyTuple_GET_SIZE(e) == 2) {
@@ -1843,28 +1879,41 @@ static PyObject *whole_starts(PyObject *Py_UNUSED(module), PyObject *args) {
                 if (tl == -1 && PyErr_Occurred()) PyErr_Clear();
                 if (tl < 0) tail = NULL;
             }
-            if (tail == NULL || !PyUnicode_Check(tail) || PyUnicode_KIND(tail) != PyUnicode_1BYTE_KIND ||
-                PyUnicode_GET_LENGTH(tail) < 1 || PyUnicode_1BYTE_DATA(tail)[0] >= 128 ||
-                PyUnicode_1BYTE_DATA(tail)[0] == '|') {
-                PyMem_Free(cover);
-                PyErr_SetString(PyExc_ValueError,
-                                "whole_starts: tails are non-empty lowercase ASCII strings or (word, tail length)");
-                return NULL;
+            if (tail == NULL || !PyUnicode_Check(tail) || PyUnicode_GET_LENGTH(tail) < 1 ||
+                PyUnicode_READ_CHAR(tail, 0) == '|' || (!folding && (PyUnicode_KIND(tail) != PyUnicode_1BYTE_KIND ||
+                                                                     PyUnicode_READ_CHAR(tail, 0) >= 128))) {
+                bad = 1;
+                break;
             }
-            tp_of[t] = PyUnicode_1BYTE_DATA(tail);
+            tp_of[t] = PyUnicode_AsUCS4Copy(tail);
+            if (tp_of[t] == NULL) {
+                bad = 2;
+                break;
+            }
             len_of[t] = PyUnicode_GET_LENGTH(tail);
             t_of[t] = tl < 0 ? len_of[t] : tl;
         }
-        for (Py_ssize_t t = ntails - 1; t >= 0; t--) {
-            next_tail[t] = head[tp_of[t][0]];
-            head[tp_of[t][0]] = t;
+        if (bad) {
+            for (Py_ssize_t t = 0; t < ntails; t++) PyMem_Free(tp_of[t]);
+            PyMem_Free(cover);
+            if (bad == 1)
+                PyErr_SetString(PyExc_ValueError, "whole_starts: tails are non-empty lowercase ASCII strings or (word, "
+                                                  "tail length), fold bytes of (key >= 128, representative) uint32 pairs");
+            return NULL;
         }
+        for (Py_ssize_t t = ntails - 1; t >= 0; t--) {
+            next_tail[t] = head[tp_of[t][0] & 255];
+            head[tp_of[t][0] & 255] = t;
+        }
+#define FOLD_OF(x)                                                                                                    \
+    ((x) < 128 ? ((x) >= 'A' && (x) <= 'Z' ? (x) + 32 : (x)) : !folding ? (x) : fold_lookup(fkey, fval, (x)))
         for (Py_ssize_t at = 0; at < n; at++) {
             Py_UCS4 c = PyUnicode_READ(kind, data, at);
-            if (c >= 'A' && c <= 'Z') c += 32;
-            if (c >= 128) continue;
-            for (Py_ssize_t t = head[c]; t >= 0; t = next_tail[t]) {
-                const Py_UCS1 *tp = tp_of[t];
+            if (c >= 128 && !folding) continue;
+            c = FOLD_OF(c);
+            for (Py_ssize_t t = head[c & 255]; t >= 0; t = next_tail[t]) {
+                const Py_UCS4 *tp = tp_of[t];
+                if (tp[0] != c) continue;
                 Py_ssize_t len = len_of[t], k = 1, pos = at + 1;
                 for (; k < len; k++) {
                     if (tp[k] == '|') {
@@ -1876,7 +1925,7 @@ static PyObject *whole_starts(PyObject *Py_UNUSED(module), PyObject *args) {
                     }
                     if (pos >= n) break;
                     Py_UCS4 d = PyUnicode_READ(kind, data, pos);
-                    if (d >= 'A' && d <= 'Z') d += 32;
+                    d = FOLD_OF(d);
                     if (d != tp[k]) break;
                     pos++;
                 }
@@ -1888,6 +1937,8 @@ static PyObject *whole_starts(PyObject *Py_UNUSED(module), PyObject *args) {
                 }
             }
         }
+#undef FOLD_OF
+        for (Py_ssize_t t = 0; t < ntails; t++) PyMem_Free(tp_of[t]);
         for (Py_ssize_t v = 1; v <= n; v++) cover[v] += cover[v - 1];
     }
     PyObject *lists[64];

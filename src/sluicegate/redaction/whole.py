@@ -20,6 +20,7 @@ texts, with and without the `[fast]` prefilter).
 
 from __future__ import annotations
 
+from array import array
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from functools import lru_cache
@@ -232,8 +233,10 @@ NATIVE = True
 # The ways of the C pass (`_native.c` WS_*), each switchable off for tests and the A/B: 1, a table per character
 # pair of the shapes (not detectors) that may start there; 2, a walk without the string kind's switch on a
 # one-byte view; 4, a shape's required character (read off the automaton) absent from the next k: ruled out;
-# 8, the automata's moves kept per class of characters every state reads alike (a smaller table).
-NATIVE_MODE = 15
+# 8, the automata's moves kept per class of characters every state reads alike (a smaller table); 16, on a view
+# that is not ASCII, the label detectors' spans from the label words of every script (`_any_words`), not their
+# `finditer` over the whole view.
+NATIVE_MODE = 31
 # Places of the shapes `_native_starts` reads (the feed's 16 where a longer one has too many states): twice the
 # feed's leaves a third fewer positions to ask on code, logs and JSON (a URL's user part, a long digit run) at
 # the same cost of the C pass, whose automata are deterministic (built as read) where the feed's are not.
@@ -252,9 +255,12 @@ def _native_starts(
     no shape. `label_spans` is returned as None: the label detectors that need them have their entries already."""
     if not NATIVE or _fp.native is None:
         return None
-    plan = _native_plan(tuple(engine.detectors), view.isascii())
+    ascii_view = view.isascii()
+    folding = not ascii_view and NATIVE_MODE & 16 != 0 and _any_words() is not None
+    plan = _native_plan(tuple(engine.detectors), ascii_view, folding)
     if plan is None:
         return None
+    words, fold = _any_words() if folding else (_ascii_words(), None)  # type: ignore[misc]
     shapes, labelled, keys, memos = plan
     memo = memos[1 if NATIVE_MODE & 8 else 0]  # (the automata are built with or without the classes)
     budget = 64 + len(view) // _pf.HIT_BUDGET
@@ -266,7 +272,7 @@ def _native_starts(
             view,
             shapes,
             labelled,
-            _ascii_words(),
+            words,
             LOOKBEHIND,
             budget,
             memo,
@@ -275,9 +281,12 @@ def _native_starts(
             _pair_of(st),
             spairs,
             NATIVE_MODE,
+            fold,
         )
     else:
-        got = _fp.native.whole_starts(view, shapes, labelled, _ascii_words(), LOOKBEHIND, budget, memo)
+        if folding:
+            return None  # (the words of other scripts need `fold`, an argument after the starters' ones)
+        got = _fp.native.whole_starts(view, shapes, labelled, words, LOOKBEHIND, budget, memo)
     return {k: spans for k, spans in zip(keys, got, strict=True) if spans is not None}, None
 
 
@@ -311,10 +320,11 @@ def _pair_of(starters: Starters) -> Callable[[str], int]:
 
 @lru_cache(maxsize=32)
 def _native_plan(
-    detectors: tuple[Detector, ...], ascii_view: bool
+    detectors: tuple[Detector, ...], ascii_view: bool, folding: bool = False
 ) -> tuple[tuple[object, ...], tuple[bool, ...], tuple[int, ...], tuple[list[object], list[object]]] | None:
     """`whole_starts`' arguments for a detector selection: the shapes (None: no shape, or a label detector in a
-    view that is not ASCII), whether each is kept only within label spans, the key of each in the result, and
+    view that is not ASCII unless `folding`: `_any_words`), whether each is kept only within label spans, the key
+    of each in the result, and
     the lists in which the C pass keeps their deterministic automata between calls (without, with the
     character classes of `NATIVE_MODE`'s 8)."""
     shapes: list[object] = []
@@ -324,7 +334,7 @@ def _native_plan(
         if id(d) not in BUILTIN_IDS:
             continue
         near = _all_near(d) or _rest_rx(d) is not None
-        if near and not ascii_view:
+        if near and not ascii_view and not folding:
             continue
         got = _fp._shape(d.compiled.pattern, d.compiled.flags, _PLACES) or _fp._shape(
             d.compiled.pattern, d.compiled.flags
@@ -416,6 +426,53 @@ def _ascii_words() -> tuple[str | tuple[str, int], ...]:
         if "".join(parts).isascii():
             out["|".join(p.lower() for p in parts)] = min(labels.TAIL, len("".join(parts)))
     return tuple(sorted(out.items()))
+
+
+@lru_cache(maxsize=1)
+def _any_words() -> tuple[tuple[tuple[str, int], ...], bytes] | None:
+    """The label words of every script for `whole_starts` on a view that is not ASCII, with `fold`: each word's
+    characters as the representatives of their case classes (the union of `wholedb.all_cases`, the engine's own
+    table, over the words' characters: a character the engine matches to a word's character case-insensitively
+    is in that character's class), and the (character >= 128, representative) pairs as native uint32s. An ASCII
+    letter's class must hold no other ASCII letter (its representative is its lowercase, as the C pass folds
+    ASCII). None where that does not hold or the table is not offered (the label detectors keep `finditer`)."""
+    words = [w for w, _ in labels.words()] + [w.lower() for w in labels.CAMEL_WORDS]
+    parent: dict[str, str] = {}
+
+    def find(x: str) -> str:
+        while parent.setdefault(x, x) != x:
+            x = parent[x]
+        return x
+
+    for word in words:
+        for ch in regex.sub(r"[_ \-]", "", word):
+            cases = _db.all_cases(ch)
+            if cases is None:
+                return None
+            for other in cases:
+                a, b = find(ch), find(other)
+                if a != b:
+                    parent[a] = b
+    classes: dict[str, set[str]] = {}
+    for x in list(parent):
+        classes.setdefault(find(x), set()).add(x)
+    rep: dict[str, str] = {}
+    for members in classes.values():
+        lows = {m.lower() for m in members if m.isascii()}
+        if len(lows) > 1 or any(len(m.lower()) != 1 for m in members if m.isascii()):
+            return None
+        r = next(iter(lows)) if lows else min(members)
+        for m in members:
+            rep[m] = r
+    out: dict[str, int] = {}
+    for word in words:
+        parts = [p for p in regex.split(r"[_ \-]", word) if p]
+        out["|".join("".join(rep[c] for c in p) for p in parts)] = min(labels.TAIL, len("".join(parts)))
+    pairs = sorted((ord(m), ord(r)) for m, r in rep.items() if ord(m) >= 128)
+    fold = array("I", [x for pair in pairs for x in pair])
+    if fold.itemsize != 4:  # pragma: no cover - a platform without a 4-byte unsigned int
+        return None
+    return tuple(sorted(out.items())), fold.tobytes()
 
 
 @lru_cache(maxsize=1)
