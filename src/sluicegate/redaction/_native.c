@@ -1696,6 +1696,7 @@ static int dfa_rules_out1(Dfa *d, const Py_UCS1 *text, Py_ssize_t v, Py_ssize_t 
 #define WS_NEED 4        /* a shape's required character (`shape_need_k`) absent from its next k: ruled out */
 #define WS_CLASSES 8     /* the automata's moves per class of characters read alike (built with the memo) */
 #define WS_FOLD 16       /* label words in any script, compared by `fold`'s case classes */
+#define WS_TWO 32        /* a word looked for only where its first two characters may begin it */
 
 /* A character's representative in `fold`'s table (itself where it is not there). */
 static Py_UCS4 fold_lookup(const uint32_t *fkey, const uint32_t *fval, Py_UCS4 c) {
@@ -1905,12 +1906,43 @@ static PyObject *whole_starts(PyObject *Py_UNUSED(module), PyObject *args) {
             next_tail[t] = head[tp_of[t][0] & 255];
             head[tp_of[t][0] & 255] = t;
         }
+        /* WS_TWO: the (first, second) characters some word may begin with, by their low bytes (a word's second
+           place is its second character, or one of the separators or its third where its parts are joined). */
+        uint8_t two[8192];
+        const int two_on = (mode & WS_TWO) != 0;
+        memset(two, 0, sizeof two);
+        for (Py_ssize_t t = 0; t < ntails; t++) {
+            unsigned c0 = tp_of[t][0] & 255;
+            const Py_UCS4 *tp = tp_of[t];
+            Py_ssize_t len = len_of[t];
+            unsigned next[4];
+            int m = 0;
+            if (len < 2 || (tp[1] == '|' && len < 3)) {
+                for (unsigned c1 = 0; c1 < 256; c1++) two[(c0 << 8 | c1) >> 3] |= (uint8_t)(1u << (c1 & 7));
+                continue;
+            }
+            if (tp[1] == '|') {
+                next[m++] = '_';
+                next[m++] = '-';
+                next[m++] = ' ';
+                next[m++] = tp[2] & 255;
+            } else
+                next[m++] = tp[1] & 255;
+            for (int j = 0; j < m; j++) two[(c0 << 8 | next[j]) >> 3] |= (uint8_t)(1u << (next[j] & 7));
+        }
 #define FOLD_OF(x)                                                                                                    \
     ((x) < 128 ? ((x) >= 'A' && (x) <= 'Z' ? (x) + 32 : (x)) : !folding ? (x) : fold_lookup(fkey, fval, (x)))
         for (Py_ssize_t at = 0; at < n; at++) {
             Py_UCS4 c = PyUnicode_READ(kind, data, at);
             if (c >= 128 && !folding) continue;
             c = FOLD_OF(c);
+            if (head[c & 255] < 0) continue;
+            if (two_on && at + 1 < n) {
+                Py_UCS4 c1 = PyUnicode_READ(kind, data, at + 1);
+                c1 = FOLD_OF(c1);
+                unsigned key = (c & 255) << 8 | (c1 & 255);
+                if (!(two[key >> 3] >> (key & 7) & 1)) continue;
+            }
             for (Py_ssize_t t = head[c & 255]; t >= 0; t = next_tail[t]) {
                 const Py_UCS4 *tp = tp_of[t];
                 if (tp[0] != c) continue;

@@ -235,8 +235,9 @@ NATIVE = True
 # one-byte view; 4, a shape's required character (read off the automaton) absent from the next k: ruled out;
 # 8, the automata's moves kept per class of characters every state reads alike (a smaller table); 16, on a view
 # that is not ASCII, the label detectors' spans from the label words of every script (`_any_words`), not their
-# `finditer` over the whole view.
-NATIVE_MODE = 31
+# `finditer` over the whole view; 32, a label word looked for only where the view's first two characters may
+# begin one.
+NATIVE_MODE = 63
 # Places of the shapes `_native_starts` reads (the feed's 16 where a longer one has too many states): twice the
 # feed's leaves a third fewer positions to ask on code, logs and JSON (a URL's user part, a long digit run) at
 # the same cost of the C pass, whose automata are deterministic (built as read) where the feed's are not.
