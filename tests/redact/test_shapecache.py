@@ -19,8 +19,10 @@ from .test_whole_candidates import TEXTS
 @pytest.fixture(autouse=True)
 def fresh() -> Iterator[None]:
     shapecache._stored.cache_clear()
+    shapecache._stored_pairs.cache_clear()
     yield
     shapecache._stored.cache_clear()
+    shapecache._stored_pairs.cache_clear()
 
 
 def test_the_file_is_of_this_build_and_every_stored_shape_is_read_off_again_byte_for_byte() -> None:
@@ -75,6 +77,21 @@ def test_a_file_of_another_build_or_switched_off_gives_nothing() -> None:
     assert shapecache.lookup("[a-z]+@", 0, 16) == (False, None)  # not a built-in's
 
 
+def test_the_stored_pair_table_is_every_pair_asked_again() -> None:
+    """Each of the 16,384 ASCII pairs of the stored table is starters.py's answer now (a fresh `Starters`)."""
+    from sluicegate.redaction.starters import Starters
+
+    st = Redactor()._engine.starters
+    assert st is not None
+    got = shapecache.pair_table(st)
+    assert got is not None, "stale: python -m sluicegate.redaction.shapecache"
+    fresh = Starters(st._detectors, st._trusted)
+    assert bytes(got) == shapecache.compute_pairs(fresh)
+    assert shapecache.pair_table(Redactor(entities=["EMAIL_ADDRESS"])._engine.starters) is None  # another selection
+    with mock.patch.object(shapecache, "USE", False):
+        assert shapecache.pair_table(st) is None
+
+
 def test_the_candidates_are_the_same_with_and_without_the_file() -> None:
     with mock.patch.object(Redactor, "_COMPILED", False):
         engine = Redactor()._engine
@@ -82,8 +99,12 @@ def test_the_candidates_are_the_same_with_and_without_the_file() -> None:
         for use in (True, False):
             fastpath._shape.cache_clear()
             whole._native_plan.cache_clear()
+            whole._pair_table.cache_clear()
+            whole._shape_pairs.cache_clear()
             with mock.patch.object(shapecache, "USE", use):
                 got.append([whole._native_starts(engine, TEXTS[k]) for k in sorted(TEXTS)])
     fastpath._shape.cache_clear()
     whole._native_plan.cache_clear()
+    whole._pair_table.cache_clear()
+    whole._shape_pairs.cache_clear()
     assert got[0] == got[1]

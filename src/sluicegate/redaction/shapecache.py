@@ -8,8 +8,15 @@ pattern, flags and places) with a build key: a hash of shape.py, parsetree.py an
 `regex` and Python versions and `STATES`. A key that differs (an edited walk, another `regex`) reads nothing
 from the file, and every shape is built as before; a pattern not in the file (a custom detector) too.
 
-tests/redact/test_shapecache.py rebuilds every stored shape and compares it byte for byte, and checks that
-every shape the built-ins ask for is stored. Regenerate with `python -m sluicegate.redaction.shapecache`.
+The same file keeps the whole-text pass's pair table (whole.py `_pair_table`: per ASCII character pair, the
+detectors that may start at the second after the first, starters.py's answers, which the pass otherwise asks
+Python for ~1,000-2,000 times in a process's first call, 10-50 ms) for the default detector selection, under a
+key of its own: starters.py and detector.py's source, the versions, and every detector's pattern, flags,
+`first`, `context` and trust. Another selection (entities, custom detectors) fills its table as before.
+
+tests/redact/test_shapecache.py rebuilds every stored shape and compares it byte for byte, checks that every
+shape the built-ins ask for is stored, and recomputes every pair of the stored table. Regenerate with
+`python -m sluicegate.redaction.shapecache`.
 """
 
 from __future__ import annotations
@@ -19,10 +26,15 @@ import hashlib
 import json
 import sys
 import zlib
+from array import array
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import regex
+
+if TYPE_CHECKING:
+    from .starters import Starters
 
 # Switched off by tests and the benchmark to compare with the shapes built at run time.
 USE = True
@@ -44,6 +56,62 @@ def build_key() -> str | None:
         return None
     h.update(f"{regex.__version__}|{sys.version_info[0]}.{sys.version_info[1]}|{STATES}".encode())
     return h.hexdigest()
+
+
+def starters_key(starters: Starters) -> str | None:
+    """What a `Starters`' pair answers depend on (None if a source cannot be read)."""
+    from .starters import BUILTIN_IDS
+
+    h = hashlib.sha256()
+    try:
+        for name in ("starters.py", "detector.py"):
+            h.update(Path(__file__).with_name(name).read_bytes())
+    except OSError:
+        return None
+    h.update(f"{regex.__version__}|{sys.version_info[0]}.{sys.version_info[1]}".encode())
+    for d, trusted in zip(starters._detectors, starters._trusted, strict=True):
+        got = (d.compiled.pattern, d.compiled.flags, d.first, d.context, id(d) in BUILTIN_IDS, trusted)
+        h.update(repr(got).encode())
+    return h.hexdigest()
+
+
+def pair_table(starters: Starters) -> bytearray | None:
+    """The stored pair table (every ASCII pair known: bit 63 set) if it is this selection's, else None."""
+    if not USE:
+        return None
+    stored = _stored_pairs()
+    if stored is None or stored[0] != starters_key(starters) or len(stored[1]) != 128 * 128 * 8:
+        return None
+    table = array("Q", stored[1])
+    if table.itemsize != 8:  # pragma: no cover - a platform whose unsigned long long is not 8 bytes
+        return None
+    if sys.byteorder == "big":  # pragma: no cover - stored little-endian, read as native uint64s
+        table.byteswap()
+    return bytearray(table.tobytes())
+
+
+@lru_cache(maxsize=1)
+def _stored_pairs() -> tuple[str, bytes] | None:
+    try:
+        data = json.loads(FILE.read_text(encoding="utf-8"))
+        got = data["pairs"]
+        return str(got["key"]), zlib.decompress(base64.b64decode(got["table"]))
+    except (OSError, ValueError, KeyError, TypeError, zlib.error):
+        return None
+
+
+def compute_pairs(starters: Starters) -> bytes:
+    """Every ASCII pair's answer, as `whole_starts` keeps it (uint64, bit 63: known; little-endian)."""
+    from .whole import _pair_of
+
+    ask = _pair_of(starters)
+    out = array("Q", bytes(128 * 128 * 8))
+    for prev in range(128):
+        for ch in range(128):
+            out[prev * 128 + ch] = (ask(chr(prev) + chr(ch)) & ~(1 << 63)) | 1 << 63
+    if sys.byteorder == "big":  # pragma: no cover - stored little-endian
+        out.byteswap()
+    return out.tobytes()
 
 
 def key_of(pattern: str, flags: int, places: int) -> str:
@@ -105,7 +173,14 @@ def generate() -> dict[str, object]:
         count, packed = got.packed()
         text = base64.b64encode(zlib.compress(packed, 9)).decode()
         shapes[key_of(pattern, flags, places)] = [count, text, got.places]
-    return {"build": build_key(), "shapes": dict(sorted(shapes.items()))}
+    from .redactor import Redactor
+
+    st = Redactor()._engine.starters
+    pairs = None
+    if st is not None:
+        table = base64.b64encode(zlib.compress(compute_pairs(st), 9)).decode()
+        pairs = {"key": starters_key(st), "table": table}
+    return {"build": build_key(), "shapes": dict(sorted(shapes.items())), "pairs": pairs}
 
 
 if __name__ == "__main__":

@@ -293,8 +293,12 @@ def _native_starts(
 
 @lru_cache(maxsize=32)
 def _pair_table(starters: Starters) -> bytearray:
-    """`whole_starts`' memory of the starters' pair answers (filled as pairs are met), one per `Starters`."""
-    return bytearray(128 * 128 * 8)
+    """`whole_starts`' memory of the starters' pair answers (filled as pairs are met), one per `Starters`; the
+    default selection's read from shapecache.py's file (every ASCII pair known)."""
+    from .shapecache import pair_table
+
+    stored = pair_table(starters)
+    return stored if stored is not None else bytearray(128 * 128 * 8)
 
 
 @lru_cache(maxsize=32)
