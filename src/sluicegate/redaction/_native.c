@@ -1692,7 +1692,7 @@ static int dfa_rules_out1(Dfa *d, const Py_UCS1 *text, Py_ssize_t v, Py_ssize_t 
 
 /* Ways of `whole_starts` (its `mode`; each can be switched off, whole.py `NATIVE_MODE`). */
 #define WS_SHAPE_PAIRS 1 /* a table per pair of the shapes (not detectors) that may start there */
-#define WS_ONE_BYTE 2    /* `dfa_rules_out1` on a one-byte view */
+#define WS_ONE_BYTE 2    /* `dfa_rules_out1` and the label words' pass by a byte table on a one-byte view */
 #define WS_NEED 4        /* a shape's required character (`shape_need_k`) absent from its next k: ruled out */
 #define WS_CLASSES 8     /* the automata's moves per class of characters read alike (built with the memo) */
 #define WS_FOLD 16       /* label words in any script, compared by `fold`'s case classes */
@@ -1932,14 +1932,30 @@ static PyObject *whole_starts(PyObject *Py_UNUSED(module), PyObject *args) {
         }
 #define FOLD_OF(x)                                                                                                    \
     ((x) < 128 ? ((x) >= 'A' && (x) <= 'Z' ? (x) + 32 : (x)) : !folding ? (x) : fold_lookup(fkey, fval, (x)))
+        /* WS_ONE_BYTE: on a one-byte view each byte's representative from a table of 256 (none: 0x110000). */
+        Py_UCS4 fold1[256];
+        const Py_UCS1 *bytes1 = (mode & WS_ONE_BYTE) && kind == PyUnicode_1BYTE_KIND ? (const Py_UCS1 *)data : NULL;
+        if (bytes1 != NULL)
+            for (Py_UCS4 x = 0; x < 256; x++) fold1[x] = x >= 128 && !folding ? 0x110000 : FOLD_OF(x);
         for (Py_ssize_t at = 0; at < n; at++) {
-            Py_UCS4 c = PyUnicode_READ(kind, data, at);
-            if (c >= 128 && !folding) continue;
-            c = FOLD_OF(c);
+            Py_UCS4 c;
+            if (bytes1 != NULL) {
+                c = fold1[bytes1[at]];
+                if (c == 0x110000) continue;
+            } else {
+                c = PyUnicode_READ(kind, data, at);
+                if (c >= 128 && !folding) continue;
+                c = FOLD_OF(c);
+            }
             if (head[c & 255] < 0) continue;
             if (two_on && at + 1 < n) {
-                Py_UCS4 c1 = PyUnicode_READ(kind, data, at + 1);
-                c1 = FOLD_OF(c1);
+                Py_UCS4 c1;
+                if (bytes1 != NULL)
+                    c1 = fold1[bytes1[at + 1]];
+                else {
+                    c1 = PyUnicode_READ(kind, data, at + 1);
+                    c1 = FOLD_OF(c1);
+                }
                 unsigned key = (c & 255) << 8 | (c1 & 255);
                 if (!(two[key >> 3] >> (key & 7) & 1)) continue;
             }

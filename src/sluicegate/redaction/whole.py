@@ -287,7 +287,8 @@ def _native_starts(
     else:
         if folding:
             return None  # (the words of other scripts need `fold`, an argument after the starters' ones)
-        got = _fp.native.whole_starts(view, shapes, labelled, words, LOOKBEHIND, budget, memo)
+        # (mode 0 without the starters' arguments: its automata without the classes, memos[0])
+        got = _fp.native.whole_starts(view, shapes, labelled, words, LOOKBEHIND, budget, memos[0])
     return {k: spans for k, spans in zip(keys, got, strict=True) if spans is not None}, None
 
 
