@@ -59,7 +59,9 @@ def main() -> int:
     print("| corpus | Redactor(): built → file | first whole pass: built → file | second pass: built → file |")
     print("|---|---|---|---|")
     for corpus in ("code", "logs", "multilingual", "json"):
-        cells: dict[str, dict[str, list[float]]] = {s: {"new": [], "first": [], "second": []} for s in ("built", "file")}
+        cells: dict[str, dict[str, list[float]]] = {
+            s: {"new": [], "first": [], "second": []} for s in ("built", "file")
+        }
         outs: dict[str, set[object]] = {"built": set(), "file": set()}
         for _ in range(args.repeats):
             for subject in ("built", "file"):

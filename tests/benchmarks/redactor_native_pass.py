@@ -40,7 +40,9 @@ def main() -> int:
     clock = time.thread_time
     status = 0
     print(f"{args.kb} KB per corpus; thread CPU time, medians of {args.repeats}; ms")
-    print("| corpus | C pass, mode 0 → 15 → 63 | matches (pass + asks), mode 0 → 63 | positions asked | matches found |")
+    print(
+        "| corpus | C pass, mode 0 → 15 → 63 | matches (pass + asks), mode 0 → 63 | positions asked | matches found |"
+    )
     print("|---|---|---|---|---|")
     for name, make in CORPORA.items():
         r = Pure()
