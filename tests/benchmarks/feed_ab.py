@@ -1,7 +1,7 @@
-"""Shared part of the redactor A/B scripts (redactor_{near,shape,settle,quote}_ab.py): "off" and "on" subjects (and
-the SentenceSplitter) fed the same 4-character pieces in one process, interleaved in each repeat, each feed timed by
-this thread's CPU time (`time.thread_time_ns`: a loaded machine inflates it less than wall-clock time). The scripts
-keep only what they compare (their subjects) and their own columns. Not collected by pytest.
+"""Shared part of the redactor A/B scripts (redactor_{near,shape,settle,quote,release}_ab.py): "off" and "on"
+subjects (and the SentenceSplitter) fed the same 4-character pieces in one process, interleaved in each repeat, each
+feed timed by this thread's CPU time (`time.thread_time_ns`: a loaded machine inflates it less than wall-clock
+time). The scripts keep only what they compare (their subjects) and their own columns. Not collected by pytest.
 """
 
 from __future__ import annotations
@@ -141,6 +141,27 @@ def measure(
     got.p50 = {k: statistics.median(v) for k, v in p50s.items()}
     got.p99 = {k: statistics.median(v) for k, v in p99s.items()}
     return got
+
+
+def settling(
+    subjects: dict[str, Callable[[], Any]], text: str, repeats: int, *, cold: bool = False
+) -> tuple[Medians, str]:
+    """`measure` of `subjects` (whose "off" and "on" set `settled` on a feed that settles a finding), and the cell
+    of those feeds: their count and the median over the repeats of each run's p50, off → on ("0": none)."""
+    last: list[float] = []  # the last run's settling feeds
+    costs: dict[str, list[float]] = {"off": [], "on": []}
+    count = 0
+
+    def after(name: str) -> None:
+        nonlocal count
+        if name in costs and last:
+            costs[name].append(pct(last, 0.5))
+            count = len(last)
+
+    got = measure(subjects, text, repeats, cold=cold, after=after, settling=last)
+    if not count or not costs["off"] or not costs["on"]:
+        return got, "0"
+    return got, f"{count}, {statistics.median(costs['off']):.1f} → {statistics.median(costs['on']):.1f}"
 
 
 def differs(label: str, got: Medians) -> bool:

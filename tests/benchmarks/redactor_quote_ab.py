@@ -69,6 +69,7 @@ def make(on: bool, fast: bool) -> Callable[[], Redactor]:
                 r._quick_native = fastpath.compiled_feed(r._tracker, r._max_hold, rest_off=True)
             finally:
                 fastpath._near_bits, fastpath._shape = bits, shape_of  # type: ignore[assignment]
+                fastpath._per_detector.cache_clear()  # (its tuples were made with the old shapes)
         return r
 
     return build

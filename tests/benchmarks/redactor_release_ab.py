@@ -15,7 +15,6 @@ subjects count them (their own `_release_step`, so there `Redactor.feed` is the 
 
 from __future__ import annotations
 
-import statistics
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -48,21 +47,8 @@ def make(on: bool, fast: bool, count: bool = False) -> Callable[[], Redactor]:
 
 def settling_cell(text: str, repeats: int, cold: bool, fast: bool) -> str:
     """The feeds that settle a finding: their count and median off → on (subjects that count them)."""
-    last: list[float] = []
-    settling: dict[str, list[float]] = {"off": [], "on": []}
-    n = 0
-
-    def after(name: str) -> None:
-        nonlocal n
-        if last:
-            settling[name].append(feed_ab.pct(last, 0.5))
-            n = len(last)
-
     counted: dict[str, Callable[[], Any]] = {"off": make(False, fast, True), "on": make(True, fast, True)}
-    feed_ab.measure(counted, text, repeats, cold=cold, after=after, settling=last)
-    if not n:
-        return "0"
-    return f"{n}, {statistics.median(settling['off']):.1f} → {statistics.median(settling['on']):.1f}"
+    return feed_ab.settling(counted, text, repeats, cold=cold)[1]
 
 
 def main() -> int:

@@ -19,7 +19,6 @@ difference is printed and the exit status is 1.
 
 from __future__ import annotations
 
-import statistics
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -52,12 +51,6 @@ def make(one: bool, fast: bool) -> Callable[[], Redactor]:
     return build
 
 
-def settled(count: int, settling: dict[str, list[float]]) -> str:
-    if not count or not settling["off"] or not settling["on"]:
-        return "0"
-    return f"{count}, {statistics.median(settling['off']):.1f} → {statistics.median(settling['on']):.1f}"
-
-
 def one(label: str, text: str, repeats: int, cold: bool, fast: bool) -> tuple[feed_ab.Medians, str]:
     """One corpus's measures and its last cell (the settling feeds)."""
     subjects: dict[str, Callable[[], Any]] = {
@@ -65,18 +58,7 @@ def one(label: str, text: str, repeats: int, cold: bool, fast: bool) -> tuple[fe
         "off": make(False, fast),
         "on": make(True, fast),
     }
-    last: list[float] = []  # the last run's settling feeds
-    settling: dict[str, list[float]] = {"off": [], "on": []}
-    count = 0
-
-    def after(name: str) -> None:
-        nonlocal count
-        if name in settling and last:
-            settling[name].append(feed_ab.pct(last, 0.5))
-            count = len(last)
-
-    got = feed_ab.measure(subjects, text, repeats, cold=cold, after=after, settling=last)
-    return got, settled(count, settling)
+    return feed_ab.settling(subjects, text, repeats, cold=cold)
 
 
 def main() -> int:

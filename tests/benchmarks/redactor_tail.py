@@ -264,6 +264,7 @@ def calls(texts: dict[str, str]) -> None:
             quads[0] = 0
             starters_module._shared.cache_clear()  # fresh tables: the quad keys a first stream meets
             fastpath._near_cache.cache_clear()  # and the near answers a first stream asks (shared by the process)
+            fastpath._per_detector.cache_clear()  # (whose tuples hold the dicts of those answers)
             r = Redactor()
             feeds = 0
             for i in range(0, len(text), 4):

@@ -99,6 +99,20 @@ def _cut(text: str, sizes: list[int]) -> list[Call]:
     return out
 
 
+def _calls_with_lookaheads(text: str, sizes: list[int], aheads: list[int]) -> list[Call]:
+    """`text` cut at `sizes` (in turn), the k-th call with the next `aheads[k % len(aheads)]` characters as its
+    lookahead where that is not 0: a true lookahead (the start of what comes next), as a stage before would hand
+    on. Also test_release_lean's."""
+    calls = _cut(text, sizes)
+    at = 0
+    for k, (piece, _) in enumerate(calls):
+        at += len(piece)
+        n = aheads[k % len(aheads)]
+        if n:
+            calls[k] = (piece, text[at : at + n])
+    return calls
+
+
 def test_the_compiled_method_is_on_the_class_and_the_python_one_behind_it() -> None:
     native = _native()
     method = Redactor.__dict__["feed"]
@@ -206,14 +220,7 @@ _PIECES = st.one_of(
 def test_the_same_steps_on_generated_texts(
     text: str, sizes: list[int], aheads: list[int], max_hold: int, truncated: bool
 ) -> None:
-    calls = _cut(text, sizes)
-    # some calls with a true lookahead (the start of what comes next), as a stage before would hand on
-    at = 0
-    for k, (piece, _) in enumerate(calls):
-        at += len(piece)
-        n = aheads[k % len(aheads)]
-        if n:
-            calls[k] = (piece, text[at : at + n])
+    calls = _calls_with_lookaheads(text, sizes, aheads)
     for fast in (True, False):
         _same(calls, fast, max_hold, truncated)
 

@@ -47,6 +47,28 @@ def test_the_compiled_feed_was_built_and_is_used() -> None:
     assert _NoNative()._quick_native is None
 
 
+def test_the_feeds_per_detector_tuples_are_made_once_per_selection_of_these_detectors() -> None:
+    from dataclasses import replace
+
+    from sluicegate.redaction import fastpath
+    from sluicegate.redaction.registry import BUILTIN
+
+    make = Redactor.factory()
+    make()
+    before = fastpath._per_detector.cache_info()
+    make()
+    Redactor()  # (a new engine over the same built-ins)
+    after = fastpath._per_detector.cache_info()
+    assert (after.hits, after.misses) == (before.hits + 2, before.misses)
+    # By identity, not equality: a custom detector equal to a built-in is not one (shapes are the built-ins').
+    d = next(d for d in BUILTIN if fastpath._shape(d.compiled.pattern, d.compiled.flags) is not None)
+    twin = replace(d)
+    assert twin == d and twin is not d
+    mine = fastpath._per_detector(fastpath._Selection((d,)), False, False, False, False)
+    theirs = fastpath._per_detector(fastpath._Selection((twin,)), False, False, False, False)
+    assert mine[2] != (None,) and theirs[2] == (None,)
+
+
 def _same(pieces: list[str], **opts: object) -> None:
     assert _steps(functools.partial(Redactor, **opts), pieces) == _steps(functools.partial(_NoNative, **opts), pieces)
     got = _steps(functools.partial(_NativePure, **opts), pieces)

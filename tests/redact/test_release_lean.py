@@ -26,7 +26,7 @@ from tests.benchmarks import corpus as C
 from tests.benchmarks.corpora27 import CORPORA
 
 from .suite_cases import NAMES, load
-from .test_feed_lean import _PIECES, Call, _cut, _run
+from .test_feed_lean import _PIECES, Call, _calls_with_lookaheads, _cut, _run
 
 
 @cache
@@ -92,13 +92,7 @@ def test_the_same_steps_on_the_suites(fast: bool) -> None:
 def test_the_same_steps_on_generated_texts(
     text: str, sizes: list[int], aheads: list[int], max_hold: int, truncated: bool
 ) -> None:
-    calls = _cut(text, sizes)
-    at = 0
-    for k, (piece, _) in enumerate(calls):
-        at += len(piece)
-        n = aheads[k % len(aheads)]
-        if n:
-            calls[k] = (piece, text[at : at + n])
+    calls = _calls_with_lookaheads(text, sizes, aheads)
     for fast in (True, False):
         _same(calls, fast, max_hold, truncated)
 

@@ -121,6 +121,51 @@ def _near(d: Any, rest_off: bool = False, lean: bool = True) -> tuple[Any, ...] 
     return d.near, d.near_k, rest[0], rest[1], got, ask
 
 
+class _Selection:
+    """A detector tuple as a cache key by identity: `Detector`'s equality compares fields, and a custom detector
+    equal to a built-in is not one (`BUILTIN_IDS`); the ids are also cheaper to hash than the fields. The cache
+    holds its key, so the ids it compares stay those of live detectors."""
+
+    __slots__ = ("detectors", "_ids")
+
+    def __init__(self, detectors: tuple[Any, ...]) -> None:
+        self.detectors = detectors
+        self._ids = tuple(map(id, detectors))
+
+    def __hash__(self) -> int:
+        return hash(self._ids)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Selection) and self._ids == other._ids
+
+
+@lru_cache(maxsize=32)
+def _per_detector(
+    selection: _Selection, near_off: bool, shape_off: bool, rest_off: bool, lean_off: bool
+) -> tuple[tuple[Any, ...], tuple[Any, ...], tuple[Any, ...]]:
+    """The compiled feed's per-detector tuples (near, near_caches, shape), which depend on the detectors alone:
+    made once per selection and switches, not for every Redactor (they were most of `compiled_feed`'s cost)."""
+    from .starters import BUILTIN_IDS
+
+    detectors = selection.detectors
+    return (
+        # `near_off`: no label pre-check (tests/benchmarks/redactor_near_ab.py measures it against this)
+        # `rest_off`: no `near_rest` claim (tests/benchmarks/redactor_quote_ab.py measures it against this)
+        tuple(None if near_off else _near(d, rest_off, not lean_off) for d in detectors),
+        # The near answers are the pattern's and the text's alone: remembered once per process (`lean_off`: per
+        # Feed, as before).
+        tuple(
+            None if lean_off or d.near is None else _near_cache(d.compiled.pattern, d.compiled.flags) for d in detectors
+        ),
+        # `shape_off`: no shape check (tests/benchmarks/redactor_shape_ab.py measures it against this). Built-ins
+        # only: a custom detector is never asked at candidates (it is in the starters' `always` mask).
+        tuple(
+            None if shape_off or id(d) not in BUILTIN_IDS else _shape(d.compiled.pattern, d.compiled.flags)
+            for d in detectors
+        ),
+    )
+
+
 def compiled_feed(
     tracker: OpenTracker,
     max_hold: int,
@@ -133,9 +178,8 @@ def compiled_feed(
     """`quick(redactor, piece)` of a new `_native.Feed` over `tracker` (only with `native` not None): a Step
     (handled), an int (the point to settle: the caller settles and releases it) or None (not handled, nothing
     changed: the caller takes the Python path)."""
-    from .starters import BUILTIN_IDS
-
     s = tracker._starters
+    near, near_caches, shapes = _per_detector(_Selection(tracker._detectors), near_off, shape_off, rest_off, lean_off)
     feed = native.Feed(
         tracker=tracker,
         open_from=tracker.open_from,
@@ -155,24 +199,12 @@ def compiled_feed(
         context=s._context,
         tables=_tables(s),
         max_hold=max_hold,
-        # `near_off`: no label pre-check (tests/benchmarks/redactor_near_ab.py measures it against this)
-        # `rest_off`: no `near_rest` claim (tests/benchmarks/redactor_quote_ab.py measures it against this)
-        near=tuple(None if near_off else _near(d, rest_off, not lean_off) for d in tracker._detectors),
+        near=near,
         near_bits=_near_bits(),
         near_tails=_near_tails(),
-        # The near answers are the pattern's and the text's alone: remembered once per process (`lean_off`: per
-        # Feed, as before).
-        near_caches=tuple(
-            None if lean_off or d.near is None else _near_cache(d.compiled.pattern, d.compiled.flags)
-            for d in tracker._detectors
-        ),
+        near_caches=near_caches,
         near_window=LOOKBEHIND,
-        # `shape_off`: no shape check (tests/benchmarks/redactor_shape_ab.py measures it against this). Built-ins
-        # only: a custom detector is never asked at candidates (it is in the starters' `always` mask).
-        shape=tuple(
-            None if shape_off or id(d) not in BUILTIN_IDS else _shape(d.compiled.pattern, d.compiled.flags)
-            for d in tracker._detectors
-        ),
+        shape=shapes,
         # `lean_off`: the engine asked with the GIL released around each call and the whole detector asked at a
         # `near_rest` start, as before (tests/benchmarks/redactor_lean_ab.py measures it against this)
         lean=not lean_off,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import importlib
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 parser: Any = importlib.import_module("re._parser")
@@ -30,6 +30,39 @@ def subpatterns(av: Any) -> Iterator[Any]:
     elif isinstance(av, (tuple, list)):
         for x in av:
             yield from subpatterns(x)
+
+
+def fold_groups(
+    seq: Any,
+    rule: Callable[[Any, Any], float | None],
+    combine: Callable[[Any, Iterator[tuple[int, float | None]]], float | None],
+) -> float | None:
+    """`combine(seq, answers)` of a parsed sequence, where `answers` yields each node's index and answer, lazily:
+    `rule(op, av)` where that is not None, else through the groups: a group's (SUBPATTERN, ATOMIC_GROUP) is
+    its body's `combine`, a BRANCH's the most over its alternatives, or None if one of them has none; any
+    other node's is None.
+
+    Why: questions such as "over which lookbehinds does every path pass" (wholedb.py's `_cover`) and "how far
+    after the first label group" (its `_after`) walk the groups alike and differ only in what a node answers
+    and how a sequence's answers make one."""
+
+    def answers(sub: Any) -> Iterator[tuple[int, float | None]]:
+        for j, (op, av) in enumerate(sub):
+            got = rule(op, av)
+            if got is None:
+                if op is constants.SUBPATTERN:
+                    got = fold(av[-1])
+                elif op is constants.ATOMIC_GROUP:
+                    got = fold(av)
+                elif op is constants.BRANCH:
+                    each = [fold(b) for b in av[1]]
+                    got = None if any(g is None for g in each) else max(g for g in each if g is not None)
+            yield j, got
+
+    def fold(sub: Any) -> float | None:
+        return combine(sub, answers(sub))
+
+    return fold(seq)
 
 
 class _Unbounded(Exception):

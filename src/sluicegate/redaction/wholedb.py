@@ -25,7 +25,7 @@ before it. An ASCII view is scanned once for all of it; another view once per en
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -395,21 +395,18 @@ def _cover(seq: Any, marks: dict[str, float]) -> float | None:
     from . import parsetree as _t
 
     c = _t.constants
-    best: float | None = None
-    for op, av in seq:
-        got: float | None = None
-        if op is c.ASSERT and av[0] == -1:
-            got = _after(av[1], marks)
-        elif op is c.SUBPATTERN:
-            got = _cover(av[-1], marks)
-        elif op is c.ATOMIC_GROUP:
-            got = _cover(av, marks)
-        elif op is c.BRANCH:
-            each = [_cover(b, marks) for b in av[1]]
-            got = None if any(g is None for g in each) else max(g for g in each if g is not None)
-        if got is not None and (best is None or got < best):
-            best = got
-    return best
+
+    def rule(op: Any, av: Any) -> float | None:
+        return _after(av[1], marks) if op is c.ASSERT and av[0] == -1 else None
+
+    def least(_seq: Any, answers: Iterator[tuple[int, float | None]]) -> float | None:
+        best: float | None = None
+        for _, got in answers:
+            if got is not None and (best is None or got < best):
+                best = got
+        return best
+
+    return _t.fold_groups(seq, rule, least)
 
 
 def _after(seq: Any, marks: dict[str, float]) -> float | None:
@@ -418,20 +415,11 @@ def _after(seq: Any, marks: dict[str, float]) -> float | None:
     from . import parsetree as _t
     from . import reach as _r
 
-    c = _t.constants
-    for j, (op, av) in enumerate(seq):
-        key = repr((op, av))
-        inner: float | None = None
-        if key in marks:
-            inner = marks[key]
-        elif op is c.SUBPATTERN:
-            inner = _after(av[-1], marks)
-        elif op is c.ATOMIC_GROUP:
-            inner = _after(av, marks)
-        elif op is c.BRANCH:
-            each = [_after(b, marks) for b in av[1]]
-            inner = None if any(g is None for g in each) else max(g for g in each if g is not None)
-        if inner is not None:
-            rest = _r._reach(seq[j + 1 :]) if j + 1 < len(seq) else 0.0
-            return inner + rest
-    return None
+    def first(sub: Any, answers: Iterator[tuple[int, float | None]]) -> float | None:
+        for j, inner in answers:
+            if inner is not None:
+                rest = _r._reach(sub[j + 1 :]) if j + 1 < len(sub) else 0.0
+                return inner + rest
+        return None
+
+    return _t.fold_groups(seq, lambda op, av: marks.get(repr((op, av))), first)
