@@ -1,110 +1,236 @@
-"""shapecache.py: the built-ins' shapes kept in data/redact/shapes.json are the ones shape.py reads off now,
-every shape the compiled paths ask for the built-ins is there, and nothing is read from a file of another build."""
+"""shapecache.py: data/redact/shapes.json is of this checkout's sources (else: stale, regenerate); in an
+environment it lists, every stored shape and pair is what is read off now, byte for byte, and the compiled paths
+build no shape for the built-ins; in one it does not list (another `regex`, another Python), nothing is read from
+it and the candidates are the ones of shapes built at run time. `--verify` lists an environment only for the same
+bytes."""
 
 from __future__ import annotations
 
 import base64
 import json
+import shutil
 import zlib
 from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 from unittest import mock
 
 import pytest
 
 from sluicegate.redaction import Redactor, fastpath, shape, shapecache, whole
+from sluicegate.redaction.starters import Starters
 
 from .test_whole_candidates import TEXTS
+
+UNLISTED = "regex 0.0; cpython 0.0"
+
+
+def _clear() -> None:
+    shapecache.clear()
+    fastpath._shape.cache_clear()
+    fastpath._per_detector.cache_clear()
+    whole._native_plan.cache_clear()
+    whole._pair_table.cache_clear()
+    whole._shape_pairs.cache_clear()
 
 
 @pytest.fixture(autouse=True)
 def fresh() -> Iterator[None]:
-    shapecache._stored.cache_clear()
-    shapecache._stored_pairs.cache_clear()
+    _clear()
     yield
-    shapecache._stored.cache_clear()
-    shapecache._stored_pairs.cache_clear()
+    _clear()
 
 
-def test_the_file_is_of_this_build_and_every_stored_shape_is_read_off_again_byte_for_byte() -> None:
-    data = json.loads(shapecache.FILE.read_text(encoding="utf-8"))
-    assert data["build"] == shapecache.build_key(), "stale: python -m sluicegate.redaction.shapecache"
-    wanted = shapecache.wanted()
-    assert {shapecache.key_of(*w) for w in wanted} == set(data["shapes"])
-    for pattern, flags, places in wanted:
+def _file() -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(shapecache.FILE.read_text(encoding="utf-8"))
+    return data
+
+
+def _unpack(v: Any) -> tuple[int, bytes, int] | None:
+    return None if v is None else (v[0], zlib.decompress(base64.b64decode(v[1])), v[2])
+
+
+def _mismatches(data: dict[str, Any]) -> list[str]:
+    """Where the stored content is not what shape.py and starters.py give now (read off here, not through
+    shapecache's own read-off)."""
+    out = []
+    for pattern, flags, places in shapecache.wanted():
         want = shape.shape.__wrapped__(pattern, flags, places)  # (not shape.py's own cache)
-        got = data["shapes"][shapecache.key_of(pattern, flags, places)]
-        if want is None:
-            assert got is None, pattern
-            continue
-        count, packed = want.packed()
-        assert got is not None, pattern
-        assert (got[0], zlib.decompress(base64.b64decode(got[1])), got[2]) == (count, packed, want.places), pattern
+        got = _unpack(data["shapes"][shapecache.key_of(pattern, flags, places)])
+        if (None if want is None else (*want.packed(), want.places)) != got:
+            out.append(pattern)
+    st = Redactor()._engine.starters
+    assert st is not None
+    table = zlib.decompress(base64.b64decode(data["pairs"]["table"]))
+    if table != shapecache.compute_pairs(Starters(st._detectors, st._trusted)):  # (a fresh `Starters`)
+        out.append("pairs")
+    return out
 
 
-def test_the_compiled_paths_build_no_shape_for_the_builtins() -> None:
+def _flipped(text: str, at: int) -> str:
+    raw = bytearray(zlib.decompress(base64.b64decode(text)))
+    raw[at] ^= 1
+    return base64.b64encode(zlib.compress(bytes(raw), 9)).decode()
+
+
+def _nothing_read() -> bool:
+    st = Redactor()._engine.starters
+    assert st is not None
+    return shapecache.pair_table(st) is None and all(
+        shapecache.lookup(*w) == (False, None) for w in shapecache.wanted()
+    )
+
+
+def test_the_file_is_of_this_checkout_s_sources() -> None:
+    """Fails after an edit of shape.py, parsetree.py, reach.py, starters.py, detector.py or a built-in detector
+    without regenerating, in every environment."""
+    data = _file()
+    stale = f"stale: regenerate with {shapecache.REGENERATE}"
+    assert data["format"] == shapecache.FORMAT, stale
+    assert data["source"] == shapecache.source_key(), stale
+    st = Redactor()._engine.starters
+    assert st is not None
+    assert data["pairs"]["key"] == shapecache.pairs_key(st), stale
+    assert {shapecache.key_of(*w) for w in shapecache.wanted()} == set(data["shapes"]), stale
+    assert data["environments"] and all(isinstance(e, str) for e in data["environments"])
+
+
+def test_here_the_file_is_the_same_bytes_if_listed_and_unread_if_not() -> None:
+    """Listed (3.11-3.13 with the `regex` of the last regeneration): every stored shape and all 16,384 pairs are
+    read off again byte for byte. Not listed (a newer `regex`): the file is not read at all."""
+    data = _file()
+    if shapecache.environment() in data["environments"]:
+        assert _mismatches(data) == []
+        assert not _nothing_read()
+    else:
+        assert _nothing_read()
+
+
+def test_the_compiled_paths_build_no_shape_for_the_builtins_where_the_file_is_listed() -> None:
     """A fresh Redactor (the compiled feed's shapes) and whole-text passes on an ASCII and a non-ASCII view (whole.py's
-    32-place shapes and the label rests') take every shape from the file."""
-    fastpath._shape.cache_clear()
-    whole._native_plan.cache_clear()
-    built: list[str] = []
+    32-place shapes and the label rests') take every shape from the file where it lists the environment, and build
+    them all where it does not."""
+    built: list[tuple[str, int, int]] = []
     real = shape.shape
 
     def counted(pattern: str, flags: int = 0, places: int = shape.PLACES) -> object:
-        built.append(pattern)
+        built.append((pattern, flags, places))
         return real(pattern, flags, places)
 
-    try:
-        with mock.patch.object(shape, "shape", counted), mock.patch.object(Redactor, "_COMPILED", False):
+    for env in (shapecache.environment(), UNLISTED):
+        _clear()
+        built.clear()
+        with (
+            mock.patch.object(shape, "shape", counted),
+            mock.patch.object(Redactor, "_COMPILED", False),
+            mock.patch.object(shapecache, "environment", lambda env=env: env),
+        ):
             r = Redactor()
             for name in ("code", "multilingual"):
                 r._append(TEXTS[name])
                 assert whole._native_starts(r._engine, r._view) is not None
                 r = Redactor()
-        assert built == []
-    finally:
-        fastpath._shape.cache_clear()
-        whole._native_plan.cache_clear()
+        if env in _file()["environments"]:
+            assert built == [], env
+        else:
+            assert set(built) == set(shapecache.wanted()), env
 
 
-def test_a_file_of_another_build_or_switched_off_gives_nothing() -> None:
-    pattern, flags, places = shapecache.wanted()[1]
-    assert shapecache.lookup(pattern, flags, places)[0]
-    shapecache._stored.cache_clear()
-    with mock.patch.object(shapecache, "build_key", lambda: "another"):
-        assert shapecache.lookup(pattern, flags, places) == (False, None)
-    with mock.patch.object(shapecache, "USE", False):
-        assert shapecache.lookup(pattern, flags, places) == (False, None)
-    assert shapecache.lookup("[a-z]+@", 0, 16) == (False, None)  # not a built-in's
-
-
-def test_the_stored_pair_table_is_every_pair_asked_again() -> None:
-    """Each of the 16,384 ASCII pairs of the stored table is starters.py's answer now (a fresh `Starters`)."""
-    from sluicegate.redaction.starters import Starters
-
-    st = Redactor()._engine.starters
-    assert st is not None
-    got = shapecache.pair_table(st)
-    assert got is not None, "stale: python -m sluicegate.redaction.shapecache"
-    fresh = Starters(st._detectors, st._trusted)
-    assert bytes(got) == shapecache.compute_pairs(fresh)
-    assert shapecache.pair_table(Redactor(entities=["EMAIL_ADDRESS"])._engine.starters) is None  # another selection
-    with mock.patch.object(shapecache, "USE", False):
-        assert shapecache.pair_table(st) is None
-
-
-def test_the_candidates_are_the_same_with_and_without_the_file() -> None:
+def test_an_unlisted_environment_reads_nothing_and_gives_the_same_candidates() -> None:
+    """The fallback: the file's content, an unlisted environment's (nothing read) and `USE = False` give the same
+    candidates on every corpus."""
     with mock.patch.object(Redactor, "_COMPILED", False):
         engine = Redactor()._engine
         got = []
-        for use in (True, False):
-            fastpath._shape.cache_clear()
-            whole._native_plan.cache_clear()
-            whole._pair_table.cache_clear()
-            whole._shape_pairs.cache_clear()
-            with mock.patch.object(shapecache, "USE", use):
+        for env, use in ((shapecache.environment(), True), (UNLISTED, True), (shapecache.environment(), False)):
+            _clear()
+            with (
+                mock.patch.object(shapecache, "USE", use),
+                mock.patch.object(shapecache, "environment", lambda env=env: env),
+            ):
+                if env == UNLISTED:
+                    assert _nothing_read()
                 got.append([whole._native_starts(engine, TEXTS[k]) for k in sorted(TEXTS)])
-    fastpath._shape.cache_clear()
-    whole._native_plan.cache_clear()
-    whole._pair_table.cache_clear()
-    whole._shape_pairs.cache_clear()
-    assert got[0] == got[1]
+    assert got[0] == got[1] == got[2]
+    assert any(any(c) for c in got[0] if c is not None)
+
+
+def test_switched_off_or_another_selection_or_pattern_gives_nothing() -> None:
+    pattern, flags, places = shapecache.wanted()[1]
+    listed = shapecache.environment() in _file()["environments"]
+    assert shapecache.lookup(pattern, flags, places)[0] == listed
+    with mock.patch.object(shapecache, "USE", False):
+        assert shapecache.lookup(pattern, flags, places) == (False, None)
+        st = Redactor()._engine.starters
+        assert st is not None and shapecache.pair_table(st) is None
+    assert shapecache.lookup("[a-z]+@", 0, 16) == (False, None)  # not a built-in's
+    assert shapecache.pair_table(Redactor(entities=["EMAIL_ADDRESS"])._engine.starters) is None  # another selection
+
+
+def test_an_edited_source_makes_the_file_stale(tmp_path: Path) -> None:
+    """A comment added to a copy of shape.py (and of starters.py): another source key, the file is not read, and
+    verifying refuses with "stale"."""
+    here = Path(shapecache.__file__).parent
+    data = _file()
+    for name in ("shape.py", "starters.py"):
+        folder = tmp_path / name
+        folder.mkdir()
+        for source in (*shapecache._SOURCES, *shapecache._PAIR_SOURCES):
+            shutil.copy(here / source, folder / source)
+        with mock.patch.object(shapecache, "__file__", str(folder / "shapecache.py")):
+            assert shapecache.source_key() == data["source"]
+            with (folder / name).open("a", encoding="utf-8") as f:
+                f.write("\n# an edit\n")
+            _clear()
+            with mock.patch.object(shapecache, "environment", lambda: data["environments"][0]):
+                found = shapecache.differences(data)
+                assert len(found) == 1 and found[0].startswith("stale:") and name in found[0], found
+                assert shapecache.verify(data) == (None, found)
+                if name == "shape.py":
+                    assert shapecache.source_key() != data["source"]
+                    assert shapecache.lookup(*shapecache.wanted()[0]) == (False, None)
+                else:
+                    st = Redactor()._engine.starters
+                    assert st is not None and shapecache.pair_table(st) is None
+
+
+def test_a_flipped_stored_bit_is_found_and_verifying_refuses_it(tmp_path: Path) -> None:
+    """What the listed-environment test compares, and what `--verify` compares, each find one bit flipped in a
+    stored shape or in the pair table; the unchanged file verifies and gets this environment listed."""
+    data = _file()
+    key = next(k for k, v in sorted(data["shapes"].items()) if v is not None)
+    bad_shape = json.loads(json.dumps(data))
+    bad_shape["shapes"][key][1] = _flipped(bad_shape["shapes"][key][1], 40)
+    bad_pairs = json.loads(json.dumps(data))
+    bad_pairs["pairs"]["table"] = _flipped(bad_pairs["pairs"]["table"], 8 * (ord("a") * 128 + ord("@")))
+    with mock.patch.object(shapecache, "environment", lambda: UNLISTED):
+        assert len(_mismatches(bad_shape)) == 1 and _mismatches(bad_pairs) == ["pairs"]
+        assert shapecache.verify(bad_shape) == (None, [f"shape {key}: other bytes"])
+        assert shapecache.verify(bad_pairs) == (None, ["pair table: other bytes"])
+        path = tmp_path / "shapes.json"
+        path.write_text(json.dumps(bad_shape), encoding="utf-8")
+        assert shapecache.main(["--verify", "--file", str(path)]) == 1
+        assert json.loads(path.read_text(encoding="utf-8")) == bad_shape  # (not written)
+        path.write_text(json.dumps(data), encoding="utf-8")
+        assert shapecache.main(["--verify", "--file", str(path)]) == 0
+        verified = json.loads(path.read_text(encoding="utf-8"))
+    assert verified["environments"] == sorted({*data["environments"], UNLISTED})
+    assert {k: v for k, v in verified.items() if k != "environments"} == {
+        k: v for k, v in data.items() if k != "environments"
+    }
+
+
+def test_regenerating_lists_this_environment_and_keeps_the_others_only_for_the_same_content(tmp_path: Path) -> None:
+    """The others are kept where the sources and the content read off here are the stored ones (listed here, or
+    unlisted and reading off the same), dropped for a file of other sources."""
+    data = _file()
+    same = shapecache.environment() in data["environments"] or shapecache.differences(data) == []
+    path = tmp_path / "shapes.json"
+    for previous, kept in ((data, same), ({**data, "source": "another"}, False)):
+        path.write_text(json.dumps({**previous, "environments": [*previous["environments"], UNLISTED]}), "utf-8")
+        assert shapecache.main(["--file", str(path)]) == 0
+        got = json.loads(path.read_text(encoding="utf-8"))
+        others = [*data["environments"], UNLISTED] if kept else []
+        assert got["environments"] == sorted({shapecache.environment(), *others})
+        assert got["source"] == shapecache.source_key()
+        assert _mismatches(got) == []

@@ -4,23 +4,31 @@ Why: a process's first Redactor built its compiled feed's 16-place shapes in Pyt
 whole-text `redact()` without hyperscan the 32-place ones and the label rests' (~200 ms more): every short-lived
 process paid it. The automata depend only on the pattern, its flags, the places and the code that reads them,
 so they are stored (`data/redact/shapes.json`, zlib-compressed `Shape.packed()` bytes, keyed by a hash of
-pattern, flags and places) with a build key: a hash of shape.py, parsetree.py and reach.py's source, the
-`regex` and Python versions and `STATES`. A key that differs (an edited walk, another `regex`) reads nothing
-from the file, and every shape is built as before; a pattern not in the file (a custom detector) too.
+pattern, flags and places). The same file keeps the whole-text pass's pair table (whole.py `_pair_table`: per
+ASCII character pair, the detectors that may start at the second after the first, starters.py's answers, which
+the pass otherwise asks Python for ~1,000-2,000 times in a process's first call, 10-50 ms) for the default
+detector selection. Another selection (entities, custom detectors) or a custom pattern fills its own as before.
 
-The same file keeps the whole-text pass's pair table (whole.py `_pair_table`: per ASCII character pair, the
-detectors that may start at the second after the first, starters.py's answers, which the pass otherwise asks
-Python for ~1,000-2,000 times in a process's first call, 10-50 ms) for the default detector selection, under a
-key of its own: starters.py and detector.py's source, the versions, and every detector's pattern, flags,
-`first`, `context` and trust. Another selection (entities, custom detectors) fills its table as before.
+Two keys decide whether the file is read, and a miss only means "built at run time, as before" (nothing is
+ever written at run time: site-packages may be read-only):
+- the *source key* (`source_key()`; `pairs_key()` for the table): a hash of shape.py, parsetree.py and
+  reach.py's source, `STATES` and `FORMAT` (the table: starters.py and detector.py's source, `FORMAT`, and
+  every detector's pattern, flags, `first`, `context` and trust). It must equal the stored one, and
+  tests/redact/test_shapecache.py fails if it does not: an edited walk and a forgotten regeneration are caught.
+- the *environment* (`environment()`: the `regex` version, the Python implementation and major.minor). What is
+  read off also depends on `regex`'s parser and on Python, which the project does not pin (CI runs 3.11-3.13
+  with the newest `regex`), so the file lists the environments its content was verified in, and is used only in
+  one of them. An environment not listed is not an error: everything is built at run time, the same candidates.
 
-tests/redact/test_shapecache.py rebuilds every stored shape and compares it byte for byte, checks that every
-shape the built-ins ask for is stored, and recomputes every pair of the stored table. Regenerate with
-`python -m sluicegate.redaction.shapecache`.
+Regenerate (after editing any source above, or to add today's `regex`):
+    python -m sluicegate.redaction.shapecache            # writes the content read off here, lists this environment
+    python3.12 -m sluicegate.redaction.shapecache --verify  # under each other Python: lists its environment
+                                                          # only if it reads off the same bytes
 """
 
 from __future__ import annotations
 
+import argparse
 import base64
 import hashlib
 import json
@@ -29,7 +37,7 @@ import zlib
 from array import array
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import regex
 
@@ -39,40 +47,62 @@ if TYPE_CHECKING:
 # Switched off by tests and the benchmark to compare with the shapes built at run time.
 USE = True
 FILE = Path(__file__).resolve().parents[1] / "data" / "redact" / "shapes.json"
+FORMAT = 2  # the file's layout (a new layout: the stored source keys differ, nothing is read)
 _SOURCES = ("shape.py", "parsetree.py", "reach.py")
+_PAIR_SOURCES = ("starters.py", "detector.py")
+REGENERATE = "python -m sluicegate.redaction.shapecache (then --verify under the other Pythons CI runs)"
 
 Packed = tuple[int, bytes, int]
 
 
-def build_key() -> str | None:
-    """What the stored shapes were read off with (None if a source cannot be read: nothing is used)."""
+def environment() -> str:
+    """What else than the sources a read-off depends on: the `regex` release and the Python (major.minor)."""
+    v = sys.version_info
+    return f"regex {regex.__version__}; {sys.implementation.name} {v[0]}.{v[1]}"
+
+
+def _hash_sources(names: tuple[str, ...], extra: str) -> str | None:
+    h = hashlib.sha256()
+    try:
+        for name in names:
+            h.update(Path(__file__).with_name(name).read_bytes())
+    except OSError:
+        return None
+    h.update(f"|{FORMAT}|{extra}".encode())
+    return h.hexdigest()
+
+
+def source_key() -> str | None:
+    """The code the stored shapes were read off with (None if a source cannot be read: nothing is used)."""
     from .shape import STATES
 
-    h = hashlib.sha256()
-    try:
-        for name in _SOURCES:
-            h.update(Path(__file__).with_name(name).read_bytes())
-    except OSError:
-        return None
-    h.update(f"{regex.__version__}|{sys.version_info[0]}.{sys.version_info[1]}|{STATES}".encode())
-    return h.hexdigest()
+    return _hash_sources(_SOURCES, f"{STATES}")
 
 
-def starters_key(starters: Starters) -> str | None:
-    """What a `Starters`' pair answers depend on (None if a source cannot be read)."""
+def pairs_key(starters: Starters) -> str | None:
+    """The code and detectors a `Starters`' pair answers depend on (None if a source cannot be read)."""
     from .starters import BUILTIN_IDS
 
-    h = hashlib.sha256()
+    fields = [
+        (d.compiled.pattern, d.compiled.flags, d.first, d.context, id(d) in BUILTIN_IDS, trusted)
+        for d, trusted in zip(starters._detectors, starters._trusted, strict=True)
+    ]
+    return _hash_sources(_PAIR_SOURCES, repr(fields))
+
+
+@lru_cache(maxsize=1)
+def _data() -> dict[str, Any]:
+    """The file if it is of this format and lists this environment, else {} (nothing is used)."""
     try:
-        for name in ("starters.py", "detector.py"):
-            h.update(Path(__file__).with_name(name).read_bytes())
-    except OSError:
-        return None
-    h.update(f"{regex.__version__}|{sys.version_info[0]}.{sys.version_info[1]}".encode())
-    for d, trusted in zip(starters._detectors, starters._trusted, strict=True):
-        got = (d.compiled.pattern, d.compiled.flags, d.first, d.context, id(d) in BUILTIN_IDS, trusted)
-        h.update(repr(got).encode())
-    return h.hexdigest()
+        data = json.loads(FILE.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        return {}
+    envs = data.get("environments")
+    if not isinstance(envs, list) or environment() not in envs:
+        return {}
+    return data
 
 
 def pair_table(starters: Starters) -> bytearray | None:
@@ -80,7 +110,7 @@ def pair_table(starters: Starters) -> bytearray | None:
     if not USE:
         return None
     stored = _stored_pairs()
-    if stored is None or stored[0] != starters_key(starters) or len(stored[1]) != 128 * 128 * 8:
+    if stored is None or stored[0] != pairs_key(starters) or len(stored[1]) != 128 * 128 * 8:
         return None
     table = array("Q", stored[1])
     if table.itemsize != 8:  # pragma: no cover - a platform whose unsigned long long is not 8 bytes
@@ -93,10 +123,9 @@ def pair_table(starters: Starters) -> bytearray | None:
 @lru_cache(maxsize=1)
 def _stored_pairs() -> tuple[str, bytes] | None:
     try:
-        data = json.loads(FILE.read_text(encoding="utf-8"))
-        got = data["pairs"]
+        got = _data()["pairs"]
         return str(got["key"]), zlib.decompress(base64.b64decode(got["table"]))
-    except (OSError, ValueError, KeyError, TypeError, zlib.error):
+    except (ValueError, KeyError, TypeError, zlib.error):
         return None
 
 
@@ -120,16 +149,17 @@ def key_of(pattern: str, flags: int, places: int) -> str:
 
 @lru_cache(maxsize=1)
 def _stored() -> dict[str, Packed | None]:
+    data = _data()
+    if not data or data.get("source") != source_key():
+        return {}
     try:
-        data = json.loads(FILE.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        return {k: _unpack(v) for k, v in data["shapes"].items()}
+    except (ValueError, KeyError, TypeError, AttributeError, IndexError, zlib.error):
         return {}
-    if not isinstance(data, dict) or data.get("build") != build_key():
-        return {}
-    out: dict[str, Packed | None] = {}
-    for k, v in data.get("shapes", {}).items():
-        out[k] = None if v is None else (int(v[0]), zlib.decompress(base64.b64decode(v[1])), int(v[2]))
-    return out
+
+
+def _unpack(v: Any) -> Packed | None:
+    return None if v is None else (int(v[0]), zlib.decompress(base64.b64decode(v[1])), int(v[2]))
 
 
 def lookup(pattern: str, flags: int, places: int) -> tuple[bool, Packed | None]:
@@ -139,6 +169,13 @@ def lookup(pattern: str, flags: int, places: int) -> tuple[bool, Packed | None]:
     got = _stored()
     k = key_of(pattern, flags, places)
     return (k in got), got.get(k)
+
+
+def clear() -> None:
+    """Forget what was read from the file (tests that switch the environment or the file)."""
+    _data.cache_clear()
+    _stored.cache_clear()
+    _stored_pairs.cache_clear()
 
 
 def wanted() -> list[tuple[str, int, int]]:
@@ -160,29 +197,126 @@ def wanted() -> list[tuple[str, int, int]]:
     return list(dict.fromkeys(out))
 
 
-def generate() -> dict[str, object]:
-    """The file's content, read off with this checkout's code."""
+def read_off() -> tuple[dict[str, Packed | None], str | None, bytes | None]:
+    """What this environment reads off now with this checkout's code: every wanted shape (not shape.py's
+    cache), the default selection's pairs key and its table."""
+    from .redactor import Redactor
     from .shape import shape
 
-    shapes: dict[str, object] = {}
+    shapes: dict[str, Packed | None] = {}
     for pattern, flags, places in wanted():
-        got = shape(pattern, flags, places)
-        if got is None:
-            shapes[key_of(pattern, flags, places)] = None
-            continue
-        count, packed = got.packed()
-        text = base64.b64encode(zlib.compress(packed, 9)).decode()
-        shapes[key_of(pattern, flags, places)] = [count, text, got.places]
-    from .redactor import Redactor
-
+        got = shape.__wrapped__(pattern, flags, places)
+        shapes[key_of(pattern, flags, places)] = None if got is None else (*got.packed(), got.places)
     st = Redactor()._engine.starters
+    if st is None:
+        return shapes, None, None
+    from .starters import Starters
+
+    fresh = Starters(st._detectors, st._trusted)  # (no answer remembered from an earlier call)
+    return shapes, pairs_key(fresh), compute_pairs(fresh)
+
+
+def stored_content(data: dict[str, Any]) -> tuple[dict[str, Packed | None], str | None, bytes | None]:
+    """A file's content in `read_off()`'s form (decompressed: zlib's own bytes may differ between builds)."""
+    shapes = {k: _unpack(v) for k, v in data["shapes"].items()}
+    pairs = data.get("pairs")
+    if pairs is None:
+        return shapes, None, None
+    return shapes, str(pairs["key"]), zlib.decompress(base64.b64decode(pairs["table"]))
+
+
+def differences(data: dict[str, Any]) -> list[str]:
+    """Where a file's content differs from what is read off here (the source keys first); [] if it is the same."""
+    if data.get("format") != FORMAT:
+        return [f"format {data.get('format')!r}, not {FORMAT}: regenerate with {REGENERATE}"]
+    if data.get("source") != source_key():
+        return [f"stale: shape.py, parsetree.py or reach.py changed; regenerate with {REGENERATE}"]
+    shapes, key, table = read_off()
+    stored, stored_key, stored_table = stored_content(data)
+    if stored_key != key:
+        return [f"stale: starters.py, detector.py or a detector changed; regenerate with {REGENERATE}"]
+    out = [f"shape {k}: not stored" for k in shapes.keys() - stored.keys()]
+    out += [f"shape {k}: stored, not wanted" for k in stored.keys() - shapes.keys()]
+    out += [f"shape {k}: other bytes" for k in shapes.keys() & stored.keys() if shapes[k] != stored[k]]
+    if table != stored_table:
+        out.append("pair table: other bytes")
+    return sorted(out)
+
+
+def generate(previous: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The file's content read off here, listing this environment (and those `previous` listed, if its content
+    and sources are the same: they verified these bytes)."""
+    shapes, key, table = read_off()
+    envs = [environment()]
+    if previous is not None and not _safe_differences(previous):
+        envs += [e for e in previous.get("environments", []) if isinstance(e, str)]
+    text: dict[str, object] = {
+        k: None if v is None else [v[0], base64.b64encode(zlib.compress(v[1], 9)).decode(), v[2]]
+        for k, v in sorted(shapes.items())
+    }
     pairs = None
-    if st is not None:
-        table = base64.b64encode(zlib.compress(compute_pairs(st), 9)).decode()
-        pairs = {"key": starters_key(st), "table": table}
-    return {"build": build_key(), "shapes": dict(sorted(shapes.items())), "pairs": pairs}
+    if table is not None:
+        pairs = {"key": key, "table": base64.b64encode(zlib.compress(table, 9)).decode()}
+    return {
+        "format": FORMAT,
+        "source": source_key(),
+        "environments": sorted(set(envs)),
+        "shapes": text,
+        "pairs": pairs,
+    }
 
 
-if __name__ == "__main__":
-    FILE.write_text(json.dumps(generate(), indent=0) + "\n", encoding="utf-8")
-    print(f"wrote {FILE}")
+def _safe_differences(data: dict[str, Any]) -> list[str]:
+    try:
+        return differences(data)
+    except (ValueError, KeyError, TypeError, AttributeError, IndexError, zlib.error) as e:
+        return [f"unreadable: {e!r}"]
+
+
+def verify(data: dict[str, Any]) -> tuple[dict[str, Any] | None, list[str]]:
+    """(the file listing this environment too, []) if what is read off here equals its content byte for byte,
+    else (None, the differences)."""
+    found = _safe_differences(data)
+    if found:
+        return None, found
+    envs = [e for e in data.get("environments", []) if isinstance(e, str)]
+    return {**data, "environments": sorted({*envs, environment()})}, []
+
+
+def _write(path: Path, data: dict[str, Any]) -> None:
+    path.write_text(json.dumps(data, indent=0) + "\n", encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m sluicegate.redaction.shapecache", description=__doc__)
+    parser.add_argument("--verify", action="store_true", help="list this environment if it reads off the same")
+    parser.add_argument("--file", type=Path, default=FILE, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    path: Path = args.file
+    try:
+        previous: dict[str, Any] | None = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        previous = None
+    if not args.verify:
+        data = generate(previous if isinstance(previous, dict) else None)
+        _write(path, data)
+        print(f"wrote {path}; listed: {', '.join(data['environments'])}")
+        return 0
+    if not isinstance(previous, dict):
+        print(f"{path}: no file to verify; generate it with {REGENERATE}", file=sys.stderr)
+        return 1
+    verified, found = verify(previous)
+    if verified is None:
+        print(f"{environment()}: NOT listed, what it reads off differs from {path}:", file=sys.stderr)
+        for line in found:
+            print(f"  {line}", file=sys.stderr)
+        return 1
+    _write(path, verified)
+    print(f"{environment()}: the same bytes as {path}; listed: {', '.join(verified['environments'])}")
+    return 0
+
+
+if __name__ == "__main__":  # (the package's own module, not a second copy of it as __main__)
+    from sluicegate.redaction import shapecache as _self
+
+    sys.exit(_self.main())
