@@ -22,7 +22,7 @@ from . import prefilter as _pf
 from . import whole as _whole
 from .detector import LOOKBEHIND, Detector, custom_detector
 from .normalize import extend_view, normalize, plain_view
-from .operators import OperatorSpec, resolve_operator
+from .operators import OperatorSpec, Replace, resolve_operator
 from .registry import select
 from .settle import Engine, Finding
 from .starters import BUILTIN_IDS
@@ -241,10 +241,39 @@ class Redactor:
         if not _whole.certified(engine, view, per, window, BUILTIN_IDS):
             self._raw, self._view, self._positions = "", "", None
             return None
-        out = self._render(len(self._raw), _whole.findings(engine, view, per, self._keep))
+        if _whole.LEAN and _lean_whole(type(self)):
+            out = self._render_chosen(_whole.chosen(engine, view, per, self._allow))
+        else:
+            out = self._render(len(self._raw), _whole.findings(engine, view, per, self._keep))
         self._done = True
         self._raw, self._view, self._positions = "", "", None
         return out
+
+    def _render_chosen(self, chosen: list[tuple[int, int, Detector]]) -> str:
+        """`_render(len(self._raw), findings)` of a whole text (`_base` 0) for `whole.chosen`'s triples, where
+        `_render` and `_keep` are Redactor's own: the same text and counts, with the position map read directly
+        and `Replace`'s text (the entity's alone) made once per entity."""
+        raw, view, positions = self._raw, self._view, self._positions
+        operator = self._operator
+        counts = self._counts
+        same: dict[str, str] | None = {} if type(operator) is Replace else None
+        parts: list[str] = []
+        at = 0
+        for start, end, detector in chosen:
+            a, b = (start, end) if positions is None else (positions[start], positions[end - 1] + 1)
+            parts.append(raw[at:a])
+            entity = detector.entity
+            if same is None:
+                parts.append(operator(entity, raw[a:b], view[start:end]))
+            else:
+                got = same.get(entity)
+                if got is None:
+                    got = same[entity] = operator(entity, raw[a:b], view[start:end])
+                parts.append(got)
+            counts[entity] = counts.get(entity, 0) + 1
+            at = b
+        parts.append(raw[at:])
+        return "".join(parts)
 
     def _feed_ahead(self, piece: str, lookahead: str) -> Step:
         """`feed` with a promise: check the piece keeps the last one, feed it as usual, then settle the held tail
@@ -495,6 +524,11 @@ def _compile(
 
 # The methods the compiled feed does itself on its common path (the append, the release with no findings).
 _INLINED = ("_append", "_release", "_render", "_raw_index")
+
+
+def _lean_whole(cls: type[Redactor]) -> bool:
+    """True unless `cls` overrides what `_render_chosen` and `whole.chosen` do in place of `_render` and `_keep`."""
+    return cls._render is Redactor._render and cls._keep is Redactor._keep and cls._raw_index is Redactor._raw_index
 
 
 def _inlines(cls: type[Redactor]) -> bool:

@@ -422,6 +422,58 @@ def findings(
     return out
 
 
+# False: `Redactor._redact_whole` takes `findings` and `Redactor._render` (the reference `chosen` and the lean
+# render are compared with in tests/redact/test_whole_lean.py).
+LEAN = True
+
+
+def chosen(
+    engine: Engine, view: str, per: list[tuple[Detector, list[Any]]], allow: frozenset[str]
+) -> list[tuple[int, int, Detector]]:
+    """`findings` with `Redactor._keep` as its `keep` (a detector's validator, then the allow-list), as (start,
+    end, detector) triples: the same choice, with each detector's attributes read once for all its matches, the
+    validator called directly and the candidates sorted as plain tuples of ints (the priority is the detector's
+    index, unique per detector, and no detector has two candidates with one span, so no two tie). Why: on logs
+    (421 findings) `findings` and `_render` were 1.8 of the one pass's ~5 ms per 64 KB."""
+    index = engine._index
+    candidates: list[tuple[int, int, int, int]] = []
+    add = candidates.append
+    for d, found in per:
+        i = index[id(d)]
+        validate = d.validate
+        locate = d.locate
+        if locate is not None:
+            for m in found:
+                at = m.start()
+                for a, b in locate(m.group()):
+                    a += at
+                    b += at
+                    if a < b:
+                        value = view[a:b]
+                        if (validate is None or validate(value)) and (not allow or value.casefold() not in allow):
+                            add((a, a - b, i, b))
+            continue
+        group = d.has_value_group
+        for m in found:
+            a, b = m.span("v") if group else m.span()
+            if a < b:
+                if validate is None and not allow:
+                    add((a, a - b, i, b))
+                    continue
+                value = view[a:b]
+                if (validate is None or validate(value)) and (not allow or value.casefold() not in allow):
+                    add((a, a - b, i, b))
+    candidates.sort()
+    detectors = engine.detectors
+    out: list[tuple[int, int, Detector]] = []
+    last = -1
+    for a, _, i, b in candidates:
+        if a >= last:
+            out.append((a, b, detectors[i]))
+            last = b
+    return out
+
+
 def certified(
     engine: Engine, view: str, per: list[tuple[Detector, list[Any]]], window: int, builtin: frozenset[int]
 ) -> bool:

@@ -1,0 +1,196 @@
+"""Issue 27, stop 34: what `redact(text)`'s one pass does after its candidates, lean against the reference.
+
+Each lean step has a switch, and the output with every switch on must be the output with every switch off, and
+the stream's (`feed(text)` + `flush()`), byte for byte, with the counts:
+- `whole.LEAN`: `whole.chosen` and `Redactor._render_chosen` in place of `whole.findings` and `Redactor._render`;
+- `normalize.DISTINCT`: `plain_view` reads a long piece's characters from the compiled `distinct` (_wholec.c) in
+  place of `set(piece)`;
+- `validators.SHORTCUTS`: the validators' shortcuts before a library's answer (`_dotted_quad`).
+Run with the `[fast]` prefilter and without it (hyperscan switched off as test_invariance.py does), on the four
+corpora of tests/benchmarks/corpora27.py, issue 17's texts, every case of the five suites strung together, texts
+whose view drops characters (a position map), every operator, an allow-list, custom detectors, subclasses that
+override `_keep` or `_render` (which must keep the reference path), and Hypothesis texts.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sluicegate.redaction import Hash, Redactor, fastpath, normalize, prefilter, validators, whole
+from tests.benchmarks import corpora27
+from tests.benchmarks import corpus as corpus17
+
+from . import suite_cases
+from .corpus import LABELED, POSITIVES
+
+SWITCHES = ((whole, "LEAN"), (normalize, "DISTINCT"), (validators, "SHORTCUTS"))
+
+
+@contextlib.contextmanager
+def switched(on: bool) -> Iterator[None]:
+    old = [getattr(mod, name) for mod, name in SWITCHES]
+    for mod, name in SWITCHES:
+        setattr(mod, name, on)
+    try:
+        yield
+    finally:
+        for (mod, name), value in zip(SWITCHES, old, strict=True):
+            setattr(mod, name, value)
+
+
+class Pure(Redactor):
+    _COMPILED = False
+
+
+class OwnKeep(Redactor):
+    def _keep(self, detector, value):  # type: ignore[no-untyped-def]
+        return super()._keep(detector, value) and not value.startswith("4")
+
+
+class OwnRender(Redactor):
+    def _render(self, cut, findings):  # type: ignore[no-untyped-def]
+        return super()._render(cut, findings).replace(">", "]")
+
+
+def _classes() -> list[type[Redactor]]:
+    return [Pure, Redactor] if prefilter.available() else [Pure]
+
+
+def _hide(entity: str, raw: str) -> str:
+    return f"<{entity}:{len(raw)}:{raw[:1]}>"
+
+
+def streamed(cls: type[Redactor], text: str, **kw: object) -> tuple[str, dict[str, int]]:
+    r = cls(**kw)  # type: ignore[arg-type]
+    a = r.feed(text)
+    b = a if a.stopped else r.flush()
+    out = a.text + (b.text if b is not a else "") + (r._notice if a.stopped or b.stopped else "")
+    return out, r.counts
+
+
+def one_pass(cls: type[Redactor], text: str, **kw: object) -> tuple[str | None, dict[str, int]]:
+    r = cls(**kw)  # type: ignore[arg-type]
+    return r._redact_whole(text), r.counts
+
+
+def check(text: str, cls: type[Redactor], *, taken: bool = False, **kw: object) -> None:
+    """Switches on == switches off == the stream, text and counts (where the one pass is taken)."""
+    with switched(True):
+        on = one_pass(cls, text, **kw)
+    with switched(False):
+        off = one_pass(cls, text, **kw)
+    assert on == off
+    if taken:
+        assert on[0] is not None, "the one pass declined a text it should certify"
+    if on[0] is not None:
+        assert on == streamed(cls, text, **kw)
+
+
+CORPORA = {name: make(32 * 1024) for name, make in corpora27.CORPORA.items()}
+CORPORA["issue17-planted"] = corpus17.planted(32 * 1024).text
+CORPORA["issue17-prose"] = corpus17.prose(32 * 1024)
+# A view that drops characters (zero-width, a soft hyphen, a variation selector) and maps others (no-break and
+# ideographic spaces, fullwidth and Arabic-Indic digits, a minus sign) around and inside values.
+DROPPING = (
+    "card 4111\u200b1111\u00a01111 1111, phone +1\u2212415\u2212555\u22122671, ssn \uff11\uff12\uff13-45-6789 "
+    "mail a\u00adb@example.com \u0664\u0661\u0661\u0661 \u0661\u0661\u0661\u0661 \u0661\u0661\u0661\u0661 "
+    "\u0661\u0661\u0661\u0661 password: s3cr\ufe0fet-value\u3000ok "
+) * 200
+
+
+@pytest.mark.parametrize("name", sorted(CORPORA))
+def test_corpora(name: str) -> None:
+    for cls in _classes():
+        check(CORPORA[name], cls, taken=True)
+        check(CORPORA[name], cls, operator=_hide)
+
+
+def test_a_view_that_drops_and_maps_characters() -> None:
+    text = CORPORA["multilingual"][:8000] + DROPPING
+    assert normalize.plain_view(text) is None  # (a position map: the other branch of `_render_chosen`)
+    for cls in _classes():
+        for operator in ("replace", "mask", _hide):
+            check(text, cls, taken=True, operator=operator)
+
+
+def test_operators_allow_lists_custom_detectors_and_subclasses() -> None:
+    text = CORPORA["json"][:12000] + CORPORA["logs"][:12000] + DROPPING[:3000]
+    allow = ["user@example.com", "10.0.0.1", "4111 1111 1111 1111", "s3cret-value"]
+    custom = [("TICKET", r"\bT-[0-9]{5}\b"), ("ORDER", r"\bORD[0-9]{6}\b", lambda v: v[-1] != "0")]
+    text += " T-12345 ORD123457 ORD123450 " * 40
+    for cls in [*_classes(), OwnKeep, OwnRender]:
+        check(text, cls, operator=Hash(key=b"k" * 32), allow=allow)
+        check(text, cls, operator="mask", custom=custom)
+        check(text, cls, operator=_hide, allow=allow, custom=custom, entities=["EMAIL_ADDRESS", "IP_ADDRESS"])
+    with switched(True):
+        assert one_pass(OwnRender, text)[0] == streamed(OwnRender, text)[0]
+        assert "]" in streamed(OwnRender, text)[0]  # (its override ran: the reference path was kept)
+
+
+@pytest.mark.parametrize("suite", suite_cases.NAMES)
+def test_every_suite_strung_together(suite: str) -> None:
+    joined = "\n".join(c["text"] for c in suite_cases.load(suite))
+    for cls in _classes():
+        check(joined, cls, operator=_hide)
+        check(joined, cls, max_hold=512)
+
+
+_VALUES = [v for values in POSITIVES.values() for v in values] + [t for t, _, _ in LABELED]
+_PIECES = st.sampled_from(
+    list("ab@.-:= \"'\n0123456789xyz,{}[]()<>")
+    + ["\u00a0", "\u200b", "\u00ad", "\ufe0f", "\u3000", "\uff11", "\u0661", "\u2212", "\u00e9", "\u0436"]
+    + ["\U0001f600", "\u4e2d", "password: ", 'api_key = "', "10.0.0.", "192.168.1.1"]
+    + _VALUES
+)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(_PIECES, max_size=200).map("".join), st.sampled_from(["replace", "mask", "hash"]))
+def test_hypothesis_texts(text: str, operator: str) -> None:
+    op = Hash(key=b"h" * 32) if operator == "hash" else operator
+    for cls in _classes():
+        check(text, cls, operator=op, allow=["10.0.0.1"])
+
+
+def test_the_compiled_helper_is_built() -> None:
+    """The machines that run these tests have a C compiler (setup.py builds _wholec.c), as test_native.py says
+    of _native.c: its absence is a failure, not a skip, unless the pure path was asked for."""
+    assert fastpath.wholec is not None or os.environ.get("SLUICEGATE_PURE")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=300) | st.lists(_PIECES, max_size=100).map("".join))
+def test_distinct_is_the_set_of_characters_not_ascii_in_order_of_first_sight(text: str) -> None:
+    if fastpath.wholec is None:
+        return
+    got = fastpath.wholec.distinct(text)
+    want = list(dict.fromkeys(ch for ch in text if not ch.isascii()))
+    assert list(got) == want
+    assert fastpath.wholec.distinct(text) == got  # (its memory of the characters seen is cleared after a call)
+
+
+def test_distinct_on_every_code_point_and_wrong_arguments() -> None:
+    if fastpath.wholec is None:
+        return
+    every = "".join(map(chr, range(0x110000)))
+    assert fastpath.wholec.distinct(every) == every[128:]
+    assert fastpath.wholec.distinct("abc") == "" and fastpath.wholec.distinct("") == ""
+    with pytest.raises(TypeError):
+        fastpath.wholec.distinct(b"bytes")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(min_size=60, max_size=400) | st.lists(_PIECES, min_size=30, max_size=200).map("".join))
+def test_plain_view_with_and_without_distinct(text: str) -> None:
+    with switched(True):
+        on = normalize.plain_view(text)
+    with switched(False):
+        off = normalize.plain_view(text)
+    assert on == off
+    assert on is None or on == normalize.normalize(text)
