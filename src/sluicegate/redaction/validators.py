@@ -13,6 +13,7 @@ import binascii
 import hashlib
 import ipaddress
 import json
+import re
 from functools import lru_cache
 
 import phonenumbers
@@ -54,19 +55,17 @@ def iban(value: str) -> bool:
 SHORTCUTS = True
 
 
+# An octet as `ipaddress` reads one: ASCII digits, at most 255, no leading zero (the stdlib `re`: 0.3 µs a call
+# where the split and a loop over the parts took 1.1, and a log line holds an address).
+_OCTET = "(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])"
+_QUAD = re.compile(rf"{_OCTET}(?:\.{_OCTET}){{3}}")
+
+
 def _dotted_quad(value: str) -> bool:
     """True only where `ipaddress.IPv4Address(value)` accepts: four ASCII decimal octets of at most three digits,
     none with a leading zero, each at most 255 (its own rules, which tests/redact/test_settle_short.py checks against
     it). False says nothing: the caller asks `ipaddress`. A quarter of its cost, and a log line holds one."""
-    parts = value.split(".")
-    if len(parts) != 4:
-        return False
-    for part in parts:
-        if not (0 < len(part) <= 3 and part.isascii() and part.isdigit()) or (part[0] == "0" and len(part) > 1):
-            return False
-        if int(part) > 255:
-            return False
-    return True
+    return _QUAD.fullmatch(value) is not None
 
 
 def ip_address(value: str) -> bool:
