@@ -5,7 +5,9 @@ the stream's (`feed(text)` + `flush()`), byte for byte, with the counts:
 - `whole.LEAN`: `whole.chosen` and `Redactor._render_chosen` in place of `whole.findings` and `Redactor._render`;
 - `normalize.DISTINCT`: `plain_view` reads a long piece's characters from the compiled `distinct` (_wholec.c) in
   place of `set(piece)`;
-- `validators.SHORTCUTS`: the validators' shortcuts before a library's answer (`_dotted_quad`).
+- `validators.SHORTCUTS`: the validators' shortcuts before a library's answer (`_dotted_quad`), and
+  `windows.ssn_windows`' answer for a run of fewer than three digit groups;
+- `whole.SPLIT_OPENERS`: `certified` searches a block opener's top-level alternatives one by one.
 Run with the `[fast]` prefilter and without it (hyperscan switched off as test_invariance.py does), on the four
 corpora of tests/benchmarks/corpora27.py, issue 17's texts, every case of the five suites strung together, texts
 whose view drops characters (a position map), every operator, an allow-list, custom detectors, subclasses that
@@ -19,17 +21,19 @@ import os
 from collections.abc import Iterator
 
 import pytest
-from hypothesis import given, settings
+import regex
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from sluicegate.redaction import Hash, Redactor, fastpath, normalize, prefilter, validators, whole
+from sluicegate.redaction import Hash, Redactor, fastpath, normalize, prefilter, validators, whole, windows
+from sluicegate.redaction.registry import select
 from tests.benchmarks import corpora27
 from tests.benchmarks import corpus as corpus17
 
 from . import suite_cases
-from .corpus import LABELED, POSITIVES
+from .corpus import LABELED, PEM, POSITIVES
 
-SWITCHES = ((whole, "LEAN"), (normalize, "DISTINCT"), (validators, "SHORTCUTS"))
+SWITCHES = ((whole, "LEAN"), (normalize, "DISTINCT"), (validators, "SHORTCUTS"), (whole, "SPLIT_OPENERS"))
 
 
 @contextlib.contextmanager
@@ -194,3 +198,54 @@ def test_plain_view_with_and_without_distinct(text: str) -> None:
         off = normalize.plain_view(text)
     assert on == off
     assert on is None or on == normalize.normalize(text)
+
+
+OPENERS = [d.opener_rx for d in select(None) if d.opener_rx is not None] + [
+    regex.compile(p)
+    for p in (r"BEGIN [|] KEY|END\|x|(?:a|b)c", r"[]|]x|y[^]|]z|q", r"(k|l)|m(?:n|(o|p))|r", "-----BEGIN|PuTTY")
+]
+_OPENER_PIECES = st.sampled_from(
+    ["-----BEGIN ", "RSA ", "OPENSSH ", "PRIVATE KEY", " BLOCK", "-----", "---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----"]
+    + ["PuTTY-User-Key-File-", "2", ": ", "BEGIN | KEY", "END|x", "ac", "bc", "]x", "|x", "yaz", "y]z", "q", "k"]
+    + ["mo", "mn", "r", " ", "x", "\n", "-", "A"]
+)
+
+
+def test_the_openers_split_into_their_alternatives() -> None:
+    builtin = [rx for rx in OPENERS[:-4]]
+    assert builtin and all(whole._alternatives(rx.pattern, rx.flags) for rx in builtin)
+    got = whole._alternatives(r"BEGIN [|] KEY|END\|x|(?:a|b)c", 0)
+    assert got is not None and [p.pattern for p in got] == ["BEGIN [|] KEY", r"END\|x", "(?:a|b)c"]
+    got = whole._alternatives(r"[]|]x|y[^]|]z|q", 0)
+    assert got is not None and [p.pattern for p in got] == ["[]|]x", "y[^]|]z", "q"]
+    for unsplit in ("(?i)a|b", "ab", "(a|b)", "a|b(", r"a\|b"):
+        assert whole._alternatives(unsplit, 0) is None, unsplit
+    assert whole._alternatives("a|b", regex.VERBOSE) is None and whole._alternatives("a|b", regex.V1) is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_OPENER_PIECES, max_size=30).map("".join))
+def test_has_opener_is_the_openers_search(text: str) -> None:
+    for rx in OPENERS:
+        assert whole._has_opener(rx, text) == (rx.search(text) is not None), (rx.pattern, text)
+
+
+def test_has_opener_on_the_corpora_and_key_blocks() -> None:
+    texts = [*CORPORA.values(), PEM, "x" + PEM[5:], "key:\n" + PEM + " and more", DROPPING[:500]]
+    for rx in OPENERS:
+        for text in texts:
+            assert whole._has_opener(rx, text) == (rx.search(text) is not None)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["234", "56", "7891", "-", " ", ".", "1", "0000", "a", "12", "00"]), max_size=12))
+@example(["234", "-", "56", "-", "7891"])
+@example(["234", " ", "56", " ", "7891", " ", "1"])
+def test_ssn_windows_of_fewer_than_three_groups(pieces: list[str]) -> None:
+    run = "".join(pieces)
+    got = windows.ssn_windows(run)
+    validators.SHORTCUTS = False
+    try:
+        assert windows.ssn_windows(run) == got
+    finally:
+        validators.SHORTCUTS = True
