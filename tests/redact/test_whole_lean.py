@@ -249,3 +249,25 @@ def test_ssn_windows_of_fewer_than_three_groups(pieces: list[str]) -> None:
         assert windows.ssn_windows(run) == got
     finally:
         validators.SHORTCUTS = True
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(st.sampled_from(list("0123456789 -.٣５a\u00b7")), max_size=24))
+def test_luhn_digits_of_and_card_windows_with_and_without_the_shortcuts(value: str) -> None:
+    got = (
+        validators.luhn(value),
+        validators.digits_of(value),
+        validators.credit_card(value),
+        windows.card_windows(value),
+    )
+    validators.SHORTCUTS = False
+    try:
+        want = (
+            validators.luhn(value),
+            validators.digits_of(value),
+            validators.credit_card(value),
+            windows.card_windows(value),
+        )
+    finally:
+        validators.SHORTCUTS = True
+    assert got == want
