@@ -238,8 +238,11 @@ def test_has_opener_on_the_corpora_and_key_blocks() -> None:
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.sampled_from(["234", "56", "7891", "-", " ", ".", "1", "0000", "a", "12", "00"]), max_size=12))
+@given(
+    st.lists(st.sampled_from(["234", "56", "7891", "-", " ", ".", "1", "0000", "a", "12", "00", "\u0663"]), max_size=12)
+)
 @example(["234", "-", "56", "-", "7891"])
+@example(["234", "\u0663", "56", "\u0663", "7891"])  # (every character a digit, not one group of ASCII ones)
 @example(["234", " ", "56", " ", "7891", " ", "1"])
 def test_ssn_windows_of_fewer_than_three_groups(pieces: list[str]) -> None:
     run = "".join(pieces)
