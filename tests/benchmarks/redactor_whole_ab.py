@@ -19,7 +19,7 @@ they were asked at, and how many hyperscan callbacks the pass made.
     python tests/benchmarks/redactor_whole_ab.py --kb 64 --repeats 9 --switches
 
 `--switches` (issue 27, stop 34): "before" is this checkout with the switches of what comes after the candidates
-off (`SWITCHES`: `whole.LEAN`, `whole.SPLIT_OPENERS`, `normalize.DISTINCT`, `validators.SHORTCUTS`), "after"
+off (`SWITCHES`: `whole.LEAN`, `whole.SPLIT_OPENERS`, `normalize.DISTINCT`, `validators.FAST`), "after"
 with them on; `Redactor._redact_whole` itself, a Redactor made per call (`Redactor()`, as `redact()` does);
 then the one pass's stages with the switches on (ms per text, medians): the view (`_append`), `matches` (of it,
 the candidates alone: wholedb.py's pass with `[fast]`, `_native_starts` without), `certified`, the findings
@@ -140,7 +140,7 @@ def counts(make: Callable[[], Redactor], mod: Any, text: str) -> tuple[int, int,
     return len(asked), sum(asked.values()), calls[0]
 
 
-SWITCHES = ((whole, "LEAN"), (whole, "SPLIT_OPENERS"), (normalize, "DISTINCT"), (validators, "SHORTCUTS"))
+SWITCHES = ((whole, "LEAN"), (whole, "SPLIT_OPENERS"), (normalize, "DISTINCT"), (validators, "FAST"))
 
 
 def switched(on: bool) -> None:

@@ -5,7 +5,7 @@ the stream's (`feed(text)` + `flush()`), byte for byte, with the counts:
 - `whole.LEAN`: `whole.chosen` and `Redactor._render_chosen` in place of `whole.findings` and `Redactor._render`;
 - `normalize.DISTINCT`: `plain_view` reads a long piece's characters from the compiled `distinct` (_wholec.c) in
   place of `set(piece)`;
-- `validators.SHORTCUTS`: the validators' shortcuts before a library's answer (`_dotted_quad`), and
+- `validators.FAST`: the validators' C-speed forms (`_dotted_quad` as one `re` match, `digits_of`, `luhn`), and
   `windows.ssn_windows`' answer for a run of fewer than three digit groups;
 - `whole.SPLIT_OPENERS`: `certified` searches a block opener's top-level alternatives one by one.
 Run with the `[fast]` prefilter and without it (hyperscan switched off as test_invariance.py does), on the four
@@ -33,7 +33,7 @@ from tests.benchmarks import corpus as corpus17
 from . import suite_cases
 from .corpus import LABELED, PEM, POSITIVES
 
-SWITCHES = ((whole, "LEAN"), (normalize, "DISTINCT"), (validators, "SHORTCUTS"), (whole, "SPLIT_OPENERS"))
+SWITCHES = ((whole, "LEAN"), (normalize, "DISTINCT"), (validators, "FAST"), (whole, "SPLIT_OPENERS"))
 
 
 @contextlib.contextmanager
@@ -247,23 +247,23 @@ def test_has_opener_on_the_corpora_and_key_blocks() -> None:
 def test_ssn_windows_of_fewer_than_three_groups(pieces: list[str]) -> None:
     run = "".join(pieces)
     got = windows.ssn_windows(run)
-    validators.SHORTCUTS = False
+    validators.FAST = False
     try:
         assert windows.ssn_windows(run) == got
     finally:
-        validators.SHORTCUTS = True
+        validators.FAST = True
 
 
 @settings(max_examples=500, deadline=None)
 @given(st.text(st.sampled_from(list("0123456789 -.٣５a\u00b7")), max_size=24))
-def test_luhn_digits_of_and_card_windows_with_and_without_the_shortcuts(value: str) -> None:
+def test_luhn_digits_of_and_card_windows_fast_and_plain(value: str) -> None:
     got = (
         validators.luhn(value),
         validators.digits_of(value),
         validators.credit_card(value),
         windows.card_windows(value),
     )
-    validators.SHORTCUTS = False
+    validators.FAST = False
     try:
         want = (
             validators.luhn(value),
@@ -272,5 +272,21 @@ def test_luhn_digits_of_and_card_windows_with_and_without_the_shortcuts(value: s
             windows.card_windows(value),
         )
     finally:
-        validators.SHORTCUTS = True
+        validators.FAST = True
     assert got == want
+
+
+@settings(max_examples=1000, deadline=None)
+@given(
+    st.one_of(
+        st.lists(st.text(st.sampled_from(list("0123456789")), max_size=4), min_size=1, max_size=5).map(".".join),
+        st.text(st.sampled_from(list("0123456789.\u0663+ -/:%a")), max_size=18),
+    )
+)
+def test_the_dotted_quad_as_one_match_is_the_loop(value: str) -> None:
+    got = (validators._dotted_quad(value), validators.ip_address(value))
+    validators.FAST = False
+    try:
+        assert (validators._dotted_quad(value), validators.ip_address(value)) == got
+    finally:
+        validators.FAST = True

@@ -18,9 +18,11 @@ from functools import lru_cache
 
 import phonenumbers
 
-# False: no shortcut before a library's own answer (tests/benchmarks/redactor_settle_ab.py measures them against it),
-# and the plain loops below (tests/redact/test_whole_lean.py compares the two).
+# False: no shortcut before a library's own answer (tests/benchmarks/redactor_settle_ab.py measures them against it).
 SHORTCUTS = True
+# False: the plain loops of issue 27's stop 33 in place of the C-speed forms below (stop 34; the same answers,
+# tests/redact/test_whole_lean.py compares the two).
+FAST = True
 
 _NOT_DIGITS = re.compile("[^0-9]+")
 # A digit's byte to the byte of the digit of its double (less 9 above 9), for `luhn`.
@@ -28,14 +30,14 @@ _DOUBLED = bytes.maketrans(b"0123456789", b"0246813579")
 
 
 def digits_of(value: str) -> str:
-    if SHORTCUTS:  # (one C call: a card's window is checked many times while its run is read)
+    if FAST:  # (one C call: a card's window is checked many times while its run is read)
         return _NOT_DIGITS.sub("", value)
     return "".join(ch for ch in value if "0" <= ch <= "9")
 
 
 def luhn(number: str) -> bool:
     """The Luhn mod-10 check over the digits of `number`."""
-    if SHORTCUTS and number.isascii() and number.isdigit():  # (the same sum, over bytes: a third of the loop's time)
+    if FAST and number.isascii() and number.isdigit():  # (the same sum, over bytes: a third of the loop's time)
         data = number.encode("ascii")
         kept, doubled = data[-1::-2], data[-2::-2].translate(_DOUBLED)
         return (sum(kept) + sum(doubled) - 48 * len(data)) % 10 == 0
@@ -75,13 +77,23 @@ def _dotted_quad(value: str) -> bool:
     """True only where `ipaddress.IPv4Address(value)` accepts: four ASCII decimal octets of at most three digits,
     none with a leading zero, each at most 255 (its own rules, which tests/redact/test_settle_short.py checks against
     it). False says nothing: the caller asks `ipaddress`. A quarter of its cost, and a log line holds one."""
-    return _QUAD.fullmatch(value) is not None
+    if FAST:
+        return _QUAD.fullmatch(value) is not None
+    parts = value.split(".")
+    if len(parts) != 4:
+        return False
+    for part in parts:
+        if not (0 < len(part) <= 3 and part.isascii() and part.isdigit()) or (part[0] == "0" and len(part) > 1):
+            return False
+        if int(part) > 255:
+            return False
+    return True
 
 
 def ip_address(value: str) -> bool:
     """Parses as IPv4 or IPv6 (with a zone, `%eth0`); an IPv6 candidate also needs a decimal digit before any zone
     or prefix ('a::b' is C++/Rust, not an address); a prefix length fits the family (/0-/32, /0-/128)."""
-    if SHORTCUTS and _QUAD.fullmatch(value) is not None:  # (`_dotted_quad`, without its frame)
+    if SHORTCUTS and (_QUAD.fullmatch(value) is not None if FAST else _dotted_quad(value)):  # (FAST: no frame)
         return True
     value, slash, prefix = value.partition("/")
     try:
