@@ -7,7 +7,9 @@ the stream's (`feed(text)` + `flush()`), byte for byte, with the counts:
   place of `set(piece)`;
 - `validators.FAST`: the validators' C-speed forms (`_dotted_quad` as one `re` match, `digits_of`, `luhn`), and
   `windows.ssn_windows`' answer for a run of fewer than three digit groups;
-- `whole.SPLIT_OPENERS`: `certified` searches a block opener's top-level alternatives one by one.
+- `whole.SPLIT_OPENERS`: `certified` searches a block opener's top-level alternatives one by one;
+- `Redactor._LAZY_STREAM`: `redact()` makes the stream's tracker and compiled feed only where the one pass
+  declines (the texts that stop or hold a block, and every option, compared with it off and with the stream).
 Run with the `[fast]` prefilter and without it (hyperscan switched off as test_invariance.py does), on the four
 corpora of tests/benchmarks/corpora27.py, issue 17's texts, every case of the five suites strung together, texts
 whose view drops characters (a position map), every operator, an allow-list, custom detectors, subclasses that
@@ -19,13 +21,14 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterator
+from unittest import mock
 
 import pytest
 import regex
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from sluicegate.redaction import Hash, Redactor, fastpath, normalize, prefilter, validators, whole, windows
+from sluicegate.redaction import Hash, Redactor, fastpath, normalize, prefilter, redact, validators, whole, windows
 from sluicegate.redaction.registry import select
 from tests.benchmarks import corpora27
 from tests.benchmarks import corpus as corpus17
@@ -290,3 +293,43 @@ def test_the_dotted_quad_as_one_match_is_the_loop(value: str) -> None:
         assert (validators._dotted_quad(value), validators.ip_address(value)) == got
     finally:
         validators.FAST = True
+
+
+DECLINED = {
+    "long-base64": "data " + "QUJD" * 3000 + " done",
+    "unterminated-pem": "before\n" + PEM.split("-----END")[0] + "and no end line",
+    "pem-whole": "key:\n" + PEM + "\nthat was it. " * 50,
+    "long-labelled": "password=" + "x" * 9000,
+}
+
+
+@pytest.mark.parametrize("name", ["code", "json", "issue17-planted", *sorted(DECLINED)])
+def test_redact_makes_the_stream_only_where_the_one_pass_declines(name: str) -> None:
+    text = CORPORA.get(name) or DECLINED[name]
+    kw_sets: list[dict[str, object]] = [
+        {},
+        {"operator": Hash(key=b"z" * 32), "allow": ["user@example.com"]},
+        {"max_hold": 1000, "operator": _hide},
+        {"entities": ["PRIVATE_KEY", "EMAIL_ADDRESS"], "max_hold": 64},
+    ]
+    for compiled in (True, False):
+        for kw in kw_sets:
+            with mock.patch.object(Redactor, "_COMPILED", compiled):
+                with mock.patch.object(Redactor, "_LAZY_STREAM", True):
+                    lazy = redact(text, **kw)  # type: ignore[arg-type]
+                with mock.patch.object(Redactor, "_LAZY_STREAM", False):
+                    eager = redact(text, **kw)  # type: ignore[arg-type]
+                assert lazy == eager == streamed(Redactor, text, **kw)[0]
+
+
+def test_redact_refuses_wrong_arguments_the_same_way_either_way() -> None:
+    for lazy in (True, False):
+        with mock.patch.object(Redactor, "_LAZY_STREAM", lazy):
+            with pytest.raises(ValueError, match="operator"):
+                redact("x", operator="nope")
+            with pytest.raises(ValueError, match="max_hold"):
+                redact("x", max_hold=0)
+            with pytest.raises(TypeError):
+                redact(b"bytes")  # type: ignore[arg-type]
+            with pytest.raises(TypeError):
+                redact("x", allow="one string")

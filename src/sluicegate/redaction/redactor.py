@@ -65,6 +65,10 @@ class Redactor:
     # False: a settle of a short range is always `_release`'s general path (`_release_step`'s lean one is compared
     # with it in tests/redact/test_release_lean.py).
     _LEAN_RELEASE = True
+    # False: `redact()` makes the stream's tracker and compiled feed before its one pass, as `Redactor()` does;
+    # True: only where the one pass declines (a new engine's first tracker and a compiled feed cost ~0.1 ms, a
+    # twentieth of 64 KB at 20 MB/s; tests/redact/test_whole_lean.py compares the two).
+    _LAZY_STREAM = True
 
     def __init__(
         self,
@@ -106,10 +110,11 @@ class Redactor:
 
         return make
 
-    def _begin(self, shared: _Shared, operator: OperatorSpec, notice: str) -> None:
-        """One stream's state over the compiled, shared part."""
+    def _begin(self, shared: _Shared, operator: OperatorSpec, notice: str, *, stream: bool = True) -> None:
+        """One stream's state over the compiled, shared part (`stream=False`: without the tracker and the compiled
+        feed, for `redact()`'s one pass alone; `_begin` again before feeding)."""
         self._engine = shared.engine
-        self._tracker = OpenTracker(self._engine) if self._FAST else None
+        self._tracker = OpenTracker(self._engine) if self._FAST and stream else None
         self._operator = resolve_operator(operator)
         self._max_hold = max_hold = shared.max_hold
         self._allow = shared.allow
@@ -231,7 +236,7 @@ class Redactor:
     def _redact_whole(self, text: str) -> str | None:
         """What `feed(text)` and `flush()` release on a fresh instance, in one settle of the whole view
         (whole.py), or None where that is not proven to be the stream's answer (then nothing has changed)."""
-        if not self._WHOLE or self._tracker is None or self._raw or self._view or self._stopped or self._done:
+        if not self._WHOLE or not self._FAST or self._raw or self._view or self._stopped or self._done:
             return None
         self._append(text)
         engine = self._engine
@@ -555,10 +560,19 @@ def redact(
     A private-key block that never ends, or an open match longer than `max_hold`, fails closed here too:
     nothing of it is returned, and the notice says so.
     """
-    r = Redactor(entities=entities, operator=operator, max_hold=max_hold, allow=allow, custom=custom, notice=notice)
-    whole = r._redact_whole(check_piece(text))
-    if whole is not None:
-        return whole
+    if Redactor._LAZY_STREAM:
+        shared = _compile(Redactor, entities, max_hold, allow, custom)
+        r = Redactor.__new__(Redactor)
+        r._begin(shared, operator, notice, stream=False)
+        whole = r._redact_whole(check_piece(text))
+        if whole is not None:
+            return whole
+        r._begin(shared, operator, notice)  # (the stream's whole state, as `Redactor(...)` makes it)
+    else:
+        r = Redactor(entities=entities, operator=operator, max_hold=max_hold, allow=allow, custom=custom, notice=notice)
+        whole = r._redact_whole(check_piece(text))
+        if whole is not None:
+            return whole
     first = r.feed(text)
     last = first if first.stopped else r.flush()
     out = first.text + (last.text if last is not first else "")
