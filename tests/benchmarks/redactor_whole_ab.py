@@ -19,8 +19,9 @@ they were asked at, and how many hyperscan callbacks the pass made.
     python tests/benchmarks/redactor_whole_ab.py --kb 64 --repeats 9 --switches
 
 `--switches` (issue 27, stop 34): "before" is this checkout with the switches of what comes after the candidates
-off (`SWITCHES`: `whole.LEAN`, `whole.SPLIT_OPENERS`, `normalize.DISTINCT`, `validators.FAST`), "after"
-with them on; `Redactor._redact_whole` itself, a Redactor made per call (`Redactor()`, as `redact()` does);
+off (`SWITCHES`: `whole.LEAN`, `whole.SPLIT_OPENERS`, `normalize.DISTINCT`, `validators.FAST`,
+`Redactor._LAZY_STREAM`), "after" with them on; `Redactor._redact_whole` itself of a Redactor made before the
+clock, and `redact(text)` (with the Redactor it makes; "pure": `Redactor._COMPILED` patched to False);
 then the one pass's stages with the switches on (ms per text, medians): the view (`_append`), `matches` (of it,
 the candidates alone: wholedb.py's pass with `[fast]`, `_native_starts` without), `certified`, the findings
 (`chosen`) and the render.
@@ -38,11 +39,12 @@ from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 from typing import Any
+from unittest import mock
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT / "src"), str(ROOT)]
 
-from sluicegate.redaction import Redactor, normalize, prefilter, validators, whole, wholedb  # noqa: E402
+from sluicegate.redaction import Redactor, normalize, prefilter, redact, validators, whole, wholedb  # noqa: E402
 from sluicegate.redaction.detector import LOOKBEHIND  # noqa: E402
 from sluicegate.redaction.starters import BUILTIN_IDS  # noqa: E402
 from tests.benchmarks import corpus as C  # noqa: E402
@@ -140,7 +142,13 @@ def counts(make: Callable[[], Redactor], mod: Any, text: str) -> tuple[int, int,
     return len(asked), sum(asked.values()), calls[0]
 
 
-SWITCHES = ((whole, "LEAN"), (whole, "SPLIT_OPENERS"), (normalize, "DISTINCT"), (validators, "FAST"))
+SWITCHES: tuple[tuple[Any, str], ...] = (
+    (whole, "LEAN"),
+    (whole, "SPLIT_OPENERS"),
+    (normalize, "DISTINCT"),
+    (validators, "FAST"),
+    (Redactor, "_LAZY_STREAM"),
+)
 
 
 def switched(on: bool) -> None:
@@ -186,9 +194,13 @@ def by_switches(texts: dict[str, str], subjects: list[tuple[str, Callable[[], Re
     clock = time.thread_time
     status = 0
     print(f"switches {', '.join(f'{m.__name__.rsplit(chr(46), 1)[-1]}.{n}' for m, n in SWITCHES)}: off → on")
-    print(f"thread CPU time, medians of {repeats}, a Redactor per call")
-    print("| corpus | MB | " + " | ".join(f"{n}: off → on MB/s (x; on at best)" for n, _ in subjects) + " |")
-    print("|---|---|" + "---|" * len(subjects))
+    print(f"thread CPU time, medians of {repeats}: `_redact_whole` of a Redactor made before the clock; `redact()`")
+    print(
+        "| corpus | MB | "
+        + " | ".join(f"{n}: off → on MB/s (x; on at best) | {n} `redact()`: off → on" for n, _ in subjects)
+        + " |"
+    )
+    print("|---|---|" + "---|---|" * len(subjects))
     rows = []
     for label, text in texts.items():
         mb = len(text.encode()) / 1e6
@@ -211,9 +223,22 @@ def by_switches(texts: dict[str, str], subjects: list[tuple[str, Callable[[], Re
                     t = clock()
                     r._redact_whole(text)
                     times[on].append(clock() - t)
+            whole_times: dict[bool, list[float]] = {False: [], True: []}
+            with mock.patch.object(Redactor, "_COMPILED", make is Redactor):
+                for _ in range(repeats):
+                    for on in (False, True):
+                        switched(on)
+                        t = clock()
+                        got = redact(text)
+                        whole_times[on].append(clock() - t)
+                        if got != want:
+                            print(f"DIFFERENT: {label} {name} redact() switches {'on' if on else 'off'}")
+                            status = 1
             switched(True)
             b, a = statistics.median(times[False]), statistics.median(times[True])
             cells.append(f"{mb / b:.1f} → {mb / a:.1f} ({b / a:.2f}x; {mb / min(times[True]):.1f})")
+            b, a = statistics.median(whole_times[False]), statistics.median(whole_times[True])
+            cells.append(f"{mb / b:.1f} → {mb / a:.1f} ({b / a:.2f}x)")
             rows.append((label, name, stages(make, text, repeats)))
         print(f"| {label} | {mb:.3f} | " + " | ".join(cells) + " |")
     print()
