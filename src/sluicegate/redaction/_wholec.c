@@ -23,8 +23,6 @@ static PyObject *distinct(PyObject *Py_UNUSED(module), PyObject *arg) {
         PyErr_SetString(PyExc_TypeError, "distinct(text): text must be a str");
         return NULL;
     }
-    if (PyUnicode_READY(arg) < 0)
-        return NULL;
     Py_ssize_t n = PyUnicode_GET_LENGTH(arg);
     if (PyUnicode_IS_ASCII(arg) || n == 0)
         return PyUnicode_New(0, 0);
