@@ -15,6 +15,16 @@ tests/benchmarks/corpora27.py's four and issue 17's planted text and prose; size
 Work counts, which do not depend on the machine's load, come with each row (`counts`): how many detectors were
 asked only at candidate positions (the others ran their `finditer` over the whole view), how many positions
 they were asked at, and how many hyperscan callbacks the pass made.
+
+    python tests/benchmarks/redactor_whole_ab.py --kb 64 --repeats 9 --switches
+
+`--switches` (issue 27, stop 34): "before" is this checkout with the switches of what comes after the candidates
+off (`SWITCHES`: `whole.LEAN`, `whole.SPLIT_OPENERS`, `normalize.DISTINCT`, `validators.FAST`,
+`Redactor._LAZY_STREAM`), "after" with them on; `Redactor._redact_whole` itself of a Redactor made before the
+clock, and `redact(text)` (with the Redactor it makes; "pure": `Redactor._COMPILED` patched to False);
+then the one pass's stages with the switches on (ms per text, medians): the view (`_append`), `matches` (of it,
+the candidates alone: wholedb.py's pass with `[fast]`, `_native_starts` without), `certified`, the findings
+(`chosen`) and the render.
 """
 
 from __future__ import annotations
@@ -29,11 +39,13 @@ from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 from typing import Any
+from unittest import mock
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT / "src"), str(ROOT)]
 
-from sluicegate.redaction import Redactor, prefilter, whole, wholedb  # noqa: E402
+from sluicegate.redaction import Redactor, normalize, prefilter, redact, validators, whole, wholedb  # noqa: E402
+from sluicegate.redaction.detector import LOOKBEHIND  # noqa: E402
 from sluicegate.redaction.starters import BUILTIN_IDS  # noqa: E402
 from tests.benchmarks import corpus as C  # noqa: E402
 from tests.benchmarks.corpora27 import CORPORA  # noqa: E402
@@ -130,12 +142,131 @@ def counts(make: Callable[[], Redactor], mod: Any, text: str) -> tuple[int, int,
     return len(asked), sum(asked.values()), calls[0]
 
 
+SWITCHES: tuple[tuple[Any, str], ...] = (
+    (whole, "LEAN"),
+    (whole, "SPLIT_OPENERS"),
+    (normalize, "DISTINCT"),
+    (validators, "FAST"),
+    (Redactor, "_LAZY_STREAM"),
+)
+
+
+def switched(on: bool) -> None:
+    for mod, name in SWITCHES:
+        setattr(mod, name, on)
+
+
+def stages(make: Callable[[], Redactor], text: str, repeats: int) -> dict[str, float]:
+    """ms per stage of one pass (switches on), medians of `repeats`."""
+    clock = time.thread_time
+    got: dict[str, list[float]] = {k: [] for k in ("view", "matches", "candidates", "certified", "chosen", "render")}
+    for _ in range(repeats):
+        r = make()
+        t0 = clock()
+        r._append(text)
+        t1 = clock()
+        engine, view = r._engine, r._view
+        per = whole.matches(engine, view)
+        t2 = clock()
+        window = r._max_hold - (len(r._raw) - len(view))
+        whole.certified(engine, view, per, window, BUILTIN_IDS)
+        t3 = clock()
+        chosen = whole.chosen(engine, view, per, r._allow)
+        t4 = clock()
+        r._render_chosen(chosen)
+        t5 = clock()
+        db = wholedb.shared(engine.detectors) if engine.prefilter is not None else None
+        t6 = clock()
+        if db is not None:
+            db.candidates(view, LOOKBEHIND)
+        else:
+            whole._native_starts(engine, view)
+        t7 = clock()
+        for key, a, b in (("view", t0, t1), ("matches", t1, t2), ("certified", t2, t3), ("chosen", t3, t4)):
+            got[key].append((b - a) * 1000)
+        got["render"].append((t5 - t4) * 1000)
+        got["candidates"].append((t7 - t6) * 1000)
+    return {k: statistics.median(v) for k, v in got.items()}
+
+
+def by_switches(texts: dict[str, str], subjects: list[tuple[str, Callable[[], Redactor]]], repeats: int) -> int:
+    """The one pass with the stop-34 switches off against on, in one process (see the module's docstring)."""
+    clock = time.thread_time
+    status = 0
+    print(f"switches {', '.join(f'{m.__name__.rsplit(chr(46), 1)[-1]}.{n}' for m, n in SWITCHES)}: off → on")
+    print(f"thread CPU time, medians of {repeats}: `_redact_whole` of a Redactor made before the clock; `redact()`")
+    print(
+        "| corpus | MB | "
+        + " | ".join(f"{n}: off → on MB/s (x; on at best) | {n} `redact()`: off → on" for n, _ in subjects)
+        + " |"
+    )
+    print("|---|---|" + "---|---|" * len(subjects))
+    rows = []
+    for label, text in texts.items():
+        mb = len(text.encode()) / 1e6
+        cells = []
+        for name, make in subjects:
+            want = streamed(make, text)
+            for on in (False, True):
+                switched(on)
+                got = make()._redact_whole(text)
+                if got is None:
+                    print(f"declined: {label} {name} switches {'on' if on else 'off'}")
+                elif got != want:
+                    print(f"DIFFERENT: {label} {name} switches {'on' if on else 'off'}")
+                    status = 1
+            times: dict[bool, list[float]] = {False: [], True: []}
+            for _ in range(repeats):
+                for on in (False, True):
+                    switched(on)
+                    r = make()
+                    t = clock()
+                    r._redact_whole(text)
+                    times[on].append(clock() - t)
+            whole_times: dict[bool, list[float]] = {False: [], True: []}
+            with mock.patch.object(Redactor, "_COMPILED", make is Redactor):
+                for _ in range(repeats):
+                    for on in (False, True):
+                        switched(on)
+                        t = clock()
+                        got = redact(text)
+                        whole_times[on].append(clock() - t)
+                        if got != want:
+                            print(f"DIFFERENT: {label} {name} redact() switches {'on' if on else 'off'}")
+                            status = 1
+            switched(True)
+            b, a = statistics.median(times[False]), statistics.median(times[True])
+            cells.append(f"{mb / b:.1f} → {mb / a:.1f} ({b / a:.2f}x; {mb / min(times[True]):.1f})")
+            b, a = statistics.median(whole_times[False]), statistics.median(whole_times[True])
+            cells.append(f"{mb / b:.1f} → {mb / a:.1f} ({b / a:.2f}x)")
+            rows.append((label, name, stages(make, text, repeats)))
+        print(f"| {label} | {mb:.3f} | " + " | ".join(cells) + " |")
+    print()
+    print("stages with the switches on, ms per text (medians): candidates is part of matches")
+    print("| corpus | subject | view | matches | (candidates) | certified | chosen | render | sum |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for label, name, st in rows:
+        total = st["view"] + st["matches"] + st["certified"] + st["chosen"] + st["render"]
+        print(
+            f"| {label} | {name} | {st['view']:.2f} | {st['matches']:.2f} | ({st['candidates']:.2f}) | "
+            f"{st['certified']:.2f} | {st['chosen']:.2f} | {st['render']:.2f} | {total:.2f} |"
+        )
+    return status
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--kb", type=int, default=64)
     ap.add_argument("--repeats", type=int, default=7)
     ap.add_argument("--base", default="fbec573")
+    ap.add_argument("--switches", action="store_true", help="stop 34's switches off against on (no --base)")
     args = ap.parse_args()
+    if args.switches:
+        texts = {name: make(args.kb * 1024) for name, make in CORPORA.items()}
+        texts["planted17"] = C.planted(args.kb * 1024).text
+        texts["prose17"] = C.prose(args.kb * 1024)
+        chosen: list[tuple[str, Callable[[], Redactor]]] = [("[fast]", Redactor), ("pure", Pure)]
+        return by_switches(texts, chosen if prefilter.available() else chosen[1:], args.repeats)
     before = old_whole(args.base)
     texts = {name: make(args.kb * 1024) for name, make in CORPORA.items()}
     texts["planted17"] = C.planted(args.kb * 1024).text

@@ -35,6 +35,14 @@ try:
 except ImportError:  # no C compiler at install time, or turned off: the pure path gives the same output
     native = None
 
+wholec: Any  # the one pass's small helpers (_wholec.c: `distinct`), or None, by the same rule
+try:
+    if os.environ.get("SLUICEGATE_PURE"):
+        raise ImportError("SLUICEGATE_PURE is set")
+    wholec = importlib.import_module(f"{__package__}._wholec")
+except ImportError:
+    wholec = None
+
 
 def configure(eager: int) -> None:
     """Hand the compiled feed the module values it mirrors (again after a test changes one of them)."""

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 
 import regex
 
+from . import fastpath as _fp
 from .detector import data_lines
 
 # Unicode spaces a model or a copy-paste may put between digit groups: all read as an ASCII space.
@@ -74,6 +75,12 @@ def needs_normalizing(text: str) -> bool:
     return not text.isascii() and (_DROPS.search(text) is not None or not _MAPPED.isdisjoint(text))
 
 
+# False: `plain_view` always takes `set(piece)` (the compiled `distinct` is compared with it in
+# tests/redact/test_whole_lean.py). From this many characters the call pays for itself.
+DISTINCT = True
+_DISTINCT_FROM = 64
+
+
 def plain_view(piece: str) -> str | None:
     """The view of `piece` if it drops no character (then view and raw indices still coincide, and no index map
     is needed: a mapped character keeps its place), else None (use `extend_view`)."""
@@ -81,8 +88,10 @@ def plain_view(piece: str) -> str | None:
         return piece
     # The distinct characters, less those known to be kept as they are: of a long piece of prose, only the
     # few mapped ones and the first sight of each new one are looked at (a `_DROPS` search of every character
-    # cost as much as this whole function).
-    chars = set(piece).difference(_KEPT)
+    # cost as much as this whole function). From a long piece, the compiled `distinct` hands over those that
+    # are not ASCII (never mapped or dropped): `set(piece)` makes an object of every character.
+    helper = _fp.wholec if DISTINCT and len(piece) > _DISTINCT_FROM else None
+    chars = (set(piece) if helper is None else set(helper.distinct(piece))).difference(_KEPT)
     mapped = []
     for ch in chars:
         if ch in _MAP:

@@ -22,7 +22,7 @@ from . import prefilter as _pf
 from . import whole as _whole
 from .detector import LOOKBEHIND, Detector, custom_detector
 from .normalize import extend_view, normalize, plain_view
-from .operators import OperatorSpec, resolve_operator
+from .operators import OperatorSpec, Replace, resolve_operator
 from .registry import select
 from .settle import Engine, Finding
 from .starters import BUILTIN_IDS
@@ -65,6 +65,10 @@ class Redactor:
     # False: a settle of a short range is always `_release`'s general path (`_release_step`'s lean one is compared
     # with it in tests/redact/test_release_lean.py).
     _LEAN_RELEASE = True
+    # False: `redact()` makes the stream's tracker and compiled feed before its one pass, as `Redactor()` does;
+    # True: only where the one pass declines (a new engine's first tracker and a compiled feed cost ~0.1 ms, a
+    # twentieth of 64 KB at 20 MB/s; tests/redact/test_whole_lean.py compares the two).
+    _LAZY_STREAM = True
 
     def __init__(
         self,
@@ -106,10 +110,11 @@ class Redactor:
 
         return make
 
-    def _begin(self, shared: _Shared, operator: OperatorSpec, notice: str) -> None:
-        """One stream's state over the compiled, shared part."""
+    def _begin(self, shared: _Shared, operator: OperatorSpec, notice: str, *, stream: bool = True) -> None:
+        """One stream's state over the compiled, shared part (`stream=False`: without the tracker and the compiled
+        feed, for `redact()`'s one pass alone; `_begin` again before feeding)."""
         self._engine = shared.engine
-        self._tracker = OpenTracker(self._engine) if self._FAST else None
+        self._tracker = OpenTracker(self._engine) if self._FAST and stream else None
         self._operator = resolve_operator(operator)
         self._max_hold = max_hold = shared.max_hold
         self._allow = shared.allow
@@ -231,7 +236,7 @@ class Redactor:
     def _redact_whole(self, text: str) -> str | None:
         """What `feed(text)` and `flush()` release on a fresh instance, in one settle of the whole view
         (whole.py), or None where that is not proven to be the stream's answer (then nothing has changed)."""
-        if not self._WHOLE or self._tracker is None or self._raw or self._view or self._stopped or self._done:
+        if not self._WHOLE or not self._FAST or self._raw or self._view or self._stopped or self._done:
             return None
         self._append(text)
         engine = self._engine
@@ -241,10 +246,39 @@ class Redactor:
         if not _whole.certified(engine, view, per, window, BUILTIN_IDS):
             self._raw, self._view, self._positions = "", "", None
             return None
-        out = self._render(len(self._raw), _whole.findings(engine, view, per, self._keep))
+        if _whole.LEAN and _lean_whole(type(self)):
+            out = self._render_chosen(_whole.chosen(engine, view, per, self._allow))
+        else:
+            out = self._render(len(self._raw), _whole.findings(engine, view, per, self._keep))
         self._done = True
         self._raw, self._view, self._positions = "", "", None
         return out
+
+    def _render_chosen(self, chosen: list[tuple[int, int, Detector]]) -> str:
+        """`_render(len(self._raw), findings)` of a whole text (`_base` 0) for `whole.chosen`'s triples, where
+        `_render` and `_keep` are Redactor's own: the same text and counts, with the position map read directly
+        and `Replace`'s text (the entity's alone) made once per entity."""
+        raw, view, positions = self._raw, self._view, self._positions
+        operator = self._operator
+        counts = self._counts
+        same: dict[str, str] | None = {} if type(operator) is Replace else None
+        parts: list[str] = []
+        at = 0
+        for start, end, detector in chosen:
+            a, b = (start, end) if positions is None else (positions[start], positions[end - 1] + 1)
+            parts.append(raw[at:a])
+            entity = detector.entity
+            if same is None:
+                parts.append(operator(entity, raw[a:b], view[start:end]))
+            else:
+                got = same.get(entity)
+                if got is None:
+                    got = same[entity] = operator(entity, raw[a:b], view[start:end])
+                parts.append(got)
+            counts[entity] = counts.get(entity, 0) + 1
+            at = b
+        parts.append(raw[at:])
+        return "".join(parts)
 
     def _feed_ahead(self, piece: str, lookahead: str) -> Step:
         """`feed` with a promise: check the piece keeps the last one, feed it as usual, then settle the held tail
@@ -497,6 +531,11 @@ def _compile(
 _INLINED = ("_append", "_release", "_render", "_raw_index")
 
 
+def _lean_whole(cls: type[Redactor]) -> bool:
+    """True unless `cls` overrides what `_render_chosen` and `whole.chosen` do in place of `_render` and `_keep`."""
+    return cls._render is Redactor._render and cls._keep is Redactor._keep and cls._raw_index is Redactor._raw_index
+
+
 def _inlines(cls: type[Redactor]) -> bool:
     """True unless `cls` overrides a method the compiled feed would do in its place: a subclass that does gets
     the Python path, so that its override runs on every piece, as it would without the extension."""
@@ -521,10 +560,19 @@ def redact(
     A private-key block that never ends, or an open match longer than `max_hold`, fails closed here too:
     nothing of it is returned, and the notice says so.
     """
-    r = Redactor(entities=entities, operator=operator, max_hold=max_hold, allow=allow, custom=custom, notice=notice)
-    whole = r._redact_whole(check_piece(text))
-    if whole is not None:
-        return whole
+    if Redactor._LAZY_STREAM:
+        shared = _compile(Redactor, entities, max_hold, allow, custom)
+        r = Redactor.__new__(Redactor)
+        r._begin(shared, operator, notice, stream=False)
+        whole = r._redact_whole(check_piece(text))
+        if whole is not None:
+            return whole
+        r._begin(shared, operator, notice)  # (the stream's whole state, as `Redactor(...)` makes it)
+    else:
+        r = Redactor(entities=entities, operator=operator, max_hold=max_hold, allow=allow, custom=custom, notice=notice)
+        whole = r._redact_whole(check_piece(text))
+        if whole is not None:
+            return whole
     first = r.feed(text)
     last = first if first.stopped else r.flush()
     out = first.text + (last.text if last is not first else "")

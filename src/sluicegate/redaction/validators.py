@@ -13,17 +13,34 @@ import binascii
 import hashlib
 import ipaddress
 import json
+import re
 from functools import lru_cache
 
 import phonenumbers
 
+# False: no shortcut before a library's own answer (tests/benchmarks/redactor_settle_ab.py measures them against it).
+SHORTCUTS = True
+# False: the plain loops of issue 27's stop 33 in place of the C-speed forms below (stop 34; the same answers,
+# tests/redact/test_whole_lean.py compares the two).
+FAST = True
+
+_NOT_DIGITS = re.compile("[^0-9]+")
+# A digit's byte to the byte of the digit of its double (less 9 above 9), for `luhn`.
+_DOUBLED = bytes.maketrans(b"0123456789", b"0246813579")
+
 
 def digits_of(value: str) -> str:
+    if FAST:  # (one C call: a card's window is checked many times while its run is read)
+        return _NOT_DIGITS.sub("", value)
     return "".join(ch for ch in value if "0" <= ch <= "9")
 
 
 def luhn(number: str) -> bool:
     """The Luhn mod-10 check over the digits of `number`."""
+    if FAST and number.isascii() and number.isdigit():  # (the same sum, over bytes: a third of the loop's time)
+        data = number.encode("ascii")
+        kept, doubled = data[-1::-2], data[-2::-2].translate(_DOUBLED)
+        return (sum(kept) + sum(doubled) - 48 * len(data)) % 10 == 0
     total = 0
     for i, ch in enumerate(reversed(number)):
         d = ord(ch) - 48
@@ -50,14 +67,18 @@ def iban(value: str) -> bool:
     return int(number) % 97 == 1
 
 
-# False: no shortcut before a library's own answer (tests/benchmarks/redactor_settle_ab.py measures them against it).
-SHORTCUTS = True
+# An octet as `ipaddress` reads one: ASCII digits, at most 255, no leading zero (the stdlib `re`: 0.3 µs a call
+# where the split and a loop over the parts took 1.1, and a log line holds an address).
+_OCTET = "(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])"
+_QUAD = re.compile(rf"{_OCTET}(?:\.{_OCTET}){{3}}")
 
 
 def _dotted_quad(value: str) -> bool:
     """True only where `ipaddress.IPv4Address(value)` accepts: four ASCII decimal octets of at most three digits,
     none with a leading zero, each at most 255 (its own rules, which tests/redact/test_settle_short.py checks against
     it). False says nothing: the caller asks `ipaddress`. A quarter of its cost, and a log line holds one."""
+    if FAST:
+        return _QUAD.fullmatch(value) is not None
     parts = value.split(".")
     if len(parts) != 4:
         return False
@@ -72,7 +93,7 @@ def _dotted_quad(value: str) -> bool:
 def ip_address(value: str) -> bool:
     """Parses as IPv4 or IPv6 (with a zone, `%eth0`); an IPv6 candidate also needs a decimal digit before any zone
     or prefix ('a::b' is C++/Rust, not an address); a prefix length fits the family (/0-/32, /0-/128)."""
-    if SHORTCUTS and _dotted_quad(value):
+    if SHORTCUTS and (_QUAD.fullmatch(value) is not None if FAST else _dotted_quad(value)):  # (FAST: no frame)
         return True
     value, slash, prefix = value.partition("/")
     try:
