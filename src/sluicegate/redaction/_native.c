@@ -199,6 +199,7 @@ static PyObject *new_tables(PyObject *Py_UNUSED(module), PyObject *Py_UNUSED(arg
      near_caches per detector: None (a dict of this Feed's own) or the dict its near answers are remembered in
      shape       per detector: None, or new_shape(...) of its `shape.shape` (checked at a candidate start)
      lean        see the field below (False: the feed as before this stop's per-feed changes)
+     fixed       see the field below (False: the common feed's fixed costs as before stop 34)
    The Redactor's state (STATE["Redactor"]) is read and written on the redactor passed to `quick`. */
 typedef struct Shape Shape;
 typedef struct {
@@ -231,6 +232,16 @@ typedef struct {
        tail before it the rest alone is asked (the same answer, `lean_rest` below). 0: as before those changes
        (tests/benchmarks/redactor_lean_ab.py measures one against the other). */
     int lean;
+    /* 1 (the default): the common feed's fixed costs of stop 34 (docs/performance.md, "the common feed's fixed
+       costs"): `FeedMethod` hands `quick` the instance dict and `_raw` it looked up, a non-ASCII piece is checked
+       for characters to normalize through a per-character memo of `special`'s answers (`plain_piece`), the
+       prefilter's `MIN_RANGE` is read once a feed from the module's dict, and the starters' bounds are merged
+       into `_lb` from one read of it into a C array that also orders the bounds (`add_bounds_fixed`). The same
+       answers and state; 0: as before (tests/redact/test_feed_fixed.py compares them, and
+       tests/benchmarks/redactor_fixed_ab.py measures one against the other). */
+    int fixed;
+    Py_ssize_t min_range; /* with `fixed`: MIN_RANGE as read in this feed, if `min_range_known` */
+    int min_range_known;
     unsigned long long always, context;
     Py_ssize_t max_hold;
     Cands cs;
@@ -401,6 +412,107 @@ static int add_bounds(Feed *f, PyObject *view, Py_ssize_t seen, Py_ssize_t n, Py
     return 0;
 }
 
+typedef struct { Py_ssize_t at; long i; } Bound;
+
+/* With `fixed`: `lb` (a dict of bounds, detector index -> absolute position) into `cur` (-1: none) and the bits of the
+   detectors in it into `present`. 0, or -1 with an exception set (a key that is not a detector's index). */
+static int read_bounds(PyObject *lb, Py_ssize_t *cur, unsigned long long *present) {
+    Py_ssize_t pos = 0;
+    PyObject *key, *value;
+    unsigned long long have = 0;
+    while (PyDict_Next(lb, &pos, &key, &value)) {
+        long i = PyLong_CheckExact(key) ? PyLong_AsLong(key) : -1;
+        if (i < 0 || i >= MAXDET) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "tracker state: a bound of no detector");
+            return -1;
+        }
+        Py_ssize_t at = PyLong_AsSsize_t(value);
+        if (at == -1 && PyErr_Occurred()) return -1;
+        cur[i] = at;
+        have |= 1ULL << i;
+    }
+    *present = have;
+    return 0;
+}
+
+/* `add_bounds` with `fixed`: the same bounds and candidates, over `lb` already read into `cur`/`present`
+   (`read_bounds`): a detector's first position is kept only for detectors without a bound (no look-up of the
+   others), the bits walked one set bit at a time, and the new bounds written to `lb` and `cur`. */
+static int add_bounds_fixed(Feed *f, PyObject *view, Py_ssize_t seen, Py_ssize_t n, Py_ssize_t offset, PyObject *lb,
+                            Py_ssize_t *cur, unsigned long long *present) {
+    Cands *cs = &f->cs;
+    unsigned long long always = f->always, have = always | *present;
+    Py_ssize_t first[MAXDET];
+    for (unsigned long long b = always & ~*present; b; b &= b - 1) first[__builtin_ctzll(b)] = seen + offset;
+    int kind = PyUnicode_KIND(view);
+    const void *data = PyUnicode_DATA(view);
+    Py_UCS4 prev = 0;
+    int has_prev = seen > 0;
+    if (has_prev) prev = PyUnicode_READ(kind, data, seen - 1);
+    for (Py_ssize_t j = seen; j < n; j++) {
+        Py_UCS4 ch = PyUnicode_READ(kind, data, j);
+        unsigned long long m;
+        if (char_mask(f, ch, &m) < 0) return -1;
+        if (m & ~always) { /* as in add_bounds */
+            if (has_prev && pair_mask(f, prev, ch, &m) < 0) return -1;
+            if ((m & ~always) && cands_add(cs, j + offset, m & ~always) < 0) return -1;
+        }
+        for (unsigned long long b = m & ~have; b; b &= b - 1) first[__builtin_ctzll(b)] = j + offset;
+        have |= m;
+        prev = ch;
+        has_prev = 1;
+    }
+    for (unsigned long long b = have & ~*present; b; b &= b - 1) {
+        int i = __builtin_ctzll(b);
+        PyObject *ki = PyLong_FromLong(i);
+        PyObject *vi = ki ? PyLong_FromSsize_t(first[i]) : NULL;
+        int bad = vi == NULL || PyDict_SetItem(lb, ki, vi) < 0;
+        Py_XDECREF(vi);
+        Py_XDECREF(ki);
+        if (bad) return -1;
+        cur[i] = first[i];
+    }
+    *present = have;
+    return 0;
+}
+
+/* Insert (at, i) into `order[0:*k]`, kept sorted as sorted() orders the (at, i) tuples. */
+static void order_add(Bound *order, Py_ssize_t *k, Py_ssize_t at, long i) {
+    Py_ssize_t m = (*k)++;
+    while (m > 0 && (order[m - 1].at > at || (order[m - 1].at == at && order[m - 1].i > i))) {
+        order[m] = order[m - 1];
+        m--;
+    }
+    order[m].at = at;
+    order[m].i = i;
+}
+
+/* `prefilter.MIN_RANGE` (tests change it): with `fixed`, once a feed and from the module's dict. 0, or -1 with an
+   exception set. */
+static int min_range_of(Feed *f, Py_ssize_t *out) {
+    if (f->fixed && f->min_range_known) {
+        *out = f->min_range;
+        return 0;
+    }
+    PyObject *mr = NULL;
+    if (f->fixed && PyModule_CheckExact(pf_module)) {
+        mr = PyDict_GetItemWithError(PyModule_GetDict(pf_module), k_min_range);
+        if (mr == NULL && PyErr_Occurred()) return -1;
+        Py_XINCREF(mr);
+    }
+    if (mr == NULL) mr = PyObject_GetAttr(pf_module, k_min_range); /* (the attribute's error, if it has none) */
+    if (mr == NULL) return -1;
+    Py_ssize_t v = PyLong_AsSsize_t(mr);
+    Py_DECREF(mr);
+    if (v == -1 && PyErr_Occurred()) return -1;
+    *out = v;
+    if (f->fixed) {
+        f->min_range = v;
+        f->min_range_known = 1;
+    }
+    return 0;
+}
+
 /* After a match at view position `v` (absolute `cp`) found detector i open (phase 1: a partial match; phase 2:
    a complete one with the block still open), remember it if a steady kind's opener is whole there (a kind
    without phase-2 triggers is not remembered in phase 2). 0, or -1 with an exception set. */
@@ -541,7 +653,6 @@ static int shape_rules_out(const Shape *sh, int kind, const void *data, Py_ssize
     return 0;
 }
 
-typedef struct { Py_ssize_t at; long i; } Bound;
 
 #define NEAR_CACHE_MAX 4096
 /* Remember the engine's answer at a label start with no label tail before it, by the text from there. */
@@ -592,11 +703,8 @@ static Py_ssize_t open_from(Feed *f, PyObject *tdict, PyObject *view, Py_ssize_t
     Py_ssize_t seen = seen_abs - o;
     if (seen < base) seen = base;
     if (f->prefilter) {
-        PyObject *mr = PyObject_GetAttr(pf_module, k_min_range);
-        if (mr == NULL) return -2;
-        Py_ssize_t min_range = PyLong_AsSsize_t(mr);
-        Py_DECREF(mr);
-        if (min_range == -1 && PyErr_Occurred()) return -2;
+        Py_ssize_t min_range;
+        if (min_range_of(f, &min_range) < 0) return -2;
         if (n - seen >= min_range) goto python;
     }
     /* Long new text (a check after a held block grew by a quarter) is still read per character here: cheap in
@@ -622,7 +730,14 @@ static Py_ssize_t open_from(Feed *f, PyObject *tdict, PyObject *view, Py_ssize_t
         }
     }
     cs->to = -1; /* not valid until this call has recorded the new text */
-    if (n > seen && add_bounds(f, view, seen, n, o, lb) < 0) return -2;
+    Py_ssize_t cur[MAXDET];      /* with `fixed`: the bounds, read once (read_bounds) */
+    unsigned long long present = 0;
+    if (f->fixed) {
+        if (read_bounds(lb, cur, &present) < 0) return -2;
+        if (n > seen && add_bounds_fixed(f, view, seen, n, o, lb, cur, &present) < 0) return -2;
+    } else if (n > seen && add_bounds(f, view, seen, n, o, lb) < 0) {
+        return -2;
+    }
     cs->to = n + o;
     if (set_ssize(tdict, k_seen, n + o) < 0) return -2;
     Py_ssize_t count = PyDict_GET_SIZE(lb);
@@ -631,18 +746,15 @@ static Py_ssize_t open_from(Feed *f, PyObject *tdict, PyObject *view, Py_ssize_t
     Bound order[MAXDET];
     Py_ssize_t pos = 0, k = 0;
     PyObject *key, *value;
-    while (PyDict_Next(lb, &pos, &key, &value)) {
-        long i = PyLong_AsLong(key);
-        Py_ssize_t at = PyLong_AsSsize_t(value);
-        if (PyErr_Occurred()) return -2;
-        /* insertion sort by (at, i), as sorted() orders the (at, i) tuples */
-        Py_ssize_t m = k++;
-        while (m > 0 && (order[m - 1].at > at || (order[m - 1].at == at && order[m - 1].i > i))) {
-            order[m] = order[m - 1];
-            m--;
+    if (f->fixed) {
+        for (unsigned long long b = present; b; b &= b - 1) order_add(order, &k, cur[__builtin_ctzll(b)], __builtin_ctzll(b));
+    } else {
+        while (PyDict_Next(lb, &pos, &key, &value)) {
+            long i = PyLong_AsLong(key);
+            Py_ssize_t at = PyLong_AsSsize_t(value);
+            if (PyErr_Occurred()) return -2;
+            order_add(order, &k, at, i); /* insertion sort by (at, i) */
         }
-        order[m].at = at;
-        order[m].i = i;
     }
     Py_ssize_t end = n + o, best = end;
     int kind_v = PyUnicode_KIND(view);
@@ -921,6 +1033,38 @@ static PyObject *make_step(PyObject *text) {
 }
 
 static PyObject *quick(Feed *f, PyObject *self, PyObject *piece);
+static PyObject *quick_in(Feed *f, PyObject *self, PyObject *piece, PyObject *d, PyObject *raw);
+
+/* With `fixed`: `special(piece) is None` for a non-ASCII piece (no character of it to normalize), from a memo of
+   `special`'s answer for each BMP character it was asked about (`special` is the search of a one-character class,
+   normalize._SPECIAL: a piece has a match where one of its characters is one; tests/redact/test_feed_fixed.py
+   checks the claim). Cleared by `configure`. 1: plain, 0: to normalize, -1 with an exception set. */
+static unsigned char special_known[0x10000 / 8], special_hit[0x10000 / 8];
+static int plain_piece(PyObject *piece) {
+    int kind = PyUnicode_KIND(piece);
+    const void *data = PyUnicode_DATA(piece);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(piece);
+    for (Py_ssize_t j = 0; j < n; j++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, j);
+        if (c < 128) continue;
+        if (c < 0x10000 && (special_known[c >> 3] >> (c & 7) & 1)) {
+            if (special_hit[c >> 3] >> (c & 7) & 1) return 0;
+            continue;
+        }
+        PyObject *ch = PyUnicode_FromOrdinal(c);
+        PyObject *m = ch ? PyObject_CallOneArg(special, ch) : NULL;
+        Py_XDECREF(ch);
+        if (m == NULL) return -1;
+        int hit = m != Py_None;
+        Py_DECREF(m);
+        if (c < 0x10000) {
+            special_known[c >> 3] |= (unsigned char)(1 << (c & 7));
+            if (hit) special_hit[c >> 3] |= (unsigned char)(1 << (c & 7));
+        }
+        if (hit) return 0;
+    }
+    return 1;
+}
 
 static PyObject *feed_quick(Feed *f, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 2) {
@@ -930,19 +1074,31 @@ static PyObject *feed_quick(Feed *f, PyObject *const *args, Py_ssize_t nargs) {
     return quick(f, args[0], args[1]);
 }
 
-static PyObject *quick(Feed *f, PyObject *self, PyObject *piece) {
+static PyObject *quick(Feed *f, PyObject *self, PyObject *piece) { return quick_in(f, self, piece, NULL, NULL); }
+
+/* `quick`, with the redactor's instance dict `d` and its `_raw` already looked up (by `FeedMethod`), or NULL. */
+static PyObject *quick_in(Feed *f, PyObject *self, PyObject *piece, PyObject *d, PyObject *raw) {
     if (!configured) Py_RETURN_NONE;
     if (!PyUnicode_CheckExact(piece)) Py_RETURN_NONE;
+    f->min_range_known = 0;
     if (!PyUnicode_IS_ASCII(piece)) { /* `needs_normalizing(piece)` means the Python path */
-        PyObject *m = PyObject_CallOneArg(special, piece);
-        if (m == NULL) return NULL;
-        int needs = m != Py_None;
-        Py_DECREF(m);
+        int needs;
+        if (f->fixed) {
+            int plain = plain_piece(piece);
+            if (plain < 0) return NULL;
+            needs = !plain;
+        } else {
+            PyObject *m = PyObject_CallOneArg(special, piece);
+            if (m == NULL) return NULL;
+            needs = m != Py_None;
+            Py_DECREF(m);
+        }
         if (needs) Py_RETURN_NONE;
     }
-    PyObject *d = instance_dict(self);
+    if (d == NULL) d = instance_dict(self);
     if (d == NULL) Py_RETURN_NONE;
-    PyObject *raw = item(d, k_raw), *view = item(d, k_view), *positions = item(d, k_positions);
+    if (raw == NULL) raw = item(d, k_raw);
+    PyObject *view = item(d, k_view), *positions = item(d, k_positions);
     Py_ssize_t max_hold = f->max_hold, next_check, base;
     if (raw == NULL || view == NULL || positions != Py_None || !PyUnicode_CheckExact(raw) ||
         !PyUnicode_CheckExact(view) || get_ssize(d, k_next_check, &next_check) < 0 || get_ssize(d, k_base, &base) < 0)
@@ -969,11 +1125,8 @@ static PyObject *quick(Feed *f, PyObject *self, PyObject *piece) {
         if (set_ssize(d, k_next_check, held + (held < EAGER ? 1 : held / 4)) < 0) return NULL;
         return Py_NewRef(empty_step);
     }
-    PyObject *mr = PyObject_GetAttr(pf_module, k_min_range);
-    if (mr == NULL) return NULL;
-    Py_ssize_t min_range = PyLong_AsSsize_t(mr);
-    Py_DECREF(mr);
-    if (min_range == -1 && PyErr_Occurred()) return NULL;
+    Py_ssize_t min_range;
+    if (min_range_of(f, &min_range) < 0) return NULL;
     int none = no_complete(tdict, base, point);
     if (none < 0) return NULL;
     if (!none || point - base > min_range) return PyLong_FromSsize_t(point);
@@ -1019,19 +1172,19 @@ static PyObject *feed_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
     static char *kw[] = {"tracker", "open_from", "search", "full", "match", "reach", "steady", "prefilter",
                          "cache", "pairs", "quads", "compute", "pair", "quad", "always", "context", "tables",
                          "max_hold", "near", "near_bits", "near_window", "near_tails", "near_caches", "shape",
-                         "lean", NULL};
+                         "lean", "fixed", NULL};
     PyObject *tracker, *open_from, *search, *full, *match, *reach, *steady, *cache, *pairs, *quads, *compute,
         *pair, *quad, *always, *context, *tables, *near, *near_bits, *near_tails, *near_caches, *shapes;
-    int prefilter, lean;
+    int prefilter, lean, fixed;
     Py_ssize_t max_hold, near_window;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "$OOO!O!O!O!O!pO!O!O!OOOOOOnO!O!nO!O!O!p:Feed", kw, &tracker, &open_from,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "$OOO!O!O!O!O!pO!O!O!OOOOOOnO!O!nO!O!O!pp:Feed", kw, &tracker, &open_from,
                                      &PyTuple_Type, &search, &PyTuple_Type, &full, &PyTuple_Type, &match,
                                      &PyTuple_Type, &reach, &PyTuple_Type, &steady, &prefilter, &PyDict_Type,
                                      &cache, &PyDict_Type, &pairs, &PyDict_Type, &quads, &compute, &pair, &quad,
                                      &always, &context, &tables, &max_hold, &PyTuple_Type, &near, &PyBytes_Type,
                                      &near_bits, &near_window, &PyTuple_Type, &near_tails, &PyTuple_Type, &near_caches,
                                      &PyTuple_Type, &shapes,
-                                     &lean))
+                                     &lean, &fixed))
         return NULL;
     Py_ssize_t count = PyTuple_GET_SIZE(full);
     if (PyTuple_GET_SIZE(search) != count || PyTuple_GET_SIZE(match) != count ||
@@ -1152,6 +1305,8 @@ static PyObject *feed_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
     }
     f->prefilter = prefilter;
     f->lean = lean;
+    f->fixed = fixed;
+    f->min_range_known = 0;
     f->max_hold = max_hold;
     f->cs.size = 64;
     f->cs.pos = (Py_ssize_t *)PyMem_Calloc((size_t)f->cs.size, sizeof(Py_ssize_t));
@@ -1271,7 +1426,7 @@ static PyObject *method_call(PyObject *callable, PyObject *const *args, size_t n
         return PyObject_Vectorcall(m->rest, a, 2, NULL);
     }
     Py_INCREF(fo);
-    PyObject *got = quick((Feed *)fo, self, piece);
+    PyObject *got = ((Feed *)fo)->fixed ? quick_in((Feed *)fo, self, piece, d, raw) : quick((Feed *)fo, self, piece);
     Py_DECREF(fo);
     if (got == NULL) return NULL;
     if (got == Py_None) {
@@ -1390,6 +1545,8 @@ static PyObject *configure(PyObject *Py_UNUSED(module), PyObject *args) {
     Py_XDECREF(special);
     Py_INCREF(sp);
     special = sp;
+    memset(special_known, 0, sizeof special_known); /* the memo of `plain_piece` is the old `special`'s */
+    memset(special_hit, 0, sizeof special_hit);
     LOOKBEHIND = lookbehind;
     EAGER = eager;
     PER_CHAR = per_char;
