@@ -12,6 +12,8 @@ merges the starters' bounds into the tracker's `_lb` from one read of it. So: th
 
 from __future__ import annotations
 
+import ast
+import inspect
 import random
 from collections.abc import Callable
 from functools import cache
@@ -181,3 +183,58 @@ def test_min_range_is_read_in_every_feed() -> None:
             _same(_cut(text, [4, 7, 1]), True)
     finally:
         prefilter.MIN_RANGE = old
+
+
+def _writes(fn: ast.FunctionDef) -> tuple[bool, bool]:
+    """Whether `fn` changes the bounds (assigns `self._lb`, or sets or deletes an item of `lb`/`self._lb`/`still`/
+    `fresh`, or calls a changing method on one) and whether it assigns `self._seen`."""
+    names = {"lb", "still", "fresh"}
+
+    def bounds(node: ast.expr) -> bool:
+        return (isinstance(node, ast.Name) and node.id in names) or (
+            isinstance(node, ast.Attribute) and node.attr == "_lb"
+        )
+
+    lb = seen = False
+    for node in ast.walk(fn):
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        elif isinstance(node, ast.Delete):
+            targets = node.targets
+        for t in targets:
+            for x in [t, *(t.elts if isinstance(t, ast.Tuple) else [])]:
+                if isinstance(x, ast.Attribute) and x.attr == "_lb":
+                    lb = True
+                if isinstance(x, ast.Subscript) and bounds(x.value):
+                    lb = True
+                if isinstance(x, ast.Attribute) and x.attr == "_seen":
+                    seen = True
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and bounds(node.func.value):
+            if node.func.attr in {"update", "pop", "popitem", "clear", "setdefault", "__setitem__", "__delitem__"}:
+                lb = True
+    return lb, seen
+
+
+def test_every_python_method_that_changes_the_bounds_writes_seen() -> None:
+    # The claim the kept mirror rests on (`LbMirror` in _native.c): the tracker's `_lb` is changed only by its own
+    # Python methods, and each that changes it also writes `_seen` (a new int), so the compiled feed reads the dict
+    # again whenever `_seen` is not the int it wrote.
+    from sluicegate.redaction import tracker
+
+    tree = ast.parse(inspect.getsource(tracker))
+    changing = []
+    for cls in (n for n in tree.body if isinstance(n, ast.ClassDef)):
+        for fn in (n for n in cls.body if isinstance(n, ast.FunctionDef)):
+            lb, seen = _writes(fn)
+            if lb and fn.name != "__init__":
+                changing.append(fn.name)
+                assert seen, f"{cls.name}.{fn.name} changes the bounds without writing _seen"
+    assert set(changing) == {"open_from", "_open_compiled"}  # not vacuous: the two that change them
+    # and nothing outside tracker.py touches them (settle_short reads them through `bounds()`)
+    import pathlib
+
+    src = pathlib.Path(tracker.__file__).parent.parent
+    for path in src.rglob("*.py"):
+        if path.name != "tracker.py":
+            assert "._lb" not in path.read_text(encoding="utf-8"), path

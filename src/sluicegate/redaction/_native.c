@@ -202,6 +202,23 @@ static PyObject *new_tables(PyObject *Py_UNUSED(module), PyObject *Py_UNUSED(arg
      fixed       see the field below (False: the common feed's fixed costs as before stop 34)
    The Redactor's state (STATE["Redactor"]) is read and written on the redactor passed to `quick`. */
 typedef struct Shape Shape;
+/* With `fixed`, the tracker's `_lb` (detector index -> absolute bound) of one `open_from`: read once into `at`
+   (`was`: the detectors in it then, at `orig`), changed here (`present`; `dirty`: the detectors whose bound was
+   set or dropped), and written back to the dict once, at its end (`lb_flush`): a detector added for the new text
+   and dropped again when none of its candidates survives costs no dict write, and a bound set to its old value
+   none. `active` while the dict is behind the mirror; `fresh` once this feed's mirror is the dict (the release
+   then reads the mirror, `no_complete_fixed`). */
+typedef struct {
+    Py_ssize_t at[MAXDET], orig[MAXDET];
+    unsigned long long present, was, dirty;
+    int active, fresh;
+    PyObject *lb; /* borrowed while active: the tracker's dict */
+    /* After a flush with no error, the mirror is the dict `kept_lb` (a reference held) as long as the tracker's
+       `_seen` is still `kept_seen`, the int this file wrote there (a reference held, so the address is not
+       reused): only the tracker's Python methods change `_lb`, and each that does writes `_seen` (test_feed_fixed
+       checks the claim against tracker.py). Then the next feed does not read the dict again. */
+    PyObject *kept_lb, *kept_seen;
+} LbMirror;
 typedef struct {
     PyObject_HEAD
     PyObject *tracker, *open_from, *search, *full, *match, *reach, *steady, *cache, *pairs, *quads, *compute,
@@ -242,6 +259,7 @@ typedef struct {
     int fixed;
     Py_ssize_t min_range; /* with `fixed`: MIN_RANGE as read in this feed, if `min_range_known` */
     int min_range_known;
+    LbMirror lbm;         /* with `fixed`: the tracker's bounds during (and after) this feed's `open_from` */
     unsigned long long always, context;
     Py_ssize_t max_hold;
     Cands cs;
@@ -462,17 +480,68 @@ static int add_bounds_fixed(Feed *f, PyObject *view, Py_ssize_t seen, Py_ssize_t
         prev = ch;
         has_prev = 1;
     }
-    for (unsigned long long b = have & ~*present; b; b &= b - 1) {
-        int i = __builtin_ctzll(b);
-        PyObject *ki = PyLong_FromLong(i);
-        PyObject *vi = ki ? PyLong_FromSsize_t(first[i]) : NULL;
-        int bad = vi == NULL || PyDict_SetItem(lb, ki, vi) < 0;
-        Py_XDECREF(vi);
-        Py_XDECREF(ki);
-        if (bad) return -1;
-        cur[i] = first[i];
-    }
+    for (unsigned long long b = have & ~*present; b; b &= b - 1) cur[__builtin_ctzll(b)] = first[__builtin_ctzll(b)];
+    f->lbm.dirty |= have & ~*present; /* (written to `lb` by lb_flush) */
     *present = have;
+    return 0;
+}
+
+/* Set detector i's bound to `v` (`lb[i] = v`), in the mirror while it is active. 0, or -1 with an exception. */
+static int lb_set(Feed *f, PyObject *lb, long i, Py_ssize_t v) {
+    if (f->lbm.active) {
+        f->lbm.at[i] = v;
+        f->lbm.present |= 1ULL << i;
+        f->lbm.dirty |= 1ULL << i;
+        return 0;
+    }
+    PyObject *ki = PyLong_FromLong(i);
+    int r = ki == NULL ? -1 : set_ssize(lb, ki, v);
+    Py_XDECREF(ki);
+    return r;
+}
+
+/* Drop detector i's bound (`del lb[i]`), in the mirror while it is active. 0, or -1 with an exception. */
+static int lb_del(Feed *f, PyObject *lb, long i) {
+    if (f->lbm.active) {
+        f->lbm.present &= ~(1ULL << i);
+        f->lbm.dirty |= 1ULL << i;
+        return 0;
+    }
+    PyObject *ki = PyLong_FromLong(i);
+    int r = ki == NULL ? -1 : PyDict_DelItem(lb, ki);
+    Py_XDECREF(ki);
+    return r;
+}
+
+/* Write the active mirror's changes to the dict (ascending detector index) and end it. 0, or -1 with an
+   exception set; with one pending on entry, it is kept (and the writes still made). */
+static int lb_flush(Feed *f) {
+    LbMirror *m = &f->lbm;
+    if (!m->active) return 0;
+    m->active = 0;
+    PyObject *et, *ev, *tb;
+    PyErr_Fetch(&et, &ev, &tb);
+    int bad = 0;
+    for (unsigned long long b = m->dirty; b && !bad; b &= b - 1) {
+        int i = __builtin_ctzll(b);
+        unsigned long long bit = 1ULL << i;
+        if ((m->present & bit) && (m->was & bit) && m->orig[i] == m->at[i]) continue;
+        if (!(m->present & bit) && !(m->was & bit)) continue;
+        PyObject *ki = PyLong_FromLong(i);
+        if (ki == NULL) { bad = 1; break; }
+        bad = (m->present & bit) ? set_ssize(m->lb, ki, m->at[i]) < 0 : PyDict_DelItem(m->lb, ki) < 0;
+        Py_DECREF(ki);
+    }
+    m->dirty = 0;
+    Py_CLEAR(m->kept_lb);
+    if (et != NULL) {
+        if (bad) PyErr_Clear();
+        PyErr_Restore(et, ev, tb);
+        return -1;
+    }
+    if (bad) return -1;
+    m->fresh = 1;
+    m->kept_lb = Py_NewRef(m->lb); /* the mirror is the dict again */
     return 0;
 }
 
@@ -696,8 +765,17 @@ static int label_near(Feed *f, PyObject *view, Py_ssize_t v) {
     return 0;
 }
 
-/* `OpenTracker.open_from(view, base)`; -2 with an exception set on error. */
+static Py_ssize_t open_from_core(Feed *f, PyObject *tdict, PyObject *view, Py_ssize_t base);
+
+/* `OpenTracker.open_from(view, base)`; -2 with an exception set on error. With `fixed`, the bounds are the
+   mirror's while it runs, and the dict's again when it returns (also on an error). */
 static Py_ssize_t open_from(Feed *f, PyObject *tdict, PyObject *view, Py_ssize_t base) {
+    Py_ssize_t got = open_from_core(f, tdict, view, base);
+    if (f->lbm.active && lb_flush(f) < 0) return -2;
+    return got;
+}
+
+static Py_ssize_t open_from_core(Feed *f, PyObject *tdict, PyObject *view, Py_ssize_t base) {
     Py_ssize_t o, seen_abs, n = PyUnicode_GET_LENGTH(view);
     if (get_ssize(tdict, k_origin, &o) < 0 || get_ssize(tdict, k_seen, &seen_abs) < 0) goto python;
     Py_ssize_t seen = seen_abs - o;
@@ -730,24 +808,44 @@ static Py_ssize_t open_from(Feed *f, PyObject *tdict, PyObject *view, Py_ssize_t
         }
     }
     cs->to = -1; /* not valid until this call has recorded the new text */
-    Py_ssize_t cur[MAXDET];      /* with `fixed`: the bounds, read once (read_bounds) */
-    unsigned long long present = 0;
+    LbMirror *lbm = &f->lbm;
+    Py_ssize_t *cur = lbm->at; /* with `fixed`: the bounds, read once (read_bounds) */
     if (f->fixed) {
-        if (read_bounds(lb, cur, &present) < 0) return -2;
-        if (n > seen && add_bounds_fixed(f, view, seen, n, o, lb, cur, &present) < 0) return -2;
+        PyObject *seen_now = item(tdict, k_seen);
+        if (lbm->kept_lb == NULL || lb != lbm->kept_lb || seen_now == NULL || seen_now != lbm->kept_seen) {
+            Py_CLEAR(lbm->kept_lb); /* (read again until the next clean flush) */
+            if (read_bounds(lb, cur, &lbm->present) < 0) return -2;
+        }
+        memcpy(lbm->orig, cur, sizeof lbm->orig);
+        lbm->was = lbm->present;
+        lbm->dirty = 0;
+        lbm->lb = lb;
+        lbm->active = 1;
+        if (n > seen && add_bounds_fixed(f, view, seen, n, o, lb, cur, &lbm->present) < 0) return -2;
     } else if (n > seen && add_bounds(f, view, seen, n, o, lb) < 0) {
         return -2;
     }
     cs->to = n + o;
-    if (set_ssize(tdict, k_seen, n + o) < 0) return -2;
-    Py_ssize_t count = PyDict_GET_SIZE(lb);
+    if (f->fixed) { /* `_seen`, keeping the int written (the mirror's check above) */
+        PyObject *sv = PyLong_FromSsize_t(n + o);
+        if (sv == NULL || PyDict_SetItem(tdict, k_seen, sv) < 0) { Py_XDECREF(sv); return -2; }
+        if (n + o > 256) { /* (an int the interpreter does not share: -5 to 256 are one object each) */
+            Py_XSETREF(lbm->kept_seen, sv);
+        } else {
+            Py_CLEAR(lbm->kept_seen);
+            Py_DECREF(sv);
+        }
+    } else if (set_ssize(tdict, k_seen, n + o) < 0) {
+        return -2;
+    }
+    Py_ssize_t count = f->fixed ? __builtin_popcountll(lbm->present) : PyDict_GET_SIZE(lb);
     if (count == 0) return n;
     if (count > MAXDET) { PyErr_SetString(PyExc_RuntimeError, "too many bounds"); return -2; }
     Bound order[MAXDET];
     Py_ssize_t pos = 0, k = 0;
     PyObject *key, *value;
     if (f->fixed) {
-        for (unsigned long long b = present; b; b &= b - 1) order_add(order, &k, cur[__builtin_ctzll(b)], __builtin_ctzll(b));
+        for (unsigned long long b = lbm->present; b; b &= b - 1) order_add(order, &k, cur[__builtin_ctzll(b)], __builtin_ctzll(b));
     } else {
         while (PyDict_Next(lb, &pos, &key, &value)) {
             long i = PyLong_AsLong(key);
@@ -912,19 +1010,11 @@ static Py_ssize_t open_from(Feed *f, PyObject *tdict, PyObject *view, Py_ssize_t
                     Py_DECREF(sv);
                 }
                 Py_XDECREF(near_key);
-                PyObject *ki = PyLong_FromLong(i);
-                if (ki == NULL || set_ssize(lb, ki, cp) < 0) { Py_XDECREF(ki); return -2; }
-                Py_DECREF(ki);
+                if (lb_set(f, lb, i, cp) < 0) return -2;
                 if (q >= 0 && q < best) best = q;
                 done = 1;
             }
-            if (!done) { /* no candidate of i left in [s, n): nothing of it can start there */
-                PyObject *ki = PyLong_FromLong(i);
-                if (ki == NULL) return -2;
-                int r2 = PyDict_DelItem(lb, ki);
-                Py_DECREF(ki);
-                if (r2 < 0) return -2;
-            }
+            if (!done && lb_del(f, lb, i) < 0) return -2; /* no candidate of i left in [s, n): none can start there */
             continue;
         }
         PyObject *r = PyTuple_GET_ITEM(reach, i);
@@ -946,7 +1036,7 @@ static Py_ssize_t open_from(Feed *f, PyObject *tdict, PyObject *view, Py_ssize_t
         if (mt == Py_None) {
             Py_DECREF(mt);
             Py_DECREF(sv);
-            int r2 = PyDict_DelItem(lb, ki);
+            int r2 = lb_del(f, lb, i);
             Py_DECREF(ki);
             if (r2 < 0) return -2;
             continue;
@@ -965,7 +1055,7 @@ static Py_ssize_t open_from(Feed *f, PyObject *tdict, PyObject *view, Py_ssize_t
             q = mstart + o;
             if (q >= end) {
                 Py_DECREF(sv);
-                int r2 = PyDict_DelItem(lb, ki);
+                int r2 = lb_del(f, lb, i);
                 Py_DECREF(ki);
                 if (r2 < 0) return -2;
                 continue;
@@ -978,7 +1068,7 @@ static Py_ssize_t open_from(Feed *f, PyObject *tdict, PyObject *view, Py_ssize_t
             newlb = c < q ? c : q;
         }
         Py_DECREF(sv);
-        if (set_ssize(lb, ki, newlb) < 0) { Py_DECREF(ki); return -2; }
+        if (lb_set(f, lb, i, newlb) < 0) { Py_DECREF(ki); return -2; }
         Py_DECREF(ki);
         if (q < best) best = q;
     }
@@ -1012,6 +1102,17 @@ static int no_complete(PyObject *tdict, Py_ssize_t base, Py_ssize_t point) {
         if (at == -1 && PyErr_Occurred()) return -1;
         if (at < point) return 0;
     }
+    return 1;
+}
+
+/* `no_complete` from this feed's mirror of the bounds (`fixed`, after its `open_from` ran here). */
+static int no_complete_fixed(Feed *f, PyObject *tdict, Py_ssize_t base, Py_ssize_t point) {
+    Py_ssize_t o, unsure;
+    if (get_ssize(tdict, k_origin, &o) < 0 || get_ssize(tdict, k_unsure, &unsure) < 0) return 0;
+    if (unsure > base + o) return 0;
+    point += o;
+    for (unsigned long long b = f->lbm.present; b; b &= b - 1)
+        if (f->lbm.at[__builtin_ctzll(b)] < point) return 0;
     return 1;
 }
 
@@ -1081,6 +1182,7 @@ static PyObject *quick_in(Feed *f, PyObject *self, PyObject *piece, PyObject *d,
     if (!configured) Py_RETURN_NONE;
     if (!PyUnicode_CheckExact(piece)) Py_RETURN_NONE;
     f->min_range_known = 0;
+    f->lbm.fresh = 0;
     if (!PyUnicode_IS_ASCII(piece)) { /* `needs_normalizing(piece)` means the Python path */
         int needs;
         if (f->fixed) {
@@ -1127,7 +1229,7 @@ static PyObject *quick_in(Feed *f, PyObject *self, PyObject *piece, PyObject *d,
     }
     Py_ssize_t min_range;
     if (min_range_of(f, &min_range) < 0) return NULL;
-    int none = no_complete(tdict, base, point);
+    int none = f->fixed && f->lbm.fresh ? no_complete_fixed(f, tdict, base, point) : no_complete(tdict, base, point);
     if (none < 0) return NULL;
     if (!none || point - base > min_range) return PyLong_FromSsize_t(point);
     /* `_release(point)` with no findings and positions None: the raw and view indexes coincide. */
@@ -1162,6 +1264,8 @@ static void feed_dealloc(Feed *f) {
     for (int i = 0; i < MAXDET; i++) Py_XDECREF(f->shape_obj[i]);
     for (int i = 0; i < MAXDET; i++) Py_XDECREF(f->rest_obj[i]);
     for (int i = 0; i < MAXDET; i++) Py_XDECREF(f->rest_match[i]);
+    Py_XDECREF(f->lbm.kept_lb);
+    Py_XDECREF(f->lbm.kept_seen);
     PyMem_Free(f->cs.pos);
     PyMem_Free(f->cs.mask);
     PyMem_Free(f->cs.near);
