@@ -41,7 +41,7 @@ def _native() -> Any:
 
 @cache
 def _subjects(fast: bool, max_hold: int = 8192) -> dict[str, Callable[[], Redactor]]:
-    """"on" (the default build), "off" (its compiled feed rebuilt with `fixed_off=True`), "pure"."""
+    """ "on" (the default build), "off" (its compiled feed rebuilt with `fixed_off=True`), "pure"."""
 
     class On(Redactor):
         _COMPILED = fast
@@ -210,9 +210,9 @@ def _writes(fn: ast.FunctionDef) -> tuple[bool, bool]:
                     lb = True
                 if isinstance(x, ast.Attribute) and x.attr == "_seen":
                     seen = True
+        changers = {"update", "pop", "popitem", "clear", "setdefault", "__setitem__", "__delitem__"}
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and bounds(node.func.value):
-            if node.func.attr in {"update", "pop", "popitem", "clear", "setdefault", "__setitem__", "__delitem__"}:
-                lb = True
+            lb = lb or node.func.attr in changers
     return lb, seen
 
 

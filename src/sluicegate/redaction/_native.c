@@ -20,6 +20,9 @@ The boundary (fastpath.py is the one place that chooses the path and builds the 
 - `FeedMethod(feed, rest, release)`: `Redactor.feed` as a compiled method (fastpath.install_feed puts it on the
   class): `Feed.quick` and what the Python method does with its answer, without a Python frame; anything else
   is the Python method (see the type below). It reads the Redactor's `_quick_native _stopped _done _ahead`.
+- With `fixed` (the default; `compiled_feed(..., fixed_off=True)`: without), the tracker's `_lb` of one
+  `open_from` is a C array (`LbMirror`) written back to the dict once at its end, and kept for the next feed while
+  `_seen` is the int this file wrote (only the tracker's Python methods change `_lb`, and they write `_seen`).
 - `configure(...)`: the module constants it mirrors; `new_tables()`: the C mirror of one Starters' tables.
 Anything uncommon (a cache miss in the starters table, the compiled prefilter, a long new text, findings to
 settle) is handed to the Python methods, never re-implemented here. tests/redact/test_native*.py, test_oracle.py
