@@ -242,3 +242,46 @@ def test_every_python_method_that_changes_the_bounds_writes_seen() -> None:
     for path in src.rglob("*.py"):
         if path.name != "tracker.py":
             assert "._lb" not in path.read_text(encoding="utf-8"), path
+
+
+class _Boom(Exception):
+    pass
+
+
+def _raising(fns: tuple[Any, ...], after: int) -> tuple[Any, ...]:
+    """`fns` (the tracker's anchored matches) that raise `_Boom` on the `after`-th call made through any of them."""
+    calls = [0]
+
+    def wrap(fn: Any) -> Any:
+        def match(*args: Any) -> Any:
+            calls[0] += 1
+            if calls[0] == after:
+                raise _Boom
+            return fn(*args)
+
+        return match
+
+    return tuple(wrap(fn) for fn in fns)
+
+
+@pytest.mark.parametrize("after", [1, 7, 40, 200])
+def test_an_error_in_the_bound_loop_leaves_the_bounds_as_before(after: int) -> None:
+    # The mirror is written back also when an engine call raises: the exception reaches the caller, and the
+    # tracker's bounds are what the feed before this round left (it wrote them as it went).
+    text = CORPORA["code"](3000)
+    pieces = [text[i : i + 4] for i in range(0, len(text), 4)]
+    got = {}
+    for off in (False, True):
+        # (the near answers shared by the process would spare the second subject calls the first one made)
+        fastpath._per_detector.cache_clear()
+        fastpath._near_cache.cache_clear()
+        r = Redactor()
+        t = r._tracker
+        assert t is not None
+        t._match = _raising(t._match, after)
+        r._quick_native = fastpath.compiled_feed(t, r._max_hold, fixed_off=off)
+        with pytest.raises(_Boom):
+            for p in pieces:
+                r.feed(p)
+        got[off] = (_state(r), sorted(t._lb.items()))
+    assert got[False] == got[True]
