@@ -20,6 +20,9 @@ The boundary (fastpath.py is the one place that chooses the path and builds the 
 - `FeedMethod(feed, rest, release)`: `Redactor.feed` as a compiled method (fastpath.install_feed puts it on the
   class): `Feed.quick` and what the Python method does with its answer, without a Python frame; anything else
   is the Python method (see the type below). It reads the Redactor's `_quick_native _stopped _done _ahead`.
+- With `fixed` (the default; `compiled_feed(..., fixed_off=True)`: without), the tracker's `_lb` of one
+  `open_from` is a C array (`LbMirror`) written back to the dict once at its end, and kept for the next feed while
+  `_seen` is the int this file wrote (only the tracker's Python methods change `_lb`, and they write `_seen`).
 - `configure(...)`: the module constants it mirrors; `new_tables()`: the C mirror of one Starters' tables.
 Anything uncommon (a cache miss in the starters table, the compiled prefilter, a long new text, findings to
 settle) is handed to the Python methods, never re-implemented here. tests/redact/test_native*.py, test_oracle.py
@@ -199,8 +202,26 @@ static PyObject *new_tables(PyObject *Py_UNUSED(module), PyObject *Py_UNUSED(arg
      near_caches per detector: None (a dict of this Feed's own) or the dict its near answers are remembered in
      shape       per detector: None, or new_shape(...) of its `shape.shape` (checked at a candidate start)
      lean        see the field below (False: the feed as before this stop's per-feed changes)
+     fixed       see the field below (False: the common feed's fixed costs as before stop 34)
    The Redactor's state (STATE["Redactor"]) is read and written on the redactor passed to `quick`. */
 typedef struct Shape Shape;
+/* With `fixed`, the tracker's `_lb` (detector index -> absolute bound) of one `open_from`: read once into `at`
+   (`was`: the detectors in it then, at `orig`), changed here (`present`; `dirty`: the detectors whose bound was
+   set or dropped), and written back to the dict once, at its end (`lb_flush`): a detector added for the new text
+   and dropped again when none of its candidates survives costs no dict write, and a bound set to its old value
+   none. `active` while the dict is behind the mirror; `fresh` once this feed's mirror is the dict (the release
+   then reads the mirror, `no_complete_fixed`). */
+typedef struct {
+    Py_ssize_t at[MAXDET], orig[MAXDET];
+    unsigned long long present, was, dirty;
+    int active, fresh;
+    PyObject *lb; /* borrowed while active: the tracker's dict */
+    /* After a flush with no error, the mirror is the dict `kept_lb` (a reference held) as long as the tracker's
+       `_seen` is still `kept_seen`, the int this file wrote there (a reference held, so the address is not
+       reused): only the tracker's Python methods change `_lb`, and each that does writes `_seen` (test_feed_fixed
+       checks the claim against tracker.py). Then the next feed does not read the dict again. */
+    PyObject *kept_lb, *kept_seen;
+} LbMirror;
 typedef struct {
     PyObject_HEAD
     PyObject *tracker, *open_from, *search, *full, *match, *reach, *steady, *cache, *pairs, *quads, *compute,
@@ -231,6 +252,17 @@ typedef struct {
        tail before it the rest alone is asked (the same answer, `lean_rest` below). 0: as before those changes
        (tests/benchmarks/redactor_lean_ab.py measures one against the other). */
     int lean;
+    /* 1 (the default): the common feed's fixed costs of stop 34 (docs/performance.md, "the common feed's fixed
+       costs"): `FeedMethod` hands `quick` the instance dict and `_raw` it looked up, a non-ASCII piece is checked
+       for characters to normalize through a per-character memo of `special`'s answers (`plain_piece`), the
+       prefilter's `MIN_RANGE` is read once a feed from the module's dict, and the starters' bounds are merged
+       into `_lb` from one read of it into a C array that also orders the bounds (`add_bounds_fixed`). The same
+       answers and state; 0: as before (tests/redact/test_feed_fixed.py compares them, and
+       tests/benchmarks/redactor_fixed_ab.py measures one against the other). */
+    int fixed;
+    Py_ssize_t min_range; /* with `fixed`: MIN_RANGE as read in this feed, if `min_range_known` */
+    int min_range_known;
+    LbMirror lbm;         /* with `fixed`: the tracker's bounds during (and after) this feed's `open_from` */
     unsigned long long always, context;
     Py_ssize_t max_hold;
     Cands cs;
@@ -401,6 +433,158 @@ static int add_bounds(Feed *f, PyObject *view, Py_ssize_t seen, Py_ssize_t n, Py
     return 0;
 }
 
+typedef struct { Py_ssize_t at; long i; } Bound;
+
+/* With `fixed`: `lb` (a dict of bounds, detector index -> absolute position) into `cur` (-1: none) and the bits of the
+   detectors in it into `present`. 0, or -1 with an exception set (a key that is not a detector's index). */
+static int read_bounds(PyObject *lb, Py_ssize_t *cur, unsigned long long *present) {
+    Py_ssize_t pos = 0;
+    PyObject *key, *value;
+    unsigned long long have = 0;
+    while (PyDict_Next(lb, &pos, &key, &value)) {
+        long i = PyLong_CheckExact(key) ? PyLong_AsLong(key) : -1;
+        if (i < 0 || i >= MAXDET) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "tracker state: a bound of no detector");
+            return -1;
+        }
+        Py_ssize_t at = PyLong_AsSsize_t(value);
+        if (at == -1 && PyErr_Occurred()) return -1;
+        cur[i] = at;
+        have |= 1ULL << i;
+    }
+    *present = have;
+    return 0;
+}
+
+/* `add_bounds` with `fixed`: the same bounds and candidates, over `lb` already read into `cur`/`present`
+   (`read_bounds`): a detector's first position is kept only for detectors without a bound (no look-up of the
+   others), the bits walked one set bit at a time, and the new bounds written to `lb` and `cur`. */
+static int add_bounds_fixed(Feed *f, PyObject *view, Py_ssize_t seen, Py_ssize_t n, Py_ssize_t offset, PyObject *lb,
+                            Py_ssize_t *cur, unsigned long long *present) {
+    Cands *cs = &f->cs;
+    unsigned long long always = f->always, have = always | *present;
+    Py_ssize_t first[MAXDET];
+    for (unsigned long long b = always & ~*present; b; b &= b - 1) first[__builtin_ctzll(b)] = seen + offset;
+    int kind = PyUnicode_KIND(view);
+    const void *data = PyUnicode_DATA(view);
+    Py_UCS4 prev = 0;
+    int has_prev = seen > 0;
+    if (has_prev) prev = PyUnicode_READ(kind, data, seen - 1);
+    for (Py_ssize_t j = seen; j < n; j++) {
+        Py_UCS4 ch = PyUnicode_READ(kind, data, j);
+        unsigned long long m;
+        if (char_mask(f, ch, &m) < 0) return -1;
+        if (m & ~always) { /* as in add_bounds */
+            if (has_prev && pair_mask(f, prev, ch, &m) < 0) return -1;
+            if ((m & ~always) && cands_add(cs, j + offset, m & ~always) < 0) return -1;
+        }
+        for (unsigned long long b = m & ~have; b; b &= b - 1) first[__builtin_ctzll(b)] = j + offset;
+        have |= m;
+        prev = ch;
+        has_prev = 1;
+    }
+    for (unsigned long long b = have & ~*present; b; b &= b - 1) cur[__builtin_ctzll(b)] = first[__builtin_ctzll(b)];
+    f->lbm.dirty |= have & ~*present; /* (written to `lb` by lb_flush) */
+    *present = have;
+    return 0;
+}
+
+/* Set detector i's bound to `v` (`lb[i] = v`), in the mirror while it is active. 0, or -1 with an exception. */
+static int lb_set(Feed *f, PyObject *lb, long i, Py_ssize_t v) {
+    if (f->lbm.active) {
+        f->lbm.at[i] = v;
+        f->lbm.present |= 1ULL << i;
+        f->lbm.dirty |= 1ULL << i;
+        return 0;
+    }
+    PyObject *ki = PyLong_FromLong(i);
+    int r = ki == NULL ? -1 : set_ssize(lb, ki, v);
+    Py_XDECREF(ki);
+    return r;
+}
+
+/* Drop detector i's bound (`del lb[i]`), in the mirror while it is active. 0, or -1 with an exception. */
+static int lb_del(Feed *f, PyObject *lb, long i) {
+    if (f->lbm.active) {
+        f->lbm.present &= ~(1ULL << i);
+        f->lbm.dirty |= 1ULL << i;
+        return 0;
+    }
+    PyObject *ki = PyLong_FromLong(i);
+    int r = ki == NULL ? -1 : PyDict_DelItem(lb, ki);
+    Py_XDECREF(ki);
+    return r;
+}
+
+/* Write the active mirror's changes to the dict (ascending detector index) and end it. 0, or -1 with an
+   exception set; with one pending on entry, it is kept (and the writes still made). */
+static int lb_flush(Feed *f) {
+    LbMirror *m = &f->lbm;
+    if (!m->active) return 0;
+    m->active = 0;
+    PyObject *et, *ev, *tb;
+    PyErr_Fetch(&et, &ev, &tb);
+    int bad = 0;
+    for (unsigned long long b = m->dirty; b && !bad; b &= b - 1) {
+        int i = __builtin_ctzll(b);
+        unsigned long long bit = 1ULL << i;
+        if ((m->present & bit) && (m->was & bit) && m->orig[i] == m->at[i]) continue;
+        if (!(m->present & bit) && !(m->was & bit)) continue;
+        PyObject *ki = PyLong_FromLong(i);
+        if (ki == NULL) { bad = 1; break; }
+        bad = (m->present & bit) ? set_ssize(m->lb, ki, m->at[i]) < 0 : PyDict_DelItem(m->lb, ki) < 0;
+        Py_DECREF(ki);
+    }
+    m->dirty = 0;
+    Py_CLEAR(m->kept_lb);
+    if (et != NULL) {
+        if (bad) PyErr_Clear();
+        PyErr_Restore(et, ev, tb);
+        return -1;
+    }
+    if (bad) return -1;
+    m->fresh = 1;
+    m->kept_lb = Py_NewRef(m->lb); /* the mirror is the dict again */
+    return 0;
+}
+
+/* Insert (at, i) into `order[0:*k]`, kept sorted as sorted() orders the (at, i) tuples. */
+static void order_add(Bound *order, Py_ssize_t *k, Py_ssize_t at, long i) {
+    Py_ssize_t m = (*k)++;
+    while (m > 0 && (order[m - 1].at > at || (order[m - 1].at == at && order[m - 1].i > i))) {
+        order[m] = order[m - 1];
+        m--;
+    }
+    order[m].at = at;
+    order[m].i = i;
+}
+
+/* `prefilter.MIN_RANGE` (tests change it): with `fixed`, once a feed and from the module's dict. 0, or -1 with an
+   exception set. */
+static int min_range_of(Feed *f, Py_ssize_t *out) {
+    if (f->fixed && f->min_range_known) {
+        *out = f->min_range;
+        return 0;
+    }
+    PyObject *mr = NULL;
+    if (f->fixed && PyModule_CheckExact(pf_module)) {
+        mr = PyDict_GetItemWithError(PyModule_GetDict(pf_module), k_min_range);
+        if (mr == NULL && PyErr_Occurred()) return -1;
+        Py_XINCREF(mr);
+    }
+    if (mr == NULL) mr = PyObject_GetAttr(pf_module, k_min_range); /* (the attribute's error, if it has none) */
+    if (mr == NULL) return -1;
+    Py_ssize_t v = PyLong_AsSsize_t(mr);
+    Py_DECREF(mr);
+    if (v == -1 && PyErr_Occurred()) return -1;
+    *out = v;
+    if (f->fixed) {
+        f->min_range = v;
+        f->min_range_known = 1;
+    }
+    return 0;
+}
+
 /* After a match at view position `v` (absolute `cp`) found detector i open (phase 1: a partial match; phase 2:
    a complete one with the block still open), remember it if a steady kind's opener is whole there (a kind
    without phase-2 triggers is not remembered in phase 2). 0, or -1 with an exception set. */
@@ -541,7 +725,6 @@ static int shape_rules_out(const Shape *sh, int kind, const void *data, Py_ssize
     return 0;
 }
 
-typedef struct { Py_ssize_t at; long i; } Bound;
 
 #define NEAR_CACHE_MAX 4096
 /* Remember the engine's answer at a label start with no label tail before it, by the text from there. */
@@ -585,18 +768,24 @@ static int label_near(Feed *f, PyObject *view, Py_ssize_t v) {
     return 0;
 }
 
-/* `OpenTracker.open_from(view, base)`; -2 with an exception set on error. */
+static Py_ssize_t open_from_core(Feed *f, PyObject *tdict, PyObject *view, Py_ssize_t base);
+
+/* `OpenTracker.open_from(view, base)`; -2 with an exception set on error. With `fixed`, the bounds are the
+   mirror's while it runs, and the dict's again when it returns (also on an error). */
 static Py_ssize_t open_from(Feed *f, PyObject *tdict, PyObject *view, Py_ssize_t base) {
+    Py_ssize_t got = open_from_core(f, tdict, view, base);
+    if (f->lbm.active && lb_flush(f) < 0) return -2;
+    return got;
+}
+
+static Py_ssize_t open_from_core(Feed *f, PyObject *tdict, PyObject *view, Py_ssize_t base) {
     Py_ssize_t o, seen_abs, n = PyUnicode_GET_LENGTH(view);
     if (get_ssize(tdict, k_origin, &o) < 0 || get_ssize(tdict, k_seen, &seen_abs) < 0) goto python;
     Py_ssize_t seen = seen_abs - o;
     if (seen < base) seen = base;
     if (f->prefilter) {
-        PyObject *mr = PyObject_GetAttr(pf_module, k_min_range);
-        if (mr == NULL) return -2;
-        Py_ssize_t min_range = PyLong_AsSsize_t(mr);
-        Py_DECREF(mr);
-        if (min_range == -1 && PyErr_Occurred()) return -2;
+        Py_ssize_t min_range;
+        if (min_range_of(f, &min_range) < 0) return -2;
         if (n - seen >= min_range) goto python;
     }
     /* Long new text (a check after a held block grew by a quarter) is still read per character here: cheap in
@@ -622,27 +811,51 @@ static Py_ssize_t open_from(Feed *f, PyObject *tdict, PyObject *view, Py_ssize_t
         }
     }
     cs->to = -1; /* not valid until this call has recorded the new text */
-    if (n > seen && add_bounds(f, view, seen, n, o, lb) < 0) return -2;
+    LbMirror *lbm = &f->lbm;
+    Py_ssize_t *cur = lbm->at; /* with `fixed`: the bounds, read once (read_bounds) */
+    if (f->fixed) {
+        PyObject *seen_now = item(tdict, k_seen);
+        if (lbm->kept_lb == NULL || lb != lbm->kept_lb || seen_now == NULL || seen_now != lbm->kept_seen) {
+            Py_CLEAR(lbm->kept_lb); /* (read again until the next clean flush) */
+            if (read_bounds(lb, cur, &lbm->present) < 0) return -2;
+        }
+        memcpy(lbm->orig, cur, sizeof lbm->orig);
+        lbm->was = lbm->present;
+        lbm->dirty = 0;
+        lbm->lb = lb;
+        lbm->active = 1;
+        if (n > seen && add_bounds_fixed(f, view, seen, n, o, lb, cur, &lbm->present) < 0) return -2;
+    } else if (n > seen && add_bounds(f, view, seen, n, o, lb) < 0) {
+        return -2;
+    }
     cs->to = n + o;
-    if (set_ssize(tdict, k_seen, n + o) < 0) return -2;
-    Py_ssize_t count = PyDict_GET_SIZE(lb);
+    if (f->fixed) { /* `_seen`, keeping the int written (the mirror's check above) */
+        PyObject *sv = PyLong_FromSsize_t(n + o);
+        if (sv == NULL || PyDict_SetItem(tdict, k_seen, sv) < 0) { Py_XDECREF(sv); return -2; }
+        if (n + o > 256) { /* (an int the interpreter does not share: -5 to 256 are one object each) */
+            Py_XSETREF(lbm->kept_seen, sv);
+        } else {
+            Py_CLEAR(lbm->kept_seen);
+            Py_DECREF(sv);
+        }
+    } else if (set_ssize(tdict, k_seen, n + o) < 0) {
+        return -2;
+    }
+    Py_ssize_t count = f->fixed ? __builtin_popcountll(lbm->present) : PyDict_GET_SIZE(lb);
     if (count == 0) return n;
     if (count > MAXDET) { PyErr_SetString(PyExc_RuntimeError, "too many bounds"); return -2; }
     Bound order[MAXDET];
     Py_ssize_t pos = 0, k = 0;
     PyObject *key, *value;
-    while (PyDict_Next(lb, &pos, &key, &value)) {
-        long i = PyLong_AsLong(key);
-        Py_ssize_t at = PyLong_AsSsize_t(value);
-        if (PyErr_Occurred()) return -2;
-        /* insertion sort by (at, i), as sorted() orders the (at, i) tuples */
-        Py_ssize_t m = k++;
-        while (m > 0 && (order[m - 1].at > at || (order[m - 1].at == at && order[m - 1].i > i))) {
-            order[m] = order[m - 1];
-            m--;
+    if (f->fixed) {
+        for (unsigned long long b = lbm->present; b; b &= b - 1) order_add(order, &k, cur[__builtin_ctzll(b)], __builtin_ctzll(b));
+    } else {
+        while (PyDict_Next(lb, &pos, &key, &value)) {
+            long i = PyLong_AsLong(key);
+            Py_ssize_t at = PyLong_AsSsize_t(value);
+            if (PyErr_Occurred()) return -2;
+            order_add(order, &k, at, i); /* insertion sort by (at, i) */
         }
-        order[m].at = at;
-        order[m].i = i;
     }
     Py_ssize_t end = n + o, best = end;
     int kind_v = PyUnicode_KIND(view);
@@ -800,19 +1013,11 @@ static Py_ssize_t open_from(Feed *f, PyObject *tdict, PyObject *view, Py_ssize_t
                     Py_DECREF(sv);
                 }
                 Py_XDECREF(near_key);
-                PyObject *ki = PyLong_FromLong(i);
-                if (ki == NULL || set_ssize(lb, ki, cp) < 0) { Py_XDECREF(ki); return -2; }
-                Py_DECREF(ki);
+                if (lb_set(f, lb, i, cp) < 0) return -2;
                 if (q >= 0 && q < best) best = q;
                 done = 1;
             }
-            if (!done) { /* no candidate of i left in [s, n): nothing of it can start there */
-                PyObject *ki = PyLong_FromLong(i);
-                if (ki == NULL) return -2;
-                int r2 = PyDict_DelItem(lb, ki);
-                Py_DECREF(ki);
-                if (r2 < 0) return -2;
-            }
+            if (!done && lb_del(f, lb, i) < 0) return -2; /* no candidate of i left in [s, n): none can start there */
             continue;
         }
         PyObject *r = PyTuple_GET_ITEM(reach, i);
@@ -834,7 +1039,7 @@ static Py_ssize_t open_from(Feed *f, PyObject *tdict, PyObject *view, Py_ssize_t
         if (mt == Py_None) {
             Py_DECREF(mt);
             Py_DECREF(sv);
-            int r2 = PyDict_DelItem(lb, ki);
+            int r2 = lb_del(f, lb, i);
             Py_DECREF(ki);
             if (r2 < 0) return -2;
             continue;
@@ -853,7 +1058,7 @@ static Py_ssize_t open_from(Feed *f, PyObject *tdict, PyObject *view, Py_ssize_t
             q = mstart + o;
             if (q >= end) {
                 Py_DECREF(sv);
-                int r2 = PyDict_DelItem(lb, ki);
+                int r2 = lb_del(f, lb, i);
                 Py_DECREF(ki);
                 if (r2 < 0) return -2;
                 continue;
@@ -866,7 +1071,7 @@ static Py_ssize_t open_from(Feed *f, PyObject *tdict, PyObject *view, Py_ssize_t
             newlb = c < q ? c : q;
         }
         Py_DECREF(sv);
-        if (set_ssize(lb, ki, newlb) < 0) { Py_DECREF(ki); return -2; }
+        if (lb_set(f, lb, i, newlb) < 0) { Py_DECREF(ki); return -2; }
         Py_DECREF(ki);
         if (q < best) best = q;
     }
@@ -903,6 +1108,17 @@ static int no_complete(PyObject *tdict, Py_ssize_t base, Py_ssize_t point) {
     return 1;
 }
 
+/* `no_complete` from this feed's mirror of the bounds (`fixed`, after its `open_from` ran here). */
+static int no_complete_fixed(Feed *f, PyObject *tdict, Py_ssize_t base, Py_ssize_t point) {
+    Py_ssize_t o, unsure;
+    if (get_ssize(tdict, k_origin, &o) < 0 || get_ssize(tdict, k_unsure, &unsure) < 0) return 0;
+    if (unsure > base + o) return 0;
+    point += o;
+    for (unsigned long long b = f->lbm.present; b; b &= b - 1)
+        if (f->lbm.at[__builtin_ctzll(b)] < point) return 0;
+    return 1;
+}
+
 /* `Step(text)` (no lookahead: ""), built the way `object.__new__` and the dataclass's `__init__` would (its frozen `__setattr__`
    is the one bypassed, as the generated `__init__` bypasses it): a third of the cost of calling the class. */
 static PyObject *make_step(PyObject *text) {
@@ -921,6 +1137,38 @@ static PyObject *make_step(PyObject *text) {
 }
 
 static PyObject *quick(Feed *f, PyObject *self, PyObject *piece);
+static PyObject *quick_in(Feed *f, PyObject *self, PyObject *piece, PyObject *d, PyObject *raw);
+
+/* With `fixed`: `special(piece) is None` for a non-ASCII piece (no character of it to normalize), from a memo of
+   `special`'s answer for each BMP character it was asked about (`special` is the search of a one-character class,
+   normalize._SPECIAL: a piece has a match where one of its characters is one; tests/redact/test_feed_fixed.py
+   checks the claim). Cleared by `configure`. 1: plain, 0: to normalize, -1 with an exception set. */
+static unsigned char special_known[0x10000 / 8], special_hit[0x10000 / 8];
+static int plain_piece(PyObject *piece) {
+    int kind = PyUnicode_KIND(piece);
+    const void *data = PyUnicode_DATA(piece);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(piece);
+    for (Py_ssize_t j = 0; j < n; j++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, j);
+        if (c < 128) continue;
+        if (c < 0x10000 && (special_known[c >> 3] >> (c & 7) & 1)) {
+            if (special_hit[c >> 3] >> (c & 7) & 1) return 0;
+            continue;
+        }
+        PyObject *ch = PyUnicode_FromOrdinal(c);
+        PyObject *m = ch ? PyObject_CallOneArg(special, ch) : NULL;
+        Py_XDECREF(ch);
+        if (m == NULL) return -1;
+        int hit = m != Py_None;
+        Py_DECREF(m);
+        if (c < 0x10000) {
+            special_known[c >> 3] |= (unsigned char)(1 << (c & 7));
+            if (hit) special_hit[c >> 3] |= (unsigned char)(1 << (c & 7));
+        }
+        if (hit) return 0;
+    }
+    return 1;
+}
 
 static PyObject *feed_quick(Feed *f, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 2) {
@@ -930,19 +1178,32 @@ static PyObject *feed_quick(Feed *f, PyObject *const *args, Py_ssize_t nargs) {
     return quick(f, args[0], args[1]);
 }
 
-static PyObject *quick(Feed *f, PyObject *self, PyObject *piece) {
+static PyObject *quick(Feed *f, PyObject *self, PyObject *piece) { return quick_in(f, self, piece, NULL, NULL); }
+
+/* `quick`, with the redactor's instance dict `d` and its `_raw` already looked up (by `FeedMethod`), or NULL. */
+static PyObject *quick_in(Feed *f, PyObject *self, PyObject *piece, PyObject *d, PyObject *raw) {
     if (!configured) Py_RETURN_NONE;
     if (!PyUnicode_CheckExact(piece)) Py_RETURN_NONE;
+    f->min_range_known = 0;
+    f->lbm.fresh = 0;
     if (!PyUnicode_IS_ASCII(piece)) { /* `needs_normalizing(piece)` means the Python path */
-        PyObject *m = PyObject_CallOneArg(special, piece);
-        if (m == NULL) return NULL;
-        int needs = m != Py_None;
-        Py_DECREF(m);
+        int needs;
+        if (f->fixed) {
+            int plain = plain_piece(piece);
+            if (plain < 0) return NULL;
+            needs = !plain;
+        } else {
+            PyObject *m = PyObject_CallOneArg(special, piece);
+            if (m == NULL) return NULL;
+            needs = m != Py_None;
+            Py_DECREF(m);
+        }
         if (needs) Py_RETURN_NONE;
     }
-    PyObject *d = instance_dict(self);
+    if (d == NULL) d = instance_dict(self);
     if (d == NULL) Py_RETURN_NONE;
-    PyObject *raw = item(d, k_raw), *view = item(d, k_view), *positions = item(d, k_positions);
+    if (raw == NULL) raw = item(d, k_raw);
+    PyObject *view = item(d, k_view), *positions = item(d, k_positions);
     Py_ssize_t max_hold = f->max_hold, next_check, base;
     if (raw == NULL || view == NULL || positions != Py_None || !PyUnicode_CheckExact(raw) ||
         !PyUnicode_CheckExact(view) || get_ssize(d, k_next_check, &next_check) < 0 || get_ssize(d, k_base, &base) < 0)
@@ -969,12 +1230,9 @@ static PyObject *quick(Feed *f, PyObject *self, PyObject *piece) {
         if (set_ssize(d, k_next_check, held + (held < EAGER ? 1 : held / 4)) < 0) return NULL;
         return Py_NewRef(empty_step);
     }
-    PyObject *mr = PyObject_GetAttr(pf_module, k_min_range);
-    if (mr == NULL) return NULL;
-    Py_ssize_t min_range = PyLong_AsSsize_t(mr);
-    Py_DECREF(mr);
-    if (min_range == -1 && PyErr_Occurred()) return NULL;
-    int none = no_complete(tdict, base, point);
+    Py_ssize_t min_range;
+    if (min_range_of(f, &min_range) < 0) return NULL;
+    int none = f->fixed && f->lbm.fresh ? no_complete_fixed(f, tdict, base, point) : no_complete(tdict, base, point);
     if (none < 0) return NULL;
     if (!none || point - base > min_range) return PyLong_FromSsize_t(point);
     /* `_release(point)` with no findings and positions None: the raw and view indexes coincide. */
@@ -1009,6 +1267,8 @@ static void feed_dealloc(Feed *f) {
     for (int i = 0; i < MAXDET; i++) Py_XDECREF(f->shape_obj[i]);
     for (int i = 0; i < MAXDET; i++) Py_XDECREF(f->rest_obj[i]);
     for (int i = 0; i < MAXDET; i++) Py_XDECREF(f->rest_match[i]);
+    Py_XDECREF(f->lbm.kept_lb);
+    Py_XDECREF(f->lbm.kept_seen);
     PyMem_Free(f->cs.pos);
     PyMem_Free(f->cs.mask);
     PyMem_Free(f->cs.near);
@@ -1019,19 +1279,19 @@ static PyObject *feed_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
     static char *kw[] = {"tracker", "open_from", "search", "full", "match", "reach", "steady", "prefilter",
                          "cache", "pairs", "quads", "compute", "pair", "quad", "always", "context", "tables",
                          "max_hold", "near", "near_bits", "near_window", "near_tails", "near_caches", "shape",
-                         "lean", NULL};
+                         "lean", "fixed", NULL};
     PyObject *tracker, *open_from, *search, *full, *match, *reach, *steady, *cache, *pairs, *quads, *compute,
         *pair, *quad, *always, *context, *tables, *near, *near_bits, *near_tails, *near_caches, *shapes;
-    int prefilter, lean;
+    int prefilter, lean, fixed;
     Py_ssize_t max_hold, near_window;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "$OOO!O!O!O!O!pO!O!O!OOOOOOnO!O!nO!O!O!p:Feed", kw, &tracker, &open_from,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "$OOO!O!O!O!O!pO!O!O!OOOOOOnO!O!nO!O!O!pp:Feed", kw, &tracker, &open_from,
                                      &PyTuple_Type, &search, &PyTuple_Type, &full, &PyTuple_Type, &match,
                                      &PyTuple_Type, &reach, &PyTuple_Type, &steady, &prefilter, &PyDict_Type,
                                      &cache, &PyDict_Type, &pairs, &PyDict_Type, &quads, &compute, &pair, &quad,
                                      &always, &context, &tables, &max_hold, &PyTuple_Type, &near, &PyBytes_Type,
                                      &near_bits, &near_window, &PyTuple_Type, &near_tails, &PyTuple_Type, &near_caches,
                                      &PyTuple_Type, &shapes,
-                                     &lean))
+                                     &lean, &fixed))
         return NULL;
     Py_ssize_t count = PyTuple_GET_SIZE(full);
     if (PyTuple_GET_SIZE(search) != count || PyTuple_GET_SIZE(match) != count ||
@@ -1152,6 +1412,8 @@ static PyObject *feed_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
     }
     f->prefilter = prefilter;
     f->lean = lean;
+    f->fixed = fixed;
+    f->min_range_known = 0;
     f->max_hold = max_hold;
     f->cs.size = 64;
     f->cs.pos = (Py_ssize_t *)PyMem_Calloc((size_t)f->cs.size, sizeof(Py_ssize_t));
@@ -1271,7 +1533,7 @@ static PyObject *method_call(PyObject *callable, PyObject *const *args, size_t n
         return PyObject_Vectorcall(m->rest, a, 2, NULL);
     }
     Py_INCREF(fo);
-    PyObject *got = quick((Feed *)fo, self, piece);
+    PyObject *got = ((Feed *)fo)->fixed ? quick_in((Feed *)fo, self, piece, d, raw) : quick((Feed *)fo, self, piece);
     Py_DECREF(fo);
     if (got == NULL) return NULL;
     if (got == Py_None) {
@@ -1390,6 +1652,8 @@ static PyObject *configure(PyObject *Py_UNUSED(module), PyObject *args) {
     Py_XDECREF(special);
     Py_INCREF(sp);
     special = sp;
+    memset(special_known, 0, sizeof special_known); /* the memo of `plain_piece` is the old `special`'s */
+    memset(special_hit, 0, sizeof special_hit);
     LOOKBEHIND = lookbehind;
     EAGER = eager;
     PER_CHAR = per_char;

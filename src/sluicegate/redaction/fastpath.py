@@ -182,6 +182,7 @@ def compiled_feed(
     shape_off: bool = False,
     rest_off: bool = False,
     lean_off: bool = False,
+    fixed_off: bool = False,
 ) -> Callable[[Any, str], Any]:
     """`quick(redactor, piece)` of a new `_native.Feed` over `tracker` (only with `native` not None): a Step
     (handled), an int (the point to settle: the caller settles and releases it) or None (not handled, nothing
@@ -216,6 +217,10 @@ def compiled_feed(
         # `lean_off`: the engine asked with the GIL released around each call and the whole detector asked at a
         # `near_rest` start, as before (tests/benchmarks/redactor_lean_ab.py measures it against this)
         lean=not lean_off,
+        # `fixed_off`: the common feed's fixed costs as before stop 34 (the entry's second look-ups, `special`
+        # asked of every non-ASCII piece, `MIN_RANGE` by attribute twice a feed, the bounds merged key by key;
+        # tests/benchmarks/redactor_fixed_ab.py measures it against this)
+        fixed=not fixed_off,
     )
     quick: Callable[[Any, str], Any] = feed.quick
     return quick
