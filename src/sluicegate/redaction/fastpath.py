@@ -103,6 +103,15 @@ def _rest_match(first: str | None, rest: str, flags: int) -> Callable[..., Any]:
     return got
 
 
+@lru_cache(maxsize=256)
+def _tail(pattern: str, flags: int) -> tuple[bytes, int] | None:
+    """The compiled feed's copy of a pattern's open tail (opentail.py), shared by every Redactor; None if none."""
+    from .opentail import open_tail
+
+    got = open_tail(pattern, flags)
+    return None if got is None else got.packed()
+
+
 def _near(d: Any, rest_off: bool = False, lean: bool = True) -> tuple[Any, ...] | None:
     """The compiled feed's label claims of a detector: (near, near_k), and its `near_rest` with the rest's shape
     where that has one (and, with `lean`, the rest's own compiled match)."""
@@ -124,6 +133,7 @@ def compiled_feed(
     shape_off: bool = False,
     rest_off: bool = False,
     lean_off: bool = False,
+    tail_off: bool = False,
 ) -> Callable[[Any, str], Any]:
     """`quick(redactor, piece)` of a new `_native.Feed` over `tracker` (only with `native` not None): a Step
     (handled), an int (the point to settle: the caller settles and releases it) or None (not handled, nothing
@@ -170,6 +180,13 @@ def compiled_feed(
         ),
         # `lean_off`: the engine asked with the GIL released around each call and the whole detector asked at a
         # `near_rest` start, as before (tests/benchmarks/redactor_lean_ab.py measures it against this)
+        # `tail_off`: every complete match probed and every start asked again (tests/benchmarks/redactor_check_ab.py
+        # measures it against this). The pattern without its `first` lookahead, which reads only the start's
+        # character; not for block detectors (their steady kinds are the claim there).
+        tail=tuple(
+            None if tail_off or d.steady or id(d) not in BUILTIN_IDS else _tail(d.pattern, d.compiled.flags)
+            for d in tracker._detectors
+        ),
         lean=not lean_off,
     )
     quick: Callable[[Any, str], Any] = feed.quick
