@@ -200,6 +200,9 @@ static PyObject *new_tables(PyObject *Py_UNUSED(module), PyObject *Py_UNUSED(arg
                  `Detector.near_rest` (`rest_rules_out` below)
      near_bits, near_window   labels.near_tables() and LOOKBEHIND: `label_near` below
      near_tails  the ASCII tails those bits were set from (labels.tails()): a bit's hit is checked against them
+     near_forms, near_gap   None, or per near_tail the label words' forms that end in it (labels.forms()), and
+                 the label detectors' larger `wholedb.label_gap` (-1: none): a tail counts only as a word
+                 ending within the gap (`label_near` below)
      near_caches per detector: None (a dict of this Feed's own) or the dict its near answers are remembered in
      shape       per detector: None, or new_shape(...) of its `shape.shape` (checked at a candidate start)
      tail        per detector: None, or OpenTail.packed() of its `opentail.open_tail` (`open_tail` below)
@@ -217,6 +220,12 @@ typedef struct {
        the bit of `ntno`, so most `:` of a log line's timestamp were asked). */
     unsigned char near_tail[128][4];
     int near_tail_len[128], near_tails;
+    /* With `lean`, per tail: the tuple of the forms of label words that end in it (labels.forms(), lowercased
+       ASCII str), or NULL (none given: a tail is taken as a word, as before); and `near_gap`, the most
+       characters a label detector's match starts after its word's end (wholedb.label_gap, the larger of the
+       two; -1: not known). A tail then counts only where one of its forms ends there, within the gap. */
+    PyObject *near_forms;
+    Py_ssize_t near_gap;
     Py_ssize_t near_window;
     Py_ssize_t near_k[MAXDET];              /* -1: no `near` claim */
     unsigned long long near_chars[MAXDET][2]; /* the ASCII characters of the claim, as a 128-bit set */
@@ -567,6 +576,7 @@ static int near_remember(Feed *f, long i, PyObject *key, PyObject *value) {
 #define NEAR_BITS (1 << 20)
 static int label_near(Feed *f, PyObject *view, Py_ssize_t v) {
     Py_ssize_t lo = v - f->near_window;
+    PyObject *forms = f->lean ? f->near_forms : NULL;
     if (lo < 0) lo = 0;
     int kind = PyUnicode_KIND(view);
     const void *data = PyUnicode_DATA(view);
@@ -588,7 +598,24 @@ static int label_near(Feed *f, PyObject *view, Py_ssize_t v) {
                 if (f->near_tail_len[k] != len) continue;
                 int same = 1;
                 for (int t = 0; t < len && same; t++) same = f->near_tail[k][t] == last[len - 1 - t];
-                if (same) return 1;
+                if (!same) continue;
+                if (forms == NULL) return 1;
+                /* the word would end at j + 1: too far before v for any label detector's match at v? */
+                if (f->near_gap >= 0 && j + 1 < v - f->near_gap) continue;
+                PyObject *fs = PyTuple_GET_ITEM(forms, k);
+                for (Py_ssize_t x = 0; x < PyTuple_GET_SIZE(fs); x++) {
+                    PyObject *word = PyTuple_GET_ITEM(fs, x);
+                    Py_ssize_t wl = PyUnicode_GET_LENGTH(word), from = j + 1 - wl;
+                    if (from < lo) return 1; /* it would begin before the window: not read, so taken */
+                    const Py_UCS1 *w = PyUnicode_1BYTE_DATA(word);
+                    int eq = 1;
+                    for (Py_ssize_t y = 0; y < wl && eq; y++) {
+                        Py_UCS4 c = PyUnicode_READ(kind, data, from + y); /* ASCII: read above */
+                        if (c >= 'A' && c <= 'Z') c += 32;
+                        eq = c == w[y];
+                    }
+                    if (eq) return 1;
+                }
             }
         }
     }
@@ -1049,7 +1076,7 @@ static void feed_dealloc(Feed *f) {
     Py_XDECREF(f->tracker); Py_XDECREF(f->open_from); Py_XDECREF(f->search); Py_XDECREF(f->full);
     Py_XDECREF(f->match); Py_XDECREF(f->reach); Py_XDECREF(f->steady); Py_XDECREF(f->cache);
     Py_XDECREF(f->pairs); Py_XDECREF(f->quads); Py_XDECREF(f->compute); Py_XDECREF(f->pair);
-    Py_XDECREF(f->quad); Py_XDECREF(f->tables_capsule); Py_XDECREF(f->near_bits_obj);
+    Py_XDECREF(f->quad); Py_XDECREF(f->tables_capsule); Py_XDECREF(f->near_bits_obj); Py_XDECREF(f->near_forms);
     for (int i = 0; i < MAXDET; i++) Py_XDECREF(f->near_cache[i]);
     for (int i = 0; i < MAXDET; i++) Py_XDECREF(f->shape_obj[i]);
     for (int i = 0; i < MAXDET; i++) Py_XDECREF(f->rest_obj[i]);
@@ -1064,18 +1091,18 @@ static PyObject *feed_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
     static char *kw[] = {"tracker", "open_from", "search", "full", "match", "reach", "steady", "prefilter",
                          "cache", "pairs", "quads", "compute", "pair", "quad", "always", "context", "tables",
                          "max_hold", "near", "near_bits", "near_window", "near_tails", "near_caches", "shape",
-                         "tail", "lean", NULL};
+                         "tail", "near_forms", "near_gap", "lean", NULL};
     PyObject *tracker, *open_from, *search, *full, *match, *reach, *steady, *cache, *pairs, *quads, *compute,
-        *pair, *quad, *always, *context, *tables, *near, *near_bits, *near_tails, *near_caches, *shapes, *tails;
+        *pair, *quad, *always, *context, *tables, *near, *near_bits, *near_tails, *near_caches, *shapes, *tails, *near_forms;
     int prefilter, lean;
-    Py_ssize_t max_hold, near_window;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "$OOO!O!O!O!O!pO!O!O!OOOOOOnO!O!nO!O!O!O!p:Feed", kw, &tracker, &open_from,
+    Py_ssize_t max_hold, near_window, near_gap;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "$OOO!O!O!O!O!pO!O!O!OOOOOOnO!O!nO!O!O!O!Onp:Feed", kw, &tracker, &open_from,
                                      &PyTuple_Type, &search, &PyTuple_Type, &full, &PyTuple_Type, &match,
                                      &PyTuple_Type, &reach, &PyTuple_Type, &steady, &prefilter, &PyDict_Type,
                                      &cache, &PyDict_Type, &pairs, &PyDict_Type, &quads, &compute, &pair, &quad,
                                      &always, &context, &tables, &max_hold, &PyTuple_Type, &near, &PyBytes_Type,
                                      &near_bits, &near_window, &PyTuple_Type, &near_tails, &PyTuple_Type, &near_caches,
-                                     &PyTuple_Type, &shapes, &PyTuple_Type, &tails,
+                                     &PyTuple_Type, &shapes, &PyTuple_Type, &tails, &near_forms, &near_gap,
                                      &lean))
         return NULL;
     Py_ssize_t count = PyTuple_GET_SIZE(full);
@@ -1132,6 +1159,28 @@ static PyObject *feed_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
         f->near_tail_len[k] = (int)len;
     }
     f->near_tails = (int)PyTuple_GET_SIZE(near_tails);
+    if (near_forms != Py_None) { /* a tuple as long as near_tails, of tuples of lowercased ASCII str */
+        int ok = PyTuple_Check(near_forms) && PyTuple_GET_SIZE(near_forms) == PyTuple_GET_SIZE(near_tails);
+        for (Py_ssize_t k = 0; ok && k < PyTuple_GET_SIZE(near_forms); k++) {
+            PyObject *fs = PyTuple_GET_ITEM(near_forms, k);
+            ok = PyTuple_Check(fs);
+            for (Py_ssize_t x = 0; ok && x < PyTuple_GET_SIZE(fs); x++) {
+                PyObject *w = PyTuple_GET_ITEM(fs, x);
+                ok = PyUnicode_CheckExact(w) && PyUnicode_IS_ASCII(w) && PyUnicode_GET_LENGTH(w) >= 1;
+                for (Py_ssize_t y = 0; ok && y < PyUnicode_GET_LENGTH(w); y++) {
+                    Py_UCS4 c = PyUnicode_READ_CHAR(w, y);
+                    ok = !(c >= 'A' && c <= 'Z');
+                }
+            }
+        }
+        if (!ok) {
+            Py_DECREF(f);
+            PyErr_SetString(PyExc_ValueError, "Feed: near_forms is None or, per near_tail, a tuple of lowercased ASCII str");
+            return NULL;
+        }
+        f->near_forms = Py_NewRef(near_forms);
+    }
+    f->near_gap = near_gap < 0 ? -1 : near_gap;
     f->near_window = near_window;
     for (Py_ssize_t i = 0; i < MAXDET; i++) {
         f->near_k[i] = -1;

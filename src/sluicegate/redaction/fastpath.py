@@ -80,6 +80,24 @@ def _near_tails() -> tuple[str, ...]:
     return tuple(sorted(t for t in tails() if t.isascii()))
 
 
+@lru_cache(maxsize=1)
+def _near_forms() -> tuple[tuple[str, ...], ...]:
+    """Per tail of `_near_tails()`, the label words' forms that end in it (labels.forms())."""
+    from .labels import forms
+
+    got = forms()
+    return tuple(got.get(t, ()) for t in _near_tails())
+
+
+def _near_gap(detectors: Any) -> int:
+    """The most characters a label detector's match starts after its label word's end (wholedb.label_gap), the
+    larger over the detectors with a `near` claim; -1 where one is not known."""
+    from .wholedb import label_gap
+
+    gaps = [label_gap(d) for d in detectors if d.near is not None]
+    return -1 if not gaps or None in gaps else max(g for g in gaps if g is not None)
+
+
 @lru_cache(maxsize=256)
 def _shape(pattern: str, flags: int, places: int | None = None) -> object:
     """The compiled feed's copy of a pattern's shape (shape.py), shared by every Redactor; None if it has none."""
@@ -134,6 +152,7 @@ def compiled_feed(
     rest_off: bool = False,
     lean_off: bool = False,
     tail_off: bool = False,
+    word_off: bool = False,
 ) -> Callable[[Any, str], Any]:
     """`quick(redactor, piece)` of a new `_native.Feed` over `tracker` (only with `native` not None): a Step
     (handled), an int (the point to settle: the caller settles and releases it) or None (not handled, nothing
@@ -172,6 +191,10 @@ def compiled_feed(
             for d in tracker._detectors
         ),
         near_window=LOOKBEHIND,
+        # `word_off`: a label tail counts as a label word wherever it is in the window, as before (a JSON `export`
+        # holds `port` of `passport`); else only where a form of a word ends in it, within the label gap.
+        near_forms=None if word_off else _near_forms(),
+        near_gap=-1 if word_off else _near_gap(tracker._detectors),
         # `shape_off`: no shape check (tests/benchmarks/redactor_shape_ab.py measures it against this). Built-ins
         # only: a custom detector is never asked at candidates (it is in the starters' `always` mask).
         shape=tuple(
