@@ -79,7 +79,7 @@ def _cut(text: str, sizes: list[int]) -> list[tuple[str, str]]:
 @pytest.mark.parametrize("fast", [True, False])
 def test_the_same_steps_on_the_corpora(fast: bool) -> None:
     rng = random.Random(34)
-    texts = [make(6000) for make in CORPORA.values()] + [C.planted(6000).text, C.prose(3000)]
+    texts = [make(6000) for make in CORPORA.values()] + [C.planted(6000).text, C.prose(3000), *test_label_word.EDGE]
     for text in texts:
         for sizes in ([4], [1], [rng.randint(1, 64) for _ in range(50)]):
             _same(_cut(text, sizes), fast)

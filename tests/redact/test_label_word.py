@@ -100,3 +100,24 @@ def test_the_compiled_check_is_the_reference_on_the_corpora() -> None:
         for v, ch in enumerate(text):
             if ch in ':=>,("':
                 assert feed.label_near(text, v) == _word_near(text, v), (text[v - 90 : v], v)
+
+
+# Labels as far before their operator as the patterns allow: the longest suffix (`labels.SUFFIX`), a type, an
+# array size, quotes and spaces.
+EDGE = [
+    "api_key_abcdefghij_klmnopqrst = s3cr3tvalue9 ok",
+    'password_abcdefghij-klmnopqrst: "s3cr3t value" ok',
+    'const apiKey_abcdefghij_klmnopqrst: string = "s3cr3tvalue"',
+    'char secret_key_abcdefghij_klmnopqrst[1234]  := "x y"',
+    'System.setProperty("token_abcdefghij_klmnopqrst12",  "s3cr3tvalue")',
+]
+
+
+def test_labels_at_the_gaps_edge() -> None:
+    for text in EDGE:
+        test_label_near._check(text, _word_near)
+        test_label_near._check_rest(text, _word_near)
+    # Not vacuous: a gap shorter than the patterns allow breaks the claim on these texts.
+    with pytest.raises(AssertionError):
+        for text in EDGE:
+            test_label_near._check(text, lambda t, v: labels.label_word_near(t, v, LOOKBEHIND, 30))

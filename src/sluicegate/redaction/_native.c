@@ -1159,8 +1159,10 @@ static PyObject *feed_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
         f->near_tail_len[k] = (int)len;
     }
     f->near_tails = (int)PyTuple_GET_SIZE(near_tails);
+    static PyObject *forms_checked = NULL; /* the last tuple found good (fastpath hands the same one each time) */
     if (near_forms != Py_None) { /* a tuple as long as near_tails, of tuples of lowercased ASCII str */
         int ok = PyTuple_Check(near_forms) && PyTuple_GET_SIZE(near_forms) == PyTuple_GET_SIZE(near_tails);
+        if (ok && near_forms == forms_checked) goto forms_ok;
         for (Py_ssize_t k = 0; ok && k < PyTuple_GET_SIZE(near_forms); k++) {
             PyObject *fs = PyTuple_GET_ITEM(near_forms, k);
             ok = PyTuple_Check(fs);
@@ -1178,6 +1180,8 @@ static PyObject *feed_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
             PyErr_SetString(PyExc_ValueError, "Feed: near_forms is None or, per near_tail, a tuple of lowercased ASCII str");
             return NULL;
         }
+        Py_XSETREF(forms_checked, Py_NewRef(near_forms));
+    forms_ok:
         f->near_forms = Py_NewRef(near_forms);
     }
     f->near_gap = near_gap < 0 ? -1 : near_gap;

@@ -89,13 +89,36 @@ def _near_forms() -> tuple[tuple[str, ...], ...]:
     return tuple(got.get(t, ()) for t in _near_tails())
 
 
+def _claims(tracker: OpenTracker) -> tuple[tuple[Any, ...], int]:
+    """The open tails (per detector) and the label gap of `tracker`'s detectors, made once per selection and kept
+    on its starters (streams of one selection share it): a new Redactor does not read every pattern again."""
+    from .starters import BUILTIN_IDS
+
+    s = tracker._starters
+    got = s.feed_claims
+    if got is None:
+        dets = tracker._detectors
+        tails = tuple(
+            None if d.steady or id(d) not in BUILTIN_IDS else _tail(d.pattern, d.compiled.flags) for d in dets
+        )
+        got = s.feed_claims = (tails, _near_gap(dets))
+    claims: tuple[tuple[Any, ...], int] = got  # type: ignore[assignment]
+    return claims
+
+
 def _near_gap(detectors: Any) -> int:
     """The most characters a label detector's match starts after its label word's end (wholedb.label_gap), the
     larger over the detectors with a `near` claim; -1 where one is not known."""
+    gaps = [_label_gap(d) for d in detectors if d.near is not None]
+    return -1 if not gaps or None in gaps else max(g for g in gaps if g is not None)
+
+
+@lru_cache(maxsize=64)
+def _label_gap(d: Any) -> int | None:
+    """`wholedb.label_gap(d)`, read once per detector (it parses the pattern: a new Redactor must not)."""
     from .wholedb import label_gap
 
-    gaps = [label_gap(d) for d in detectors if d.near is not None]
-    return -1 if not gaps or None in gaps else max(g for g in gaps if g is not None)
+    return label_gap(d)
 
 
 @lru_cache(maxsize=256)
@@ -160,6 +183,7 @@ def compiled_feed(
     from .starters import BUILTIN_IDS
 
     s = tracker._starters
+    claims = _claims(tracker)
     feed = native.Feed(
         tracker=tracker,
         open_from=tracker.open_from,
@@ -194,7 +218,7 @@ def compiled_feed(
         # `word_off`: a label tail counts as a label word wherever it is in the window, as before (a JSON `export`
         # holds `port` of `passport`); else only where a form of a word ends in it, within the label gap.
         near_forms=None if word_off else _near_forms(),
-        near_gap=-1 if word_off else _near_gap(tracker._detectors),
+        near_gap=-1 if word_off else claims[1],
         # `shape_off`: no shape check (tests/benchmarks/redactor_shape_ab.py measures it against this). Built-ins
         # only: a custom detector is never asked at candidates (it is in the starters' `always` mask).
         shape=tuple(
@@ -206,10 +230,7 @@ def compiled_feed(
         # `tail_off`: every complete match probed and every start asked again (tests/benchmarks/redactor_check_ab.py
         # measures it against this). The pattern without its `first` lookahead, which reads only the start's
         # character; not for block detectors (their steady kinds are the claim there).
-        tail=tuple(
-            None if tail_off or d.steady or id(d) not in BUILTIN_IDS else _tail(d.pattern, d.compiled.flags)
-            for d in tracker._detectors
-        ),
+        tail=(None,) * len(tracker._detectors) if tail_off else claims[0],
         lean=not lean_off,
     )
     quick: Callable[[Any, str], Any] = feed.quick
