@@ -229,7 +229,7 @@ def _kind(m: regex.Match[str] | None) -> str:
     return "none" if m is None else "open" if m.partial else "complete"
 
 
-def _rest_asks(text: str) -> int:
+def _rest_asks(text: str, near: Callable[[str, int], bool] | None = None) -> int:
     """At every `near_rest` start of `text` (cut at several ends after it) where the compiled feed asks the rest
     alone — no label tail before it, the rest's shape not ruling it out — assert the rest's answer is the
     detector's (within k characters of the end only an answer that is not "none": the feed asks the detector
@@ -243,7 +243,7 @@ def _rest_asks(text: str) -> int:
         rest_shape = shape(rest, flags, fastpath.REST_PLACES)
         assert rest_shape is not None
         for v, ch in enumerate(text):
-            if ch not in chars or labels.label_near(text, v, LOOKBEHIND):
+            if ch not in chars or (near(text, v) if near is not None else labels.label_near(text, v, LOOKBEHIND)):
                 continue
             for end in {len(text), *(min(len(text), v + j) for j in (1, 2, 3, 4, 5, 8, 16, 40, 64, 70, 300))}:
                 cut = text[:end]

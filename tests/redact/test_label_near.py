@@ -12,6 +12,7 @@ unchanged (test_oracle.py, test_native.py compare the paths).
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 import pytest
 import regex
@@ -42,13 +43,18 @@ _PIECES = st.one_of(
 )
 
 
-def _check(text: str) -> int:
-    """Assert the claim at every `near` start of `text` with no tail before it; return how many were checked."""
+def _tail_near(text: str, v: int) -> bool:
+    return labels.label_near(text, v, LOOKBEHIND)
+
+
+def _check(text: str, near: Callable[[str, int], bool] = _tail_near) -> int:
+    """Assert the claim at every `near` start of `text` where `near` says no label may end before it (by
+    default: no tail); return how many were checked."""
     checked = 0
     for d in _NEAR:
         assert d.near_k is not None
         for v, ch in enumerate(text):
-            if ch not in d.near or labels.label_near(text, v, LOOKBEHIND):
+            if ch not in d.near or near(text, v):
                 continue
             checked += 1
             m = d.compiled.match(text, v, partial=True)
@@ -73,7 +79,7 @@ def _rest(d: object) -> tuple[str, int, regex.Pattern[str], object]:
     return chars, k, regex.compile(rest, flags), shape(rest, flags, fastpath.REST_PLACES)
 
 
-def _check_rest(text: str) -> int:
+def _check_rest(text: str, near: Callable[[str, int], bool] = _tail_near) -> int:
     """Assert `near_rest`'s claims at every such start of `text` with no tail before it (and of each prefix of
     `text` within the rest's reach): (whole text, whole.py) a match there is a match of the rest; (the compiled
     feed) where the rest's shape rules the start out, no match with more than k characters after it, else the
@@ -83,7 +89,7 @@ def _check_rest(text: str) -> int:
         chars, k, rest_rx, rest_shape = _rest(d)
         assert rest_shape is not None
         for v, ch in enumerate(text):
-            if ch not in chars or labels.label_near(text, v, LOOKBEHIND):
+            if ch not in chars or near(text, v):
                 continue
             checked += 1
             if d.compiled.match(text, v) is not None:
@@ -186,8 +192,10 @@ def test_before_behind() -> None:
 @settings(max_examples=300, deadline=None)
 @given(st.lists(_PIECES, max_size=30).map("".join))
 def test_the_compiled_check_is_the_reference(text: str) -> None:
-    quick = Redactor()._quick_native
-    assert quick is not None
+    r = Redactor()
+    assert r._tracker is not None
+    # the tails' check alone (by default a tail counts only as a whole word: tests/redact/test_label_word.py)
+    quick = fastpath.compiled_feed(r._tracker, r._max_hold, word_off=True)
     feed = quick.__self__  # type: ignore[attr-defined]
     for v in range(len(text) + 1):
         assert feed.label_near(text, v) >= labels.label_near(text, v, LOOKBEHIND), (text, v)

@@ -71,13 +71,17 @@ typedef struct {
     Py_ssize_t steady_at[MAXDET], steady_to[MAXDET], steady_open[MAXDET], steady_k[MAXDET];
     Py_ssize_t steady_kind[MAXDET]; /* which entry of the detector's `_steady` tuple */
     int steady_phase[MAXDET];       /* 1: the match there was partial; 2: complete, and the block still open */
+    /* A detector with an open tail (opentail.py) found complete at `tail_at[i]` by a match ending at the end of
+       the view, when that ended at `tail_to[i]` (-1: not known): open there, and still so over appended text of
+       its tail's characters while the match is shorter than its `tail_most` (`open_tail` below). */
+    Py_ssize_t tail_at[MAXDET], tail_to[MAXDET];
 } Cands;
 
 
 static void cands_reset(Cands *cs, Py_ssize_t from) {
     cs->count = 0;
     cs->from = from;
-    for (int i = 0; i < MAXDET; i++) cs->steady_to[i] = -1;
+    for (int i = 0; i < MAXDET; i++) cs->steady_to[i] = cs->tail_to[i] = -1;
 }
 
 /* Append a candidate; 0, or -1 with MemoryError set. */
@@ -199,8 +203,12 @@ static PyObject *new_tables(PyObject *Py_UNUSED(module), PyObject *Py_UNUSED(arg
                  `Detector.near_rest` (`rest_rules_out` below)
      near_bits, near_window   labels.near_tables() and LOOKBEHIND: `label_near` below
      near_tails  the ASCII tails those bits were set from (labels.tails()): a bit's hit is checked against them
+     near_forms, near_gap   None, or per near_tail the label words' forms that end in it (labels.forms()), and
+                 the label detectors' larger `wholedb.label_gap` (-1: none): a tail counts only as a word
+                 ending within the gap (`label_near` below)
      near_caches per detector: None (a dict of this Feed's own) or the dict its near answers are remembered in
      shape       per detector: None, or new_shape(...) of its `shape.shape` (checked at a candidate start)
+     tail        per detector: None, or OpenTail.packed() of its `opentail.open_tail` (`open_tail` below)
      lean        see the field below (False: the feed as before this stop's per-feed changes)
      fixed       see the field below (False: the common feed's fixed costs as before stop 34)
    The Redactor's state (STATE["Redactor"]) is read and written on the redactor passed to `quick`. */
@@ -233,6 +241,12 @@ typedef struct {
        the bit of `ntno`, so most `:` of a log line's timestamp were asked). */
     unsigned char near_tail[128][4];
     int near_tail_len[128], near_tails;
+    /* With `lean`, per tail: the tuple of the forms of label words that end in it (labels.forms(), lowercased
+       ASCII str), or NULL (none given: a tail is taken as a word, as before); and `near_gap`, the most
+       characters a label detector's match starts after its word's end (wholedb.label_gap, the larger of the
+       two; -1: not known). A tail then counts only where one of its forms ends there, within the gap. */
+    PyObject *near_forms;
+    Py_ssize_t near_gap;
     Py_ssize_t near_window;
     Py_ssize_t near_k[MAXDET];              /* -1: no `near` claim */
     unsigned long long near_chars[MAXDET][2]; /* the ASCII characters of the claim, as a 128-bit set */
@@ -246,6 +260,11 @@ typedef struct {
     const Shape *rest_shape[MAXDET];
     PyObject *rest_match[MAXDET];           /* the rest alone, compiled (its `match`), or NULL: see `lean` */
     const Shape *shape[MAXDET];
+    /* per detector: whether it has an open tail (opentail.py), its ASCII characters (a 128-bit set) and the
+       least maximum of its final repeats (-1: unbounded); `tail` of the Feed's arguments */
+    int tail_on[MAXDET];
+    unsigned long long tail_chars[MAXDET][2];
+    Py_ssize_t tail_most[MAXDET];
     int prefilter, ran, many;
     /* 1 (the default): the engine is asked with the GIL held (`concurrent=False`: the same answer, without the
        release and reacquire around each call, a third of a short call), and at a `near_rest` start with no label
@@ -740,6 +759,7 @@ static int near_remember(Feed *f, long i, PyObject *key, PyObject *value) {
 #define NEAR_BITS (1 << 20)
 static int label_near(Feed *f, PyObject *view, Py_ssize_t v) {
     Py_ssize_t lo = v - f->near_window;
+    PyObject *forms = f->lean ? f->near_forms : NULL;
     if (lo < 0) lo = 0;
     int kind = PyUnicode_KIND(view);
     const void *data = PyUnicode_DATA(view);
@@ -761,7 +781,24 @@ static int label_near(Feed *f, PyObject *view, Py_ssize_t v) {
                 if (f->near_tail_len[k] != len) continue;
                 int same = 1;
                 for (int t = 0; t < len && same; t++) same = f->near_tail[k][t] == last[len - 1 - t];
-                if (same) return 1;
+                if (!same) continue;
+                if (forms == NULL) return 1;
+                /* the word would end at j + 1: too far before v for any label detector's match at v? */
+                if (f->near_gap >= 0 && j + 1 < v - f->near_gap) continue;
+                PyObject *fs = PyTuple_GET_ITEM(forms, k);
+                for (Py_ssize_t x = 0; x < PyTuple_GET_SIZE(fs); x++) {
+                    PyObject *word = PyTuple_GET_ITEM(fs, x);
+                    Py_ssize_t wl = PyUnicode_GET_LENGTH(word), from = j + 1 - wl;
+                    if (from < lo) return 1; /* it would begin before the window: not read, so taken */
+                    const Py_UCS1 *w = PyUnicode_1BYTE_DATA(word);
+                    int eq = 1;
+                    for (Py_ssize_t y = 0; y < wl && eq; y++) {
+                        Py_UCS4 c = PyUnicode_READ(kind, data, from + y); /* ASCII: read above */
+                        if (c >= 'A' && c <= 'Z') c += 32;
+                        eq = c == w[y];
+                    }
+                    if (eq) return 1;
+                }
             }
         }
     }
@@ -879,7 +916,7 @@ static Py_ssize_t open_from_core(Feed *f, PyObject *tdict, PyObject *view, Py_ss
                 /* Nothing of i can match here: the text does not have its shape (shape.py). Asked first: it costs
                    an array walk, where a key the quad table has not seen costs a Python call and engine calls. */
                 if (f->shape[i] != NULL && shape_rules_out(f->shape[i], kind_v, data_v, v, n)) {
-                    if (cp < best) cs->steady_to[i] = -1; /* as a match asked here would have done */
+                    if (cp < best) cs->steady_to[i] = cs->tail_to[i] = -1; /* as a match asked here would have done */
                     continue;
                 }
                 if (!(context & bit) && v >= 1 && v + 3 <= n) { /* the two characters after it are known */
@@ -960,18 +997,38 @@ static Py_ssize_t open_from_core(Feed *f, PyObject *tdict, PyObject *view, Py_ss
                         cs->steady_to[i] = n + o;
                     }
                 }
+                if (cp < best && q < 0 && near_known != 1 && f->tail_on[i] && ask == PyTuple_GET_ITEM(match, i) &&
+                    cs->tail_to[i] >= 0 && cs->tail_at[i] == cp &&
+                    (f->tail_most[i] < 0 || n - v < f->tail_most[i])) {
+                    /* Complete here at the last check, by a match ending at the end of the view then: a path ending
+                       in a final repeat below its maximum (opentail.py). Appended text of characters every final
+                       repeat takes extends it to the new end, still below the maximum: open here, as the engine
+                       would say (tests/redact/test_open_tail.py). */
+                    Py_ssize_t j = cs->tail_to[i] - o;
+                    int same = j > v && j <= n;
+                    for (; same && j < n; j++) {
+                        Py_UCS4 c = PyUnicode_READ(kind_v, data_v, j);
+                        same = c < 128 && (f->tail_chars[i][c >> 6] >> (c & 63) & 1) != 0;
+                    }
+                    if (same) {
+                        q = cp;
+                        cs->tail_to[i] = n + o;
+                    }
+                }
                 if (cp < best && q < 0 && near_known == 1) {
-                    cs->steady_to[i] = -1;
+                    cs->steady_to[i] = cs->tail_to[i] = -1;
                     q = cp; /* open here before its lookbehind, as the engine said for the same view[v:n] */
                 } else if (cp < best && q < 0) {
-                    cs->steady_to[i] = -1;
+                    cs->steady_to[i] = cs->tail_to[i] = -1;
                     PyObject *sv = PyLong_FromSsize_t(v);
                     if (sv == NULL) { Py_XDECREF(near_key); return -2; }
                     PyObject *args[5] = {view, sv, Py_None, f->lean ? Py_False : Py_None, Py_True};
                     PyObject *mt = PyObject_Vectorcall(ask, args, 5, NULL);
+                    int own = ask == PyTuple_GET_ITEM(match, i); /* the detector's own match (not the rest's) */
                     if (mt == Py_None && then != NULL) {
                         Py_DECREF(mt);
                         mt = PyObject_Vectorcall(then, args, 5, NULL);
+                        own = 1;
                     }
                     if (mt == NULL) { Py_XDECREF(near_key); Py_DECREF(sv); return -2; }
                     if (mt == Py_None) {
@@ -985,11 +1042,22 @@ static Py_ssize_t open_from_core(Feed *f, PyObject *tdict, PyObject *view, Py_ss
                         continue;
                     }
                     PyObject *partial = PyObject_GetAttr(mt, k_partial);
-                    Py_DECREF(mt);
-                    if (partial == NULL) { Py_XDECREF(near_key); Py_DECREF(sv); return -2; }
+                    if (partial == NULL) { Py_DECREF(mt); Py_XDECREF(near_key); Py_DECREF(sv); return -2; }
                     int is_partial = PyObject_IsTrue(partial);
                     Py_DECREF(partial);
-                    if (is_partial < 0) { Py_XDECREF(near_key); Py_DECREF(sv); return -2; }
+                    if (is_partial < 0) { Py_DECREF(mt); Py_XDECREF(near_key); Py_DECREF(sv); return -2; }
+                    /* A complete match ending at the end of the view, of a detector whose every path ends in a
+                       final repeat, shorter than that repeat's maximum: the repeat stopped because the text did,
+                       so the path runs into the end and this start is open (opentail.py): no probe needed. */
+                    int tail_open = 0;
+                    if (!is_partial && own && f->tail_on[i] && (f->tail_most[i] < 0 || n - v < f->tail_most[i])) {
+                        PyObject *me = PyObject_CallMethodNoArgs(mt, k_end);
+                        Py_ssize_t mend = me == NULL ? -1 : PyLong_AsSsize_t(me);
+                        Py_XDECREF(me);
+                        if (mend == -1 && PyErr_Occurred()) { Py_DECREF(mt); Py_XDECREF(near_key); Py_DECREF(sv); return -2; }
+                        tail_open = mend == n;
+                    }
+                    Py_DECREF(mt);
                     if (near_key != NULL) {
                         int r3 = is_partial ? near_remember(f, i, near_key, Py_True) : 0;
                         Py_CLEAR(near_key);
@@ -1001,6 +1069,10 @@ static Py_ssize_t open_from_core(Feed *f, PyObject *tdict, PyObject *view, Py_ss
                             Py_DECREF(sv);
                             return -2;
                         }
+                    } else if (tail_open) { /* complete, and open here (above) */
+                        q = cp;
+                        cs->tail_at[i] = cp;
+                        cs->tail_to[i] = n + o;
                     } else { /* a complete match here: where is i still open? (as the search path asks) */
                         q = probe_start(PyTuple_GET_ITEM(search, i), args, o, end);
                         if (q == -2) { Py_DECREF(sv); return -2; }
@@ -1262,7 +1334,7 @@ static void feed_dealloc(Feed *f) {
     Py_XDECREF(f->tracker); Py_XDECREF(f->open_from); Py_XDECREF(f->search); Py_XDECREF(f->full);
     Py_XDECREF(f->match); Py_XDECREF(f->reach); Py_XDECREF(f->steady); Py_XDECREF(f->cache);
     Py_XDECREF(f->pairs); Py_XDECREF(f->quads); Py_XDECREF(f->compute); Py_XDECREF(f->pair);
-    Py_XDECREF(f->quad); Py_XDECREF(f->tables_capsule); Py_XDECREF(f->near_bits_obj);
+    Py_XDECREF(f->quad); Py_XDECREF(f->tables_capsule); Py_XDECREF(f->near_bits_obj); Py_XDECREF(f->near_forms);
     for (int i = 0; i < MAXDET; i++) Py_XDECREF(f->near_cache[i]);
     for (int i = 0; i < MAXDET; i++) Py_XDECREF(f->shape_obj[i]);
     for (int i = 0; i < MAXDET; i++) Py_XDECREF(f->rest_obj[i]);
@@ -1279,24 +1351,24 @@ static PyObject *feed_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
     static char *kw[] = {"tracker", "open_from", "search", "full", "match", "reach", "steady", "prefilter",
                          "cache", "pairs", "quads", "compute", "pair", "quad", "always", "context", "tables",
                          "max_hold", "near", "near_bits", "near_window", "near_tails", "near_caches", "shape",
-                         "lean", "fixed", NULL};
+                         "tail", "near_forms", "near_gap", "lean", "fixed", NULL};
     PyObject *tracker, *open_from, *search, *full, *match, *reach, *steady, *cache, *pairs, *quads, *compute,
-        *pair, *quad, *always, *context, *tables, *near, *near_bits, *near_tails, *near_caches, *shapes;
+        *pair, *quad, *always, *context, *tables, *near, *near_bits, *near_tails, *near_caches, *shapes, *tails, *near_forms;
     int prefilter, lean, fixed;
-    Py_ssize_t max_hold, near_window;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "$OOO!O!O!O!O!pO!O!O!OOOOOOnO!O!nO!O!O!pp:Feed", kw, &tracker, &open_from,
+    Py_ssize_t max_hold, near_window, near_gap;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "$OOO!O!O!O!O!pO!O!O!OOOOOOnO!O!nO!O!O!O!Onpp:Feed", kw, &tracker, &open_from,
                                      &PyTuple_Type, &search, &PyTuple_Type, &full, &PyTuple_Type, &match,
                                      &PyTuple_Type, &reach, &PyTuple_Type, &steady, &prefilter, &PyDict_Type,
                                      &cache, &PyDict_Type, &pairs, &PyDict_Type, &quads, &compute, &pair, &quad,
                                      &always, &context, &tables, &max_hold, &PyTuple_Type, &near, &PyBytes_Type,
                                      &near_bits, &near_window, &PyTuple_Type, &near_tails, &PyTuple_Type, &near_caches,
-                                     &PyTuple_Type, &shapes,
+                                     &PyTuple_Type, &shapes, &PyTuple_Type, &tails, &near_forms, &near_gap,
                                      &lean, &fixed))
         return NULL;
     Py_ssize_t count = PyTuple_GET_SIZE(full);
     if (PyTuple_GET_SIZE(search) != count || PyTuple_GET_SIZE(match) != count ||
         PyTuple_GET_SIZE(reach) != count || PyTuple_GET_SIZE(steady) != count || PyTuple_GET_SIZE(near) != count ||
-        PyTuple_GET_SIZE(shapes) != count || PyTuple_GET_SIZE(near_caches) != count) {
+        PyTuple_GET_SIZE(shapes) != count || PyTuple_GET_SIZE(near_caches) != count || PyTuple_GET_SIZE(tails) != count) {
         PyErr_SetString(PyExc_ValueError, "Feed: the per-detector tuples differ in length");
         return NULL;
     }
@@ -1347,6 +1419,32 @@ static PyObject *feed_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
         f->near_tail_len[k] = (int)len;
     }
     f->near_tails = (int)PyTuple_GET_SIZE(near_tails);
+    static PyObject *forms_checked = NULL; /* the last tuple found good (fastpath hands the same one each time) */
+    if (near_forms != Py_None) { /* a tuple as long as near_tails, of tuples of lowercased ASCII str */
+        int ok = PyTuple_Check(near_forms) && PyTuple_GET_SIZE(near_forms) == PyTuple_GET_SIZE(near_tails);
+        if (ok && near_forms == forms_checked) goto forms_ok;
+        for (Py_ssize_t k = 0; ok && k < PyTuple_GET_SIZE(near_forms); k++) {
+            PyObject *fs = PyTuple_GET_ITEM(near_forms, k);
+            ok = PyTuple_Check(fs);
+            for (Py_ssize_t x = 0; ok && x < PyTuple_GET_SIZE(fs); x++) {
+                PyObject *w = PyTuple_GET_ITEM(fs, x);
+                ok = PyUnicode_CheckExact(w) && PyUnicode_IS_ASCII(w) && PyUnicode_GET_LENGTH(w) >= 1;
+                for (Py_ssize_t y = 0; ok && y < PyUnicode_GET_LENGTH(w); y++) {
+                    Py_UCS4 c = PyUnicode_READ_CHAR(w, y);
+                    ok = !(c >= 'A' && c <= 'Z');
+                }
+            }
+        }
+        if (!ok) {
+            Py_DECREF(f);
+            PyErr_SetString(PyExc_ValueError, "Feed: near_forms is None or, per near_tail, a tuple of lowercased ASCII str");
+            return NULL;
+        }
+        Py_XSETREF(forms_checked, Py_NewRef(near_forms));
+    forms_ok:
+        f->near_forms = Py_NewRef(near_forms);
+    }
+    f->near_gap = near_gap < 0 ? -1 : near_gap;
     f->near_window = near_window;
     for (Py_ssize_t i = 0; i < MAXDET; i++) {
         f->near_k[i] = -1;
@@ -1409,6 +1507,22 @@ static PyObject *feed_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
         if (sh == NULL) { Py_DECREF(f); return NULL; }
         f->shape_obj[i] = Py_NewRef(cap);
         f->shape[i] = sh;
+    }
+    for (Py_ssize_t i = 0; i < count && i < MAXDET; i++) {
+        PyObject *tl = PyTuple_GET_ITEM(tails, i);
+        if (tl == Py_None) continue;
+        PyObject *bits = PyTuple_Check(tl) && PyTuple_GET_SIZE(tl) == 2 ? PyTuple_GET_ITEM(tl, 0) : NULL;
+        Py_ssize_t most = bits ? PyLong_AsSsize_t(PyTuple_GET_ITEM(tl, 1)) : -2;
+        if (bits == NULL || !PyBytes_Check(bits) || PyBytes_GET_SIZE(bits) != 16 || most < -1) {
+            Py_DECREF(f);
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "Feed: tail holds None or OpenTail.packed()");
+            return NULL;
+        }
+        const unsigned char *b = (const unsigned char *)PyBytes_AS_STRING(bits);
+        for (int c = 0; c < 128; c++)
+            if (b[c >> 3] >> (c & 7) & 1) f->tail_chars[i][c >> 6] |= 1ULL << (c & 63);
+        f->tail_most[i] = most;
+        f->tail_on[i] = 1;
     }
     f->prefilter = prefilter;
     f->lean = lean;

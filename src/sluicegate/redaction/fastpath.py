@@ -88,6 +88,47 @@ def _near_tails() -> tuple[str, ...]:
     return tuple(sorted(t for t in tails() if t.isascii()))
 
 
+@lru_cache(maxsize=1)
+def _near_forms() -> tuple[tuple[str, ...], ...]:
+    """Per tail of `_near_tails()`, the label words' forms that end in it (labels.forms())."""
+    from .labels import forms
+
+    got = forms()
+    return tuple(got.get(t, ()) for t in _near_tails())
+
+
+def _claims(tracker: OpenTracker) -> tuple[tuple[Any, ...], int]:
+    """The open tails (per detector) and the label gap of `tracker`'s detectors, made once per selection and kept
+    on its starters (streams of one selection share it): a new Redactor does not read every pattern again."""
+    from .starters import BUILTIN_IDS
+
+    s = tracker._starters
+    got = s.feed_claims
+    if got is None:
+        dets = tracker._detectors
+        tails = tuple(
+            None if d.steady or id(d) not in BUILTIN_IDS else _tail(d.pattern, d.compiled.flags) for d in dets
+        )
+        got = s.feed_claims = (tails, _near_gap(dets))
+    claims: tuple[tuple[Any, ...], int] = got  # type: ignore[assignment]
+    return claims
+
+
+def _near_gap(detectors: Any) -> int:
+    """The most characters a label detector's match starts after its label word's end (wholedb.label_gap), the
+    larger over the detectors with a `near` claim; -1 where one is not known."""
+    gaps = [_label_gap(d) for d in detectors if d.near is not None]
+    return -1 if not gaps or None in gaps else max(g for g in gaps if g is not None)
+
+
+@lru_cache(maxsize=64)
+def _label_gap(d: Any) -> int | None:
+    """`wholedb.label_gap(d)`, read once per detector (it parses the pattern: a new Redactor must not)."""
+    from .wholedb import label_gap
+
+    return label_gap(d)
+
+
 @lru_cache(maxsize=256)
 def _shape(pattern: str, flags: int, places: int | None = None) -> object:
     """The compiled feed's copy of a pattern's shape (shape.py), shared by every Redactor; None if it has none."""
@@ -114,6 +155,15 @@ def _rest_match(first: str | None, rest: str, flags: int) -> Callable[..., Any]:
     body = f"(?={first})(?:{rest})" if first else rest
     got: Callable[..., Any] = regex.compile(body, flags).match
     return got
+
+
+@lru_cache(maxsize=256)
+def _tail(pattern: str, flags: int) -> tuple[bytes, int] | None:
+    """The compiled feed's copy of a pattern's open tail (opentail.py), shared by every Redactor; None if none."""
+    from .opentail import open_tail
+
+    got = open_tail(pattern, flags)
+    return None if got is None else got.packed()
 
 
 def _near(d: Any, rest_off: bool = False, lean: bool = True) -> tuple[Any, ...] | None:
@@ -183,12 +233,15 @@ def compiled_feed(
     rest_off: bool = False,
     lean_off: bool = False,
     fixed_off: bool = False,
+    tail_off: bool = False,
+    word_off: bool = False,
 ) -> Callable[[Any, str], Any]:
     """`quick(redactor, piece)` of a new `_native.Feed` over `tracker` (only with `native` not None): a Step
     (handled), an int (the point to settle: the caller settles and releases it) or None (not handled, nothing
     changed: the caller takes the Python path)."""
     s = tracker._starters
     near, near_caches, shapes = _per_detector(_Selection(tracker._detectors), near_off, shape_off, rest_off, lean_off)
+    claims = _claims(tracker)
     feed = native.Feed(
         tracker=tracker,
         open_from=tracker.open_from,
@@ -213,9 +266,17 @@ def compiled_feed(
         near_tails=_near_tails(),
         near_caches=near_caches,
         near_window=LOOKBEHIND,
+        # `word_off`: a label tail counts as a label word wherever it is in the window, as before (a JSON `export`
+        # holds `port` of `passport`); else only where a form of a word ends in it, within the label gap.
+        near_forms=None if word_off else _near_forms(),
+        near_gap=-1 if word_off else claims[1],
         shape=shapes,
         # `lean_off`: the engine asked with the GIL released around each call and the whole detector asked at a
         # `near_rest` start, as before (tests/benchmarks/redactor_lean_ab.py measures it against this)
+        # `tail_off`: every complete match probed and every start asked again (tests/benchmarks/redactor_check_ab.py
+        # measures it against this). The pattern without its `first` lookahead, which reads only the start's
+        # character; not for block detectors (their steady kinds are the claim there).
+        tail=(None,) * len(tracker._detectors) if tail_off else claims[0],
         lean=not lean_off,
         # `fixed_off`: the common feed's fixed costs as before stop 34 (the entry's second look-ups, `special`
         # asked of every non-ASCII piece, `MIN_RANGE` by attribute twice a feed, the bounds merged key by key;

@@ -10,7 +10,7 @@ same way.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache, lru_cache
 from importlib import resources
 
 import regex
@@ -140,3 +140,58 @@ def label_near(view: str, v: int, window: int) -> bool:
     s = s.lower()
     got = tails()
     return any(s[j : j + n] in got for n in range(1, TAIL + 1) for j in range(len(s) - n + 1))
+
+
+@lru_cache(maxsize=1)
+def forms() -> dict[str, tuple[str, ...]]:
+    """Every ASCII form of every label word (`word_pattern` joins its parts by one of `_`, `-`, a space or
+    nothing), lowercased, by its tail (the key: one of `tails()`); a form that is not ASCII as its tail alone if
+    one of its characters matches an ASCII one case-insensitively, else not at all. Why: a tail is met in text
+    by words that only end like a label (`export` holds `port` of `passport`); the compiled feed checks the
+    whole form behind a tail it meets (`label_word_near`)."""
+    got: dict[str, set[str]] = {}
+    for word in [w for w, _ in words()] + [w.casefold() for w in CAMEL_WORDS]:
+        parts = [p for p in regex.split(r"[_ \-]", word) if p]
+        ends = [parts[0]]
+        for part in parts[1:]:
+            ends = [e + joint + part for e in ends for joint in _JOINTS]
+        for e in ends:
+            e = e.lower()
+            if e.isascii():
+                got.setdefault(e[-TAIL:], set()).add(e)
+            elif any(_ascii_case(c) for c in e if not c.isascii()) and e[-TAIL:].isascii():
+                # a character that matches an ASCII one case-insensitively (the Kelvin sign): its tail alone
+                got.setdefault(e[-TAIL:], set()).add(e[-TAIL:])
+            # (else the form cannot occur in ASCII text, where this check is made: `numéro de passeport`)
+    return {t: tuple(sorted(fs)) for t, fs in got.items()}
+
+
+@cache
+def _ascii_case(ch: str) -> bool:
+    """Whether `(?i)` + `ch` matches some ASCII character in the `regex` engine (the labels' flags)."""
+    rx = regex.compile(f"(?i:{regex.escape(ch)})")
+    return any(rx.fullmatch(chr(a)) for a in range(128))
+
+
+def label_word_near(view: str, v: int, window: int, gap: int | None) -> bool:
+    """Whether a label word may end within `gap` characters before v (the reference of the compiled feed's
+    sharper check): some ASCII form of one (`forms()`) ends at e in [v - gap, v] inside `view[v - window : v]`,
+    or some form ending there would begin before that window, or the window holds a non-ASCII character (as
+    `label_near`). `gap` None: anywhere in the window. A label detector's match at v needs its word to end at
+    or after v - `wholedb.label_gap` (tests/redact/test_label_word.py checks the claim against the engine)."""
+    lo = max(0, v - window)
+    s = view[lo:v]
+    if not s.isascii():
+        return True
+    s = s.lower()
+    least = 0 if gap is None else v - gap - lo  # the least end e (relative to lo)
+    for tail, fs in forms().items():
+        k = s.find(tail)
+        while k >= 0:
+            e = k + len(tail)
+            if e >= least:
+                for f in fs:
+                    if e - len(f) < 0 or s[e - len(f) : e] == f:
+                        return True
+            k = s.find(tail, k + 1)
+    return False

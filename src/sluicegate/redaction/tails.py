@@ -56,6 +56,19 @@ Pair = tuple[int, frozenset[str]]  # (characters accepted outside unbounded repe
 
 def pairs(pattern: str, flags: int = 0) -> list[Pair] | None:
     """The (w, A) pairs of `pattern` (A as regex atoms, each matching one character), or None if unknown."""
+    got = parsed(pattern, flags)
+    if got is None:
+        return None
+    tree, ci, classes = got
+    try:
+        return _seq(tree, ci, classes)
+    except _Unknown:
+        return None
+
+
+def parsed(pattern: str, flags: int = 0) -> tuple[Any, bool, list[str]] | None:
+    """The standard parser's tree of `pattern` with each `\\p{...}` class a placeholder character (`classes`
+    holds them, in order), and whether it is matched case-insensitively; None if it cannot be read so."""
     if flags & regex.FULLCASE or chr(_PLACEHOLDER) <= max(pattern, default="\0"):
         return None
     classes: list[str] = []
@@ -81,10 +94,7 @@ def pairs(pattern: str, flags: int = 0) -> list[Pair] | None:
     except (re.error, OverflowError, RecursionError):
         return None
     ci = bool(flags & regex.IGNORECASE) or bool(tree.state.flags & re.IGNORECASE)
-    try:
-        return _seq(tree, ci, classes)
-    except _Unknown:
-        return None
+    return tree, ci, classes
 
 
 def _merge(ps: list[Pair]) -> list[Pair]:
