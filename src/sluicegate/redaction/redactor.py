@@ -65,6 +65,9 @@ class Redactor:
     # False: a settle of a short range is always `_release`'s general path (`_release_step`'s lean one is compared
     # with it in tests/redact/test_release_lean.py).
     _LEAN_RELEASE = True
+    # False: the lean release chooses among several matches by `Engine._choose` (validating and locating every one
+    # of them), not `Engine._choose_lazy` (tests/redact/test_settle_round2.py compares them).
+    _LAZY_CHOOSE = True
 
     def __init__(
         self,
@@ -327,7 +330,10 @@ class Redactor:
         assert tracker is not None
         hint = tracker.complete_mask(self._base, point)
         if hint and self._LEAN_RELEASE and self._positions is None and self._quick_native is not None:
-            got = self._engine.settle_short(self._view, self._base, point, hint, self._keep, *tracker.bounds())
+            lb, origin = tracker.bounds()
+            got = self._engine.settle_short(
+                self._view, self._base, point, hint, self._keep, lb, origin, self._LAZY_CHOOSE
+            )
             if got is not None:
                 text = self._release_plain(got[0], got[1], tracker)
                 return _text_step(text) if text else EMPTY_STEP

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from heapq import heappop, heappush
 from typing import Any
 
 import regex
@@ -243,12 +244,14 @@ class Engine:
         keep: Callable[[Detector, str], bool],
         bounds: dict[int, int] | None = None,
         origin: int = 0,
+        lazy: bool = False,
     ) -> tuple[int, list[Finding]] | None:
         """`settle(view, pos, point, final=False, keep=keep, hint=hint)` where that takes `_settle_short`, or
         None where it would not (a long range, the prefilter's candidates, a custom detector among `hint`'s):
         the same answer without the general entry's dispatch, for `Redactor._release_step`'s settling feed.
         `bounds` (the tracker's, `hint` from them: `OpenTracker.complete_mask`): detector index -> a position
-        (less `origin`) before which it has no complete match, so its search starts there."""
+        (less `origin`) before which it has no complete match, so its search starts there. `lazy`: the choice
+        among several matches by `_choose_lazy` (`keep` must be pure: built-in validators and the allow-list)."""
         if point <= pos:
             return point, []
         if point - pos > _SHORT or not self.SHORT or self.starters is None:
@@ -263,7 +266,7 @@ class Engine:
                 self._short_picked[hint] = detectors
         if not detectors:
             return None
-        return self._settle_short(view, pos, point, False, keep, detectors, True, bounds, origin)
+        return self._settle_short(view, pos, point, False, keep, detectors, True, bounds, origin, lazy)
 
     def _settle_short(
         self,
@@ -276,6 +279,7 @@ class Engine:
         lean: bool = False,
         bounds: dict[int, int] | None = None,
         origin: int = 0,
+        lazy: bool = False,
     ) -> tuple[int, list[Finding]]:
         """`settle` of a short range where only these built-in detectors may have a complete match (a feed that
         settles an IP address in a log line): the general path's answer without its work that is known to repeat.
@@ -288,7 +292,7 @@ class Engine:
         the same answer without its release and retake), from the detector's bound where `bounds` has one past
         `pos` (a search from `pos` finds nothing before it: its first match is the same; an IP address's search
         over a log line's timestamp from its start costs ~6 µs, from the address ~0.5), and the one finding
-        built as `_finding` does."""
+        built as `_finding` does. `lazy` (with `lean` only): several matches chosen by `_choose_lazy`."""
         per: list[tuple[Detector, list[regex.Match[str]]]] = []
         for d in detectors:
             if lean:
@@ -319,6 +323,8 @@ class Engine:
         if not per:
             return point, []
         if len(per) > 1 or len(per[0][1]) > 1 or per[0][0].locate is not None:
+            if lazy:
+                return self._choose_lazy(view, point, final, keep, per)
             return self._choose(view, point, final, keep, per)
         # One match with one span: nothing to pull back but it, nothing to sort.
         d, (m,) = per[0]
@@ -369,3 +375,68 @@ class Engine:
                 findings.append(Finding(a, b, d))
                 last = b
         return point, findings
+
+    def _choose_lazy(
+        self,
+        view: str,
+        point: int,
+        final: bool,
+        keep: Callable[[Detector, str], bool],
+        per: list[tuple[Detector, list[regex.Match[str]]]],
+    ) -> tuple[int, list[Finding]]:
+        """`_choose`'s answer, asking `keep` (a validator) and `locate` (a window search over a digit run) only where
+        the answer can depend on them. Why: in a settling feed two detectors often match the same value (a token
+        and the label before it, `api_key = "sk-…"`; a card or a phone number and the US SSN shape in its digits),
+        and `_choose` validated and located every one of them before the greedy choice dropped all but the first.
+
+        The same findings: `_choose` sorts the kept candidates by (start, longest, priority) and takes each whose
+        start is at or after the last one taken's end. Here the candidates are visited in that same order from a
+        heap, `keep` asked only of one that would be taken if kept (its start at or after the last end: the others
+        are dropped whatever `keep` says). A match's candidates lie inside it, so a match is located only when its
+        start is at or before the best candidate waiting (one of its windows may sort first) and it ends after the
+        last end (else every window of it starts before that end and would be dropped). `keep` must be pure (no
+        side effect whose absence shows): built-in validators and the allow-list are (`settle_short` only)."""
+        n = len(view)
+        while True:  # the pull-back: `_choose`'s own
+            new = point
+            for _, found in per:
+                for m in found:
+                    if m.start() < new and (m.end() > new or (not final and m.end() >= n)):
+                        new = m.start()
+            if new == point:
+                break
+            point = new
+        pending: list[tuple[int, int, Detector, regex.Match[str]]] = []
+        for d, found in per:
+            for m in found:
+                if m.start() >= point:
+                    break
+                pending.append((m.start(), len(pending), d, m))
+        pending.sort()
+        priority = self._priority
+        ready: list[tuple[int, int, int, int, int, Detector]] = []
+        findings: list[Finding] = []
+        last = -1
+        j = 0
+        seq = 0
+        while True:
+            while j < len(pending) and (not ready or pending[j][0] <= ready[0][0]):
+                s, _, d, m = pending[j]
+                j += 1
+                if m.end() <= last:
+                    continue
+                p = priority[id(d)]
+                if d.locate is not None:
+                    for a, b in d.locate(m.group()):
+                        heappush(ready, (s + a, a - b, p, s + b, seq, d))
+                        seq += 1
+                else:
+                    a, b = m.span("v") if d.has_value_group else m.span()
+                    heappush(ready, (a, a - b, p, b, seq, d))
+                    seq += 1
+            if not ready:
+                return point, findings
+            a, _, _, b, _, d = heappop(ready)
+            if a >= last and a < b and keep(d, view[a:b]):
+                findings.append(_finding(a, b, d))
+                last = b
