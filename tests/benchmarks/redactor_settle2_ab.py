@@ -29,7 +29,7 @@ from tests.benchmarks import feed_ab  # noqa: E402
 
 
 # The class attributes this round added (each False: that part as before it).
-ROUND = ("_LAZY_CHOOSE",)
+ROUND = ("_LAZY_CHOOSE", "_REUSE_MATCH")
 ONLY: tuple[str, ...] = ROUND  # the ones "off" turns off (`--switch`)
 
 

@@ -1399,6 +1399,7 @@ static PyObject *configure(PyObject *Py_UNUSED(module), PyObject *args) {
 }
 
 static PyObject *whole_starts(PyObject *module, PyObject *args);
+static int add_keeper(PyObject *m);
 
 static PyMethodDef methods[] = {
     {"new_shape", new_shape, METH_VARARGS, "new_shape(states, packed, places) -> a detector's shape (for Feed)"},
@@ -1445,6 +1446,7 @@ PyMODINIT_FUNC PyInit__native(void) {
         Py_DECREF(m);
         return NULL;
     }
+    if (add_keeper(m) < 0) { Py_DECREF(m); return NULL; }
     return m;
 }
 
@@ -1871,4 +1873,96 @@ done:
     PyMem_Free(char_mask);
     PyMem_Free(cover);
     return out;
+}
+
+
+/* `Keeper(fn)`: calls `fn` with the arguments it is called with and keeps its last answer that is not None
+   (`.last`, None until then). The compiled feed of a Redactor whose release reuses matches is handed its
+   detectors' `match` and `search` behind these (fastpath.compiled_feed), so that `Engine.settle_short` can take
+   the complete match a check has just found instead of searching for it again (settle.py, `_reused`: whether a
+   kept match stands in for the search is decided there, from the match object's own fields). A vectorcall
+   around the engine's call: a few ns a call, and no Python frame. */
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    PyObject *fn, *last;
+} Keeper;
+
+static PyObject *keeper_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
+    Keeper *k = (Keeper *)self;
+    PyObject *got = PyObject_Vectorcall(k->fn, args, PyVectorcall_NARGS(nargsf), kwnames);
+    if (got != NULL && got != Py_None) Py_XSETREF(k->last, Py_NewRef(got));
+    return got;
+}
+
+static PyObject *keeper_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
+    PyObject *fn;
+    if ((kwds != NULL && PyDict_GET_SIZE(kwds) > 0) || !PyArg_ParseTuple(args, "O:Keeper", &fn)) return NULL;
+    if (!PyCallable_Check(fn)) {
+        PyErr_SetString(PyExc_TypeError, "Keeper(fn) takes a callable");
+        return NULL;
+    }
+    Keeper *k = (Keeper *)type->tp_alloc(type, 0);
+    if (k == NULL) return NULL;
+    k->vectorcall = keeper_call;
+    k->fn = Py_NewRef(fn);
+    k->last = Py_NewRef(Py_None);
+    return (PyObject *)k;
+}
+
+static int keeper_traverse(Keeper *k, visitproc visit, void *arg) {
+    Py_VISIT(k->fn);
+    Py_VISIT(k->last);
+    return 0;
+}
+
+static int keeper_clear(Keeper *k) {
+    Py_CLEAR(k->fn);
+    Py_CLEAR(k->last);
+    return 0;
+}
+
+static void keeper_dealloc(Keeper *k) {
+    PyObject_GC_UnTrack(k);
+    keeper_clear(k);
+    Py_TYPE(k)->tp_free((PyObject *)k);
+}
+
+static PyObject *keeper_last(Keeper *k, void *Py_UNUSED(closure)) { return Py_NewRef(k->last); }
+
+static int keeper_set_last(Keeper *k, PyObject *value, void *Py_UNUSED(closure)) {
+    Py_XSETREF(k->last, Py_NewRef(value == NULL ? Py_None : value));
+    return 0;
+}
+
+static PyObject *keeper_fn(Keeper *k, void *Py_UNUSED(closure)) { return Py_NewRef(k->fn); }
+
+static PyGetSetDef keeper_getset[] = {
+    {"last", (getter)keeper_last, (setter)keeper_set_last, "the last answer of fn that was not None", NULL},
+    {"fn", (getter)keeper_fn, NULL, "the callable", NULL},
+    {NULL, NULL, NULL, NULL, NULL}};
+
+static PyTypeObject KeeperType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "sluicegate.redaction._native.Keeper",
+    .tp_basicsize = sizeof(Keeper),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_doc = "Keeper(fn): fn, keeping its last answer that is not None in .last (see _native.c).",
+    .tp_new = keeper_new,
+    .tp_dealloc = (destructor)keeper_dealloc,
+    .tp_traverse = (traverseproc)keeper_traverse,
+    .tp_clear = (inquiry)keeper_clear,
+    .tp_vectorcall_offset = offsetof(Keeper, vectorcall),
+    .tp_call = PyVectorcall_Call,
+    .tp_getset = keeper_getset,
+};
+
+/* Adds `Keeper` to the module (from PyInit__native). 0, or -1 with an exception set. */
+static int add_keeper(PyObject *m) {
+    if (PyType_Ready(&KeeperType) < 0) return -1;
+    Py_INCREF(&KeeperType);
+    if (PyModule_AddObject(m, "Keeper", (PyObject *)&KeeperType) < 0) {
+        Py_DECREF(&KeeperType);
+        return -1;
+    }
+    return 0;
 }

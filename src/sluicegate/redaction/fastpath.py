@@ -124,10 +124,12 @@ def compiled_feed(
     shape_off: bool = False,
     rest_off: bool = False,
     lean_off: bool = False,
+    kept: tuple[tuple[Any, Any], ...] | None = None,
 ) -> Callable[[Any, str], Any]:
     """`quick(redactor, piece)` of a new `_native.Feed` over `tracker` (only with `native` not None): a Step
     (handled), an int (the point to settle: the caller settles and releases it) or None (not handled, nothing
-    changed: the caller takes the Python path)."""
+    changed: the caller takes the Python path). `kept` (from `keepers(tracker)`): the feed asks each detector's
+    `match` and `search` through these, which keep its last match for `Engine.settle_short`."""
     from .starters import BUILTIN_IDS
 
     s = tracker._starters
@@ -135,8 +137,8 @@ def compiled_feed(
         tracker=tracker,
         open_from=tracker.open_from,
         search=tracker._search,
-        full=tracker._full,
-        match=tracker._match,
+        full=tracker._full if kept is None else tuple(k[1] for k in kept),
+        match=tracker._match if kept is None else tuple(k[0] for k in kept),
         reach=tracker._reach,
         steady=tracker._steady,
         prefilter=tracker._prefilter is not None,
@@ -174,6 +176,14 @@ def compiled_feed(
     )
     quick: Callable[[Any, str], Any] = feed.quick
     return quick
+
+
+def keepers(tracker: OpenTracker) -> tuple[tuple[Any, Any], ...]:
+    """Per detector of `tracker`, its anchored `match` and its `search` behind a `_native.Keeper` (which keeps the
+    last match it answered): handed to `compiled_feed`, so that a settle can reuse the complete match a check has
+    just found (`Engine.settle_short`, `_reused`). One stream's own: a Keeper is not shared between streams."""
+    keeper = native.Keeper
+    return tuple((keeper(m), keeper(f)) for m, f in zip(tracker._match, tracker._full, strict=True))
 
 
 def install_feed(cls: Any) -> None:

@@ -68,6 +68,9 @@ class Redactor:
     # False: the lean release chooses among several matches by `Engine._choose` (validating and locating every one
     # of them), not `Engine._choose_lazy` (tests/redact/test_settle_round2.py compares them).
     _LAZY_CHOOSE = True
+    # False: the lean release searches every detector of the settle, never taking the complete match the compiled
+    # feed's check has just found (`fastpath.keepers`, `Engine.settle_short`'s `kept`).
+    _REUSE_MATCH = True
 
     def __init__(
         self,
@@ -130,7 +133,13 @@ class Redactor:
         # starters handed to it, and this instance's state fields (`_native.STATE`).
         tracker = self._tracker
         native = fastpath.native is not None and self._NATIVE and _inlines(type(self))
-        self._quick_native = fastpath.compiled_feed(tracker, max_hold) if native and tracker is not None else None
+        self._kept: tuple[tuple[object, object], ...] | None = None
+        if native and tracker is not None:
+            if self._REUSE_MATCH and self._LEAN_RELEASE:
+                self._kept = fastpath.keepers(tracker)
+            self._quick_native = fastpath.compiled_feed(tracker, max_hold, kept=self._kept)
+        else:
+            self._quick_native = None
 
     @property
     def stopped(self) -> bool:
@@ -332,7 +341,7 @@ class Redactor:
         if hint and self._LEAN_RELEASE and self._positions is None and self._quick_native is not None:
             lb, origin = tracker.bounds()
             got = self._engine.settle_short(
-                self._view, self._base, point, hint, self._keep, lb, origin, self._LAZY_CHOOSE
+                self._view, self._base, point, hint, self._keep, lb, origin, self._LAZY_CHOOSE, self._kept
             )
             if got is not None:
                 text = self._release_plain(got[0], got[1], tracker)

@@ -49,6 +49,30 @@ def _finding(
     return f
 
 
+def _reused(m: regex.Match[str] | None, view: str, pattern: regex.Pattern[str], at: int) -> regex.Match[str] | None:
+    """`m` where it is `pattern.search(view, at)`'s answer, else None (then the caller searches).
+
+    Why it is: `m` is an answer of `pattern.match` or `pattern.search` (with `partial=True` or not) on this very
+    string (`m.string is view`: the same object, so the same text), to its end (`m.endpos`), from `m.pos`, and
+    complete (`not m.partial`). A `partial=True` call of the `regex` package first makes the call without it and
+    returns that answer where it found a complete match (`do_match` in its `_regex.c`; test_settle_round2.py checks
+    it on the corpora), so `m` is the plain call's answer: for `search`, the leftmost match at or after `m.pos`;
+    for `match`, the match at `m.pos` (= `m.start()`). Either way no match starts in [m.pos, m.start()), so a
+    search from any `at` in that range, or at `m.start()`, finds its first match at `m.start()`, and a match at a
+    position does not depend on where the search began (no built-in uses `\\G`; lookbehinds read before `pos`):
+    `m` itself."""
+    if (
+        m is not None
+        and m.string is view
+        and m.re is pattern
+        and m.pos <= at <= m.start()
+        and m.endpos == len(view)
+        and not m.partial
+    ):
+        return m
+    return None
+
+
 # Detectors whose partial matches are common in prose (a word may become an address, a number a card) are
 # probed first: once some detector is open at the start of the buffer, the others need not be asked.
 _PROBE_FIRST = ("EMAIL_ADDRESS", "CREDIT_CARD", "PHONE_NUMBER", "LABELED_SECRET", "IP_ADDRESS")
@@ -245,13 +269,16 @@ class Engine:
         bounds: dict[int, int] | None = None,
         origin: int = 0,
         lazy: bool = False,
+        kept: Sequence[tuple[Any, Any]] | None = None,
     ) -> tuple[int, list[Finding]] | None:
         """`settle(view, pos, point, final=False, keep=keep, hint=hint)` where that takes `_settle_short`, or
         None where it would not (a long range, the prefilter's candidates, a custom detector among `hint`'s):
         the same answer without the general entry's dispatch, for `Redactor._release_step`'s settling feed.
         `bounds` (the tracker's, `hint` from them: `OpenTracker.complete_mask`): detector index -> a position
         (less `origin`) before which it has no complete match, so its search starts there. `lazy`: the choice
-        among several matches by `_choose_lazy` (`keep` must be pure: built-in validators and the allow-list)."""
+        among several matches by `_choose_lazy` (`keep` must be pure: built-in validators and the allow-list).
+        `kept` (`fastpath.keepers`): per detector index, objects whose `last` is a match the compiled feed got;
+        one that `_reused` accepts stands in for the detector's search."""
         if point <= pos:
             return point, []
         if point - pos > _SHORT or not self.SHORT or self.starters is None:
@@ -266,7 +293,7 @@ class Engine:
                 self._short_picked[hint] = detectors
         if not detectors:
             return None
-        return self._settle_short(view, pos, point, False, keep, detectors, True, bounds, origin, lazy)
+        return self._settle_short(view, pos, point, False, keep, detectors, True, bounds, origin, lazy, kept)
 
     def _settle_short(
         self,
@@ -280,6 +307,7 @@ class Engine:
         bounds: dict[int, int] | None = None,
         origin: int = 0,
         lazy: bool = False,
+        kept: Sequence[tuple[Any, Any]] | None = None,
     ) -> tuple[int, list[Finding]]:
         """`settle` of a short range where only these built-in detectors may have a complete match (a feed that
         settles an IP address in a log line): the general path's answer without its work that is known to repeat.
@@ -292,16 +320,24 @@ class Engine:
         the same answer without its release and retake), from the detector's bound where `bounds` has one past
         `pos` (a search from `pos` finds nothing before it: its first match is the same; an IP address's search
         over a log line's timestamp from its start costs ~6 µs, from the address ~0.5), and the one finding
-        built as `_finding` does. `lazy` (with `lean` only): several matches chosen by `_choose_lazy`."""
+        built as `_finding` does. `lazy` (with `lean` only): several matches chosen by `_choose_lazy`. `kept` (with
+        `lean` only): the compiled feed's last matches per detector, one of which may stand in for the search
+        (`_reused`)."""
         per: list[tuple[Detector, list[regex.Match[str]]]] = []
         for d in detectors:
             if lean:
                 at = pos
+                i = self._index[id(d)]
                 if bounds is not None:
-                    b = bounds.get(self._index[id(d)])
+                    b = bounds.get(i)
                     if b is not None and b - origin > at:
                         at = b - origin
-                m = d.compiled.search(view, at, None, False)
+                m = None
+                if kept is not None:
+                    pair = kept[i]
+                    m = _reused(pair[0].last, view, d.compiled, at) or _reused(pair[1].last, view, d.compiled, at)
+                if m is None:
+                    m = d.compiled.search(view, at, None, False)
             else:
                 m = d.compiled.search(view, pos)
             if m is None or m.start() >= point:
