@@ -28,6 +28,7 @@ from hypothesis import strategies as st
 
 from sluicegate.redaction import Redactor, fastpath
 from sluicegate.redaction import settle as settle_module
+from sluicegate.redaction.detector import Detector
 from sluicegate.redaction.registry import BUILTIN
 from sluicegate.redaction.settle import Engine
 from tests.benchmarks import corpus as C
@@ -265,3 +266,49 @@ def test_reused_refuses_what_is_not_the_search() -> None:
     p = pattern.match("ab 12", 3, None, False, True)
     assert p is not None and p.partial and reused(p, "ab 12", pattern, 3) is None
     assert reused(None, view, pattern, 0) is None
+
+
+def _windows(run: str) -> list[tuple[int, int]]:
+    """A `locate` with adjacent and overlapping-looking windows: each maximal run of digits, split in threes."""
+    out = []
+    for m in regex.finditer(r"[0-9]+", run):
+        out += [(a, min(a + 3, m.end())) for a in range(m.start(), m.end(), 3)]
+    return out
+
+
+_SYNTHETIC = (
+    Detector("TRIPLE", r"[0-9]{3}"),  # adjacent matches: 123456 -> 123, 456
+    Detector("RUN", r"[0-9a-c][0-9a-c ]{2,12}[0-9]", locate=_windows),  # windows inside a run, adjacent too
+    Detector("VALUE", r"[=:] ?(?P<v>[0-9a-c]{2,})"),  # a value group after its operator
+    Detector("WORD", r"[a-c0-9]{2,}"),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.text(st.sampled_from(list("0123456789abc =:x")), min_size=1, max_size=40),
+    st.integers(0, 2**16),
+    st.booleans(),
+    st.integers(0, 40),
+)
+def test_the_lazy_choice_is_chooses_on_generated_matches(text: str, salt: int, final: bool, cut: int) -> None:
+    # A pure `keep` that drops about a third of the values (by a hash of the value and the salt), over matches of
+    # four detectors that produce adjacent, nested and equal spans, with and without `locate`; the point anywhere.
+    # Then also the number of `keep` calls: never more than `_choose`'s.
+    engine = Engine(_SYNTHETIC, fast=False)
+    point = min(len(text), cut)
+    per = [(d, [m for m in d.compiled.finditer(text) if m.start() < point]) for d in _SYNTHETIC]
+    per = [(d, found) for d, found in per if found]
+    calls = {"lazy": 0, "eager": 0}
+
+    def keep(which: str) -> Callable[[Detector, str], bool]:
+        def k(d: Detector, value: str) -> bool:
+            calls[which] += 1
+            return hash((value, d.entity, salt)) % 3 != 0
+
+        return k
+
+    got = engine._choose_lazy(text, point, final, keep("lazy"), per)
+    want = engine._choose(text, point, final, keep("eager"), per)
+    assert got == want
+    assert calls["lazy"] <= calls["eager"]
