@@ -312,3 +312,49 @@ def test_the_lazy_choice_is_chooses_on_generated_matches(text: str, salt: int, f
     want = engine._choose(text, point, final, keep("eager"), per)
     assert got == want
     assert calls["lazy"] <= calls["eager"]
+
+
+def test_every_lean_settle_is_the_same_without_the_round(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Each `settle_short` the default streams make (lazy choice and kept matches: the one-match paths of a windowed
+    # detector included), against the same call with both off and against `Engine.settle`. Not vacuous: many
+    # calls, windowed detectors among them.
+    _native()
+    short = Engine.settle_short
+    n = windowed = 0
+
+    def checked(self: Engine, view: str, pos: int, point: int, hint: int, keep: Any, *rest: Any) -> Any:
+        nonlocal n, windowed
+        got = short(self, view, pos, point, hint, keep, *rest)
+        assert rest[2:] and rest[2] is True and rest[3] is not None  # (lazy, kept): the round is on
+        want = short(self, view, pos, point, hint, keep, rest[0], rest[1], False, None)
+        assert got == want, (view, pos, point)
+        if got is not None:
+            n += 1
+            windowed += any(d.locate is not None for d in self._pick(hint))
+            assert got == self.settle(view, pos, point, final=False, keep=keep, hint=hint)
+        return got
+
+    monkeypatch.setattr(Engine, "settle_short", checked)
+    _stream_all(_texts() + [make(30000) for make in CORPORA.values()])
+    _stream_all(_suite_texts(), 3)
+    assert n > 500 and windowed > 100
+
+
+_QUADS = st.one_of(
+    st.lists(st.integers(0, 300).map(str), min_size=4, max_size=4).map(".".join),
+    st.lists(
+        st.sampled_from(["0", "00", "01", "255", "256", "99", "1", "249", "1\n", "٣", " 1", "+1"]),
+        min_size=3,
+        max_size=5,
+    ).map(".".join),
+    st.text(st.sampled_from(list("0123456789.")), max_size=16),
+)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(_QUADS)
+def test_the_dotted_quad_match_is_the_loop(value: str) -> None:
+    from sluicegate.redaction import validators
+
+    assert validators.QUAD_RX
+    assert validators._dotted_quad(value) == validators._dotted_quad_parts(value)

@@ -358,7 +358,7 @@ class Engine:
             per.append((d, found))
         if not per:
             return point, []
-        if len(per) > 1 or len(per[0][1]) > 1 or per[0][0].locate is not None:
+        if len(per) > 1 or len(per[0][1]) > 1 or (per[0][0].locate is not None and not lazy):
             if lazy:
                 return self._choose_lazy(view, point, final, keep, per)
             return self._choose(view, point, final, keep, per)
@@ -366,7 +366,14 @@ class Engine:
         d, (m,) = per[0]
         if m.end() > point or (not final and m.end() >= len(view)):
             return m.start(), []  # (a match that straddles the point, or is still open, pulls it back to its start)
-        a, b = m.span("v") if d.has_value_group else m.span()
+        if d.locate is not None:  # (`lazy` only) one match of a windowed detector (a phone number, a 9-digit id)
+            spans = d.locate(m.group())
+            if len(spans) != 1:  # none: `_choose` finds none either; several: it sorts them (`locate` is pure)
+                return (point, []) if not spans else self._choose_lazy(view, point, final, keep, per)
+            s = m.start()
+            a, b = s + spans[0][0], s + spans[0][1]
+        else:
+            a, b = m.span("v") if d.has_value_group else m.span()
         if a < b and keep(d, view[a:b]):
             return point, [_finding(a, b, d) if lean else Finding(a, b, d)]
         return point, []
