@@ -29,7 +29,7 @@ from tests.benchmarks import feed_ab  # noqa: E402
 
 
 # The class attributes this round added (each False: that part as before it).
-ROUND = ("_LAZY_CHOOSE", "_REUSE_MATCH")
+ROUND = ("_LAZY_CHOOSE", "_REUSE_MATCH", "_C_RELEASE")
 ONLY: tuple[str, ...] = ROUND  # the ones "off" turns off (`--switch`)
 
 

@@ -1400,6 +1400,7 @@ static PyObject *configure(PyObject *Py_UNUSED(module), PyObject *args) {
 
 static PyObject *whole_starts(PyObject *module, PyObject *args);
 static int add_keeper(PyObject *m);
+static int add_release_one(PyObject *m);
 
 static PyMethodDef methods[] = {
     {"new_shape", new_shape, METH_VARARGS, "new_shape(states, packed, places) -> a detector's shape (for Feed)"},
@@ -1446,7 +1447,7 @@ PyMODINIT_FUNC PyInit__native(void) {
         Py_DECREF(m);
         return NULL;
     }
-    if (add_keeper(m) < 0) { Py_DECREF(m); return NULL; }
+    if (add_keeper(m) < 0 || add_release_one(m) < 0) { Py_DECREF(m); return NULL; }
     return m;
 }
 
@@ -1962,6 +1963,244 @@ static int add_keeper(PyObject *m) {
     Py_INCREF(&KeeperType);
     if (PyModule_AddObject(m, "Keeper", (PyObject *)&KeeperType) < 0) {
         Py_DECREF(&KeeperType);
+        return -1;
+    }
+    return 0;
+}
+
+
+/* `release_one(redactor, point, tracker, counts, operator, keep, kept, info, short_max)`: `Redactor._release_step`'s
+   lean release (`Engine.settle_short`, then `_release_plain` and the Step) done here for its commonest case, or
+   None where it is not that case (then nothing has changed and the Python path does it all). The case: the tracker
+   knows its bounds (`_unsure`), exactly one detector i may have a complete match before `point` (its bound), it is
+   a built-in without `locate` (`info[i]`: (pattern, has a value group `v`, entity, detector, eligible)), the range
+   is short (at most `short_max`, and not the prefilter's `MIN_RANGE` when there is a prefilter), the view has no
+   position map, and the kept match of i (`kept[i]`: fastpath.keepers) is the search from its bound
+   (settle._reused's test, field by field), ends before `point` and before the end of the view, and no other
+   match of i starts before `point` (one search from its end). Then, as the Python path: `keep(detector, value)`,
+   the operator on the raw value, the count, the released text, the state moved on, a Step. Why: on the settling
+   feeds of logs and JSON this path's Python (a mask, a settle, a release, two objects) was most of the release. */
+static PyObject *k1_string, *k1_re, *k1_pos, *k1_endpos, *k1_span, *k1_last, *k1_v;
+
+static int k1_init(void) {
+    if (k1_v != NULL) return 0;
+#define K1(var, s) if ((var = PyUnicode_InternFromString(s)) == NULL) return -1;
+    K1(k1_string, "string") K1(k1_re, "re") K1(k1_pos, "pos") K1(k1_endpos, "endpos") K1(k1_span, "span")
+    K1(k1_last, "last") K1(k1_v, "v")
+#undef K1
+    return 0;
+}
+
+/* An int attribute of `obj` (a match's pos, endpos) or a no-argument method's int answer (start, end). 0, or -1
+   (an exception may be set). */
+static int int_attr(PyObject *obj, PyObject *name, int call, Py_ssize_t *out) {
+    PyObject *v = call ? PyObject_CallMethodNoArgs(obj, name) : PyObject_GetAttr(obj, name);
+    if (v == NULL) return -1;
+    *out = PyLong_AsSsize_t(v);
+    Py_DECREF(v);
+    return *out == -1 && PyErr_Occurred() ? -1 : 0;
+}
+
+/* settle._reused(m, view, pattern, at) is m: 1 yes, 0 no, -1 error. */
+static int reusable(PyObject *m, PyObject *view, PyObject *pattern, Py_ssize_t at, Py_ssize_t *start, Py_ssize_t *end) {
+    if (m == Py_None) return 0;
+    PyObject *s = PyObject_GetAttr(m, k1_string);
+    if (s == NULL) return -1;
+    Py_DECREF(s);
+    if (s != view) return 0;
+    PyObject *re = PyObject_GetAttr(m, k1_re);
+    if (re == NULL) return -1;
+    Py_DECREF(re);
+    if (re != pattern) return 0;
+    Py_ssize_t pos, endpos;
+    if (int_attr(m, k1_pos, 0, &pos) < 0 || int_attr(m, k_start, 1, start) < 0) return -1;
+    if (!(pos <= at && at <= *start)) return 0;
+    if (int_attr(m, k1_endpos, 0, &endpos) < 0) return -1;
+    if (endpos != PyUnicode_GET_LENGTH(view)) return 0;
+    PyObject *partial = PyObject_GetAttr(m, k_partial);
+    if (partial == NULL) return -1;
+    int is_partial = PyObject_IsTrue(partial);
+    Py_DECREF(partial);
+    if (is_partial) return is_partial < 0 ? -1 : 0;
+    return int_attr(m, k_end, 1, end) < 0 ? -1 : 1;
+}
+
+static PyObject *release_one(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 9) {
+        PyErr_SetString(PyExc_TypeError,
+                        "release_one(redactor, point, tracker, counts, operator, keep, kept, info, short_max)");
+        return NULL;
+    }
+    if (k1_init() < 0) return NULL;
+    if (!configured) Py_RETURN_NONE;
+    PyObject *self = args[0], *tracker = args[2], *counts = args[3], *op = args[4], *keep = args[5];
+    PyObject *kept = args[6], *info = args[7];
+    Py_ssize_t point = PyLong_AsSsize_t(args[1]), short_max = PyLong_AsSsize_t(args[8]);
+    if ((point == -1 || short_max == -1) && PyErr_Occurred()) return NULL;
+    if (!PyDict_CheckExact(counts) || !PyTuple_CheckExact(kept) || !PyTuple_CheckExact(info)) Py_RETURN_NONE;
+    PyObject *d = instance_dict(self), *td = instance_dict(tracker);
+    if (d == NULL || td == NULL) Py_RETURN_NONE;
+    PyObject *positions = item(d, k_positions), *raw = item(d, k_raw), *view = item(d, k_view);
+    if (positions != Py_None || raw == NULL || view == NULL || !PyUnicode_CheckExact(raw) || !PyUnicode_CheckExact(view))
+        Py_RETURN_NONE;
+    Py_ssize_t base, o, unsure, n = PyUnicode_GET_LENGTH(view);
+    if (get_ssize(d, k_base, &base) < 0 || get_ssize(td, k_origin, &o) < 0 || get_ssize(td, k_unsure, &unsure) < 0)
+        Py_RETURN_NONE;
+    if (point <= base || point > n || unsure > base + o || point - base > short_max) Py_RETURN_NONE;
+    if (PyUnicode_GET_LENGTH(raw) != n - base) Py_RETURN_NONE; /* (no map: the view's body is the held text) */
+    /* With a prefilter (info[i][5]), a range past its MIN_RANGE is its case, not this one (as in settle_short). */
+    PyObject *mr = PyObject_GetAttr(pf_module, k_min_range);
+    if (mr == NULL) return NULL;
+    Py_ssize_t min_range = PyLong_AsSsize_t(mr);
+    Py_DECREF(mr);
+    if (min_range == -1 && PyErr_Occurred()) return NULL;
+    PyObject *lb = item(td, k_lb);
+    if (lb == NULL || !PyDict_CheckExact(lb)) Py_RETURN_NONE;
+    /* exactly one bound before the point */
+    long which = -1;
+    Py_ssize_t bound = 0, pos = 0;
+    PyObject *key, *value;
+    while (PyDict_Next(lb, &pos, &key, &value)) {
+        Py_ssize_t at = PyLong_AsSsize_t(value);
+        if (at == -1 && PyErr_Occurred()) return NULL;
+        if (at < point + o) {
+            if (which >= 0) Py_RETURN_NONE;
+            which = PyLong_AsLong(key);
+            if (which == -1 && PyErr_Occurred()) return NULL;
+            bound = at;
+        }
+    }
+    if (which < 0 || which >= PyTuple_GET_SIZE(info) || which >= PyTuple_GET_SIZE(kept)) Py_RETURN_NONE;
+    PyObject *row = PyTuple_GET_ITEM(info, which);
+    if (!PyTuple_CheckExact(row) || PyTuple_GET_SIZE(row) != 6) Py_RETURN_NONE;
+    PyObject *pattern = PyTuple_GET_ITEM(row, 0), *entity = PyTuple_GET_ITEM(row, 2);
+    PyObject *det = PyTuple_GET_ITEM(row, 3);
+    int has_v = PyTuple_GET_ITEM(row, 1) == Py_True;
+    if (PyTuple_GET_ITEM(row, 4) != Py_True) Py_RETURN_NONE; /* a custom detector or one with `locate` */
+    if (PyTuple_GET_ITEM(row, 5) == Py_True && point - base > min_range) Py_RETURN_NONE; /* the prefilter's */
+    Py_ssize_t at = bound - o > base ? bound - o : base;
+    PyObject *pair = PyTuple_GET_ITEM(kept, which);
+    if (!PyTuple_CheckExact(pair) || PyTuple_GET_SIZE(pair) != 2) Py_RETURN_NONE;
+    PyObject *m = NULL;
+    Py_ssize_t ms = 0, me = 0;
+    for (int t = 0; t < 2 && m == NULL; t++) {
+        PyObject *last = PyObject_GetAttr(PyTuple_GET_ITEM(pair, t), k1_last);
+        if (last == NULL) return NULL;
+        int r = reusable(last, view, pattern, at, &ms, &me);
+        if (r < 0) { Py_DECREF(last); return NULL; }
+        if (r) m = last;
+        else Py_DECREF(last);
+    }
+    if (m == NULL) Py_RETURN_NONE;
+    /* one match, ending before the point and before the end of the view (else a pull-back: the Python path) */
+    if (ms >= point || me >= point || me >= n || me <= ms) { Py_DECREF(m); Py_RETURN_NONE; }
+    {
+        PyObject *sv = PyLong_FromSsize_t(me);
+        if (sv == NULL) { Py_DECREF(m); return NULL; }
+        PyObject *sa[5] = {pattern, view, sv, Py_None, Py_False};
+        PyObject *search = PyObject_GetAttrString(pattern, "search");
+        PyObject *nxt = search ? PyObject_Vectorcall(search, sa + 1, 4, NULL) : NULL;
+        Py_XDECREF(search);
+        Py_DECREF(sv);
+        if (nxt == NULL) { Py_DECREF(m); return NULL; }
+        int more = 0;
+        if (nxt != Py_None) {
+            Py_ssize_t ns;
+            if (int_attr(nxt, k_start, 1, &ns) < 0) { Py_DECREF(nxt); Py_DECREF(m); return NULL; }
+            more = ns < point;
+        }
+        Py_DECREF(nxt);
+        if (more) { Py_DECREF(m); Py_RETURN_NONE; } /* several matches: `_choose`'s case */
+    }
+    /* the value's span */
+    Py_ssize_t a = ms, b = me;
+    if (has_v) {
+        PyObject *sp = PyObject_CallMethodOneArg(m, k1_span, k1_v);
+        if (sp == NULL) { Py_DECREF(m); return NULL; }
+        if (!PyTuple_CheckExact(sp) || PyTuple_GET_SIZE(sp) != 2) { Py_DECREF(sp); Py_DECREF(m); Py_RETURN_NONE; }
+        a = PyLong_AsSsize_t(PyTuple_GET_ITEM(sp, 0));
+        b = PyLong_AsSsize_t(PyTuple_GET_ITEM(sp, 1));
+        Py_DECREF(sp);
+        if (PyErr_Occurred()) { Py_DECREF(m); return NULL; }
+    }
+    Py_DECREF(m);
+    int found = 0;
+    if (a < b) {
+        PyObject *value = PyUnicode_Substring(view, a, b);
+        if (value == NULL) return NULL;
+        PyObject *ka[2] = {det, value};
+        PyObject *ok = PyObject_Vectorcall(keep, ka, 2, NULL);
+        Py_DECREF(value);
+        if (ok == NULL) return NULL;
+        found = PyObject_IsTrue(ok);
+        Py_DECREF(ok);
+        if (found < 0) return NULL;
+    }
+    /* (from here as `_release_plain`) */
+    Py_ssize_t cut = point - base;
+    PyObject *text;
+    if (found) {
+        Py_ssize_t ra = a - base, rb = b - base;
+        if (ra < 0 || rb > cut) Py_RETURN_NONE; /* (cannot be: the match starts at or after `base`) */
+        PyObject *rv = PyUnicode_Substring(raw, ra, rb), *vv = PyUnicode_Substring(view, a, b);
+        PyObject *rep = NULL;
+        if (rv != NULL && vv != NULL) {
+            PyObject *oa[3] = {entity, rv, vv};
+            rep = PyObject_Vectorcall(op, oa, 3, NULL);
+        }
+        Py_XDECREF(rv);
+        Py_XDECREF(vv);
+        if (rep == NULL) return NULL;
+        PyObject *have = PyDict_GetItemWithError(counts, entity);
+        if (have == NULL && PyErr_Occurred()) { Py_DECREF(rep); return NULL; }
+        PyObject *one = PyLong_FromLong(1);
+        PyObject *sum = one == NULL ? NULL : have == NULL ? Py_NewRef(one) : PyNumber_Add(have, one);
+        Py_XDECREF(one);
+        if (sum == NULL || PyDict_SetItem(counts, entity, sum) < 0) { Py_XDECREF(sum); Py_DECREF(rep); return NULL; }
+        Py_DECREF(sum);
+        PyObject *p1 = PyUnicode_Substring(raw, 0, ra), *p3 = PyUnicode_Substring(raw, rb, cut);
+        PyObject *parts = p1 && p3 ? PyTuple_Pack(3, p1, rep, p3) : NULL;
+        Py_XDECREF(p1);
+        Py_XDECREF(p3);
+        Py_DECREF(rep);
+        text = parts ? PyUnicode_Join(empty_text, parts) : NULL;
+        Py_XDECREF(parts);
+    } else {
+        text = PyUnicode_Substring(raw, 0, cut);
+    }
+    if (text == NULL) return NULL;
+    PyObject *rest = PyUnicode_Substring(raw, cut, PyUnicode_GET_LENGTH(raw));
+    Py_ssize_t start = point > LOOKBEHIND ? point - LOOKBEHIND : 0;
+    PyObject *nview = rest ? PyUnicode_Substring(view, start, n) : NULL;
+    if (nview == NULL || PyDict_SetItem(d, k_raw, rest) < 0 || PyDict_SetItem(d, k_view, nview) < 0 ||
+        set_ssize(td, k_origin, o + start) < 0 || set_ssize(d, k_base, point - start) < 0) {
+        Py_XDECREF(rest);
+        Py_XDECREF(nview);
+        Py_DECREF(text);
+        return NULL;
+    }
+    Py_ssize_t held = PyUnicode_GET_LENGTH(rest);
+    Py_DECREF(rest);
+    Py_DECREF(nview);
+    if (set_ssize(d, k_next_check, held + (held < EAGER ? 1 : held / 4)) < 0) { Py_DECREF(text); return NULL; }
+    if (PyUnicode_GET_LENGTH(text) == 0) {
+        Py_DECREF(text);
+        return Py_NewRef(empty_step);
+    }
+    return make_step(text);
+}
+
+static PyMethodDef release_one_def = {
+    "release_one", (PyCFunction)(void (*)(void))release_one, METH_FASTCALL,
+    "release_one(redactor, point, tracker, counts, operator, keep, kept, info, short_max) -> a Step, or None: "
+    "Redactor._release_step's lean release of one finding (see _native.c)"};
+
+/* Adds `release_one` to the module (from PyInit__native). 0, or -1 with an exception set. */
+static int add_release_one(PyObject *m) {
+    PyObject *fn = PyCFunction_NewEx(&release_one_def, NULL, NULL);
+    if (fn == NULL) return -1;
+    if (PyModule_AddObject(m, "release_one", fn) < 0) {
+        Py_DECREF(fn);
         return -1;
     }
     return 0;

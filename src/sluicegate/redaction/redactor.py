@@ -71,6 +71,9 @@ class Redactor:
     # False: the lean release searches every detector of the settle, never taking the complete match the compiled
     # feed's check has just found (`fastpath.keepers`, `Engine.settle_short`'s `kept`).
     _REUSE_MATCH = True
+    # False: the lean release of one finding is always Python (`Engine.settle_short`, `_release_plain`), never
+    # `_native.release_one` (its commonest case in C; needs `_REUSE_MATCH`).
+    _C_RELEASE = True
 
     def __init__(
         self,
@@ -337,6 +340,14 @@ class Redactor:
         """Settle and release up to `point` (from the tracker, held text under `max_hold`), as a Step."""
         tracker = self._tracker
         assert tracker is not None
+        kept = self._kept
+        if kept is not None and self._C_RELEASE and self._positions is None:  # (`kept`: lean, compiled feed)
+            engine = self._engine
+            step: Step | None = _native.release_one(
+                self, point, tracker, self._counts, self._operator, self._keep, kept, engine.one_info(), engine.short_max
+            )
+            if step is not None:
+                return step
         hint = tracker.complete_mask(self._base, point)
         if hint and self._LEAN_RELEASE and self._positions is None and self._quick_native is not None:
             lb, origin = tracker.bounds()

@@ -112,6 +112,7 @@ class Engine:
         self.scan: _scan.Scan | None = _scan.shared(self.detectors) if fast and self.prefilter is None else None
         self._last_ranges: tuple[str, int, dict[int, list[tuple[int, int]]] | None] | None = None
         self.tracker_tables: Any = None  # tracker.py's per-detector callables, made at the first tracker
+        self._one_info: tuple[tuple[Any, ...], ...] | None = None
 
     def candidates(self, view: str, lo: int) -> dict[int, list[tuple[int, int]]] | None:
         """`prefilter.hits(view, lo)`, remembered for the last view: a check asks it for the open point
@@ -258,6 +259,24 @@ class Engine:
             if found:
                 per.append((d, found))
         return self._choose(view, point, final, keep, per)
+
+    @property
+    def short_max(self) -> int:
+        """The longest range `settle_short` takes (-1: none, with `SHORT` off), for `_native.release_one`."""
+        return _SHORT if self.SHORT and self.starters is not None else -1
+
+    def one_info(self) -> tuple[tuple[Any, ...], ...]:
+        """Per detector, what `_native.release_one` reads: (pattern, has a value group, entity, the detector, whether
+        `settle_short` may take it alone without `_choose`: a built-in without `locate`, whether there is a
+        prefilter). Made once per engine."""
+        got = self._one_info
+        if got is None:
+            pf = self.prefilter is not None
+            got = self._one_info = tuple(
+                (d.compiled, d.has_value_group, d.entity, d, id(d) in BUILTIN_IDS and d.locate is None, pf)
+                for d in self.detectors
+            )
+        return got
 
     def settle_short(
         self,
