@@ -1973,7 +1973,8 @@ static int add_keeper(PyObject *m) {
    lean release (`Engine.settle_short`, then `_release_plain` and the Step) done here for its commonest case, or
    None where it is not that case (then nothing has changed and the Python path does it all). The case: the tracker
    knows its bounds (`_unsure`), exactly one detector i may have a complete match before `point` (its bound), it is
-   a built-in without `locate` (`info[i]`: (pattern, has a value group `v`, entity, detector, eligible)), the range
+   a built-in (`info[i]`: (pattern, has a value group `v`, entity, detector, built-in, prefilter, locate); a
+   windowed one's `locate` finds one window in the match or none: several are `_choose`'s case), the range
    is short (at most `short_max`, and not the prefilter's `MIN_RANGE` when there is a prefilter), the view has no
    position map, and the kept match of i (`kept[i]`: fastpath.keepers) is the search from its bound
    (settle._reused's test, field by field), ends before `point` and before the end of the view, and no other
@@ -2072,11 +2073,12 @@ static PyObject *release_one(PyObject *Py_UNUSED(module), PyObject *const *args,
     }
     if (which < 0 || which >= PyTuple_GET_SIZE(info) || which >= PyTuple_GET_SIZE(kept)) Py_RETURN_NONE;
     PyObject *row = PyTuple_GET_ITEM(info, which);
-    if (!PyTuple_CheckExact(row) || PyTuple_GET_SIZE(row) != 6) Py_RETURN_NONE;
+    if (!PyTuple_CheckExact(row) || PyTuple_GET_SIZE(row) != 7) Py_RETURN_NONE;
+    PyObject *locate = PyTuple_GET_ITEM(row, 6);
     PyObject *pattern = PyTuple_GET_ITEM(row, 0), *entity = PyTuple_GET_ITEM(row, 2);
     PyObject *det = PyTuple_GET_ITEM(row, 3);
     int has_v = PyTuple_GET_ITEM(row, 1) == Py_True;
-    if (PyTuple_GET_ITEM(row, 4) != Py_True) Py_RETURN_NONE; /* a custom detector or one with `locate` */
+    if (PyTuple_GET_ITEM(row, 4) != Py_True) Py_RETURN_NONE; /* a custom detector */
     if (PyTuple_GET_ITEM(row, 5) == Py_True && point - base > min_range) Py_RETURN_NONE; /* the prefilter's */
     Py_ssize_t at = bound - o > base ? bound - o : base;
     PyObject *pair = PyTuple_GET_ITEM(kept, which);
@@ -2114,7 +2116,26 @@ static PyObject *release_one(PyObject *Py_UNUSED(module), PyObject *const *args,
     }
     /* the value's span */
     Py_ssize_t a = ms, b = me;
-    if (has_v) {
+    if (locate != Py_None) { /* a windowed detector: its one window in the match, or none (several: `_choose`'s) */
+        PyObject *g = PyUnicode_Substring(view, ms, me);
+        PyObject *spans = g ? PyObject_CallOneArg(locate, g) : NULL;
+        Py_XDECREF(g);
+        if (spans == NULL) { Py_DECREF(m); return NULL; }
+        Py_ssize_t k = PyList_CheckExact(spans) ? PyList_GET_SIZE(spans) : -1;
+        PyObject *w = k == 1 ? PyList_GET_ITEM(spans, 0) : NULL;
+        if (k < 0 || k > 1 || (w != NULL && (!PyTuple_CheckExact(w) || PyTuple_GET_SIZE(w) != 2))) {
+            Py_DECREF(spans);
+            Py_DECREF(m);
+            Py_RETURN_NONE;
+        }
+        if (w == NULL) a = b = ms; /* no window: no finding */
+        else {
+            a = ms + PyLong_AsSsize_t(PyTuple_GET_ITEM(w, 0));
+            b = ms + PyLong_AsSsize_t(PyTuple_GET_ITEM(w, 1));
+        }
+        Py_DECREF(spans);
+        if (PyErr_Occurred()) { Py_DECREF(m); return NULL; }
+    } else if (has_v) {
         PyObject *sp = PyObject_CallMethodOneArg(m, k1_span, k1_v);
         if (sp == NULL) { Py_DECREF(m); return NULL; }
         if (!PyTuple_CheckExact(sp) || PyTuple_GET_SIZE(sp) != 2) { Py_DECREF(sp); Py_DECREF(m); Py_RETURN_NONE; }

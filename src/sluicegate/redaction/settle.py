@@ -267,14 +267,13 @@ class Engine:
 
     def one_info(self) -> tuple[tuple[Any, ...], ...]:
         """Per detector, what `_native.release_one` reads: (pattern, has a value group, entity, the detector, whether
-        `settle_short` may take it alone without `_choose`: a built-in without `locate`, whether there is a
-        prefilter). Made once per engine."""
+        it is a built-in (`settle_short` takes only those), whether there is a prefilter, its `locate` or None).
+        Made once per engine."""
         got = self._one_info
         if got is None:
             pf = self.prefilter is not None
             got = self._one_info = tuple(
-                (d.compiled, d.has_value_group, d.entity, d, id(d) in BUILTIN_IDS and d.locate is None, pf)
-                for d in self.detectors
+                (d.compiled, d.has_value_group, d.entity, d, id(d) in BUILTIN_IDS, pf, d.locate) for d in self.detectors
             )
         return got
 
