@@ -1970,15 +1970,15 @@ static int add_keeper(PyObject *m) {
 
 
 /* `release_one(redactor, point, tracker, counts, operator, keep, kept, info, short_max)`: `Redactor._release_step`'s
-   lean release (`Engine.settle_short`, then `_release_plain` and the Step) done here for its commonest case, or
-   None where it is not that case (then nothing has changed and the Python path does it all). The case: the tracker
-   knows its bounds (`_unsure`), exactly one detector i may have a complete match before `point` (its bound), it is
+   lean release (`Engine.settle_short`, then `_release_plain` and the Step) done here for its common cases, or
+   None where it is not one (then nothing has changed and the Python path does it all). The case: the tracker
+   knows its bounds (`_unsure`), at most ONE_MAX detectors may have a complete match before `point` (their bounds),
+   and for each of them what follows holds (the choice among them is `_choose_lazy`'s, `choose_c`); each is
    a built-in (`info[i]`: (pattern, has a value group `v`, entity, detector, built-in, prefilter, locate); a
-   windowed one's `locate` finds one window in the match or none: several are `_choose`'s case), the range
-   is short (at most `short_max`, and not the prefilter's `MIN_RANGE` when there is a prefilter), the view has no
-   position map, and the kept match of i (`kept[i]`: fastpath.keepers) is the search from its bound
+   windowed one's `locate` is called as `_choose_lazy` would, for at most ONE_CANDS windows), the range is short (at most `short_max`, and not the prefilter's `MIN_RANGE` when there is a prefilter), the view has no
+   position map, and the kept match of each (`kept[i]`: fastpath.keepers) is the search from its bound
    (settle._reused's test, field by field), ends before `point` and before the end of the view, and no other
-   match of i starts before `point` (one search from its end). Then, as the Python path: `keep(detector, value)`,
+   match of it starts before `point` (one search from its end). Then, as the Python path: `keep(detector, value)`,
    the operator on the raw value, the count, the released text, the state moved on, a Step. Why: on the settling
    feeds of logs and JSON this path's Python (a mask, a settle, a release, two objects) was most of the release. */
 static PyObject *k1_string, *k1_re, *k1_pos, *k1_endpos, *k1_span, *k1_last, *k1_v;
@@ -2026,6 +2026,120 @@ static int reusable(PyObject *m, PyObject *view, PyObject *pattern, Py_ssize_t a
     return int_attr(m, k_end, 1, end) < 0 ? -1 : 1;
 }
 
+/* One detector's match in `release_one`: its detector index (= its priority: `Engine._priority`), the kept match,
+   its span. */
+typedef struct {
+    long i;
+    PyObject *m; /* a new reference */
+    Py_ssize_t start, end;
+} OneMatch;
+
+/* A candidate value of `_choose`: its span, its detector index (priority). */
+typedef struct {
+    Py_ssize_t a, b;
+    long i;
+} OneCand;
+
+#define ONE_MAX 4    /* detectors with a bound before the point */
+#define ONE_CANDS 16 /* candidate values */
+
+/* Does candidate x sort before y in `_choose`'s order (start, longest, priority)? */
+static int cand_before(const OneCand *x, const OneCand *y) {
+    if (x->a != y->a) return x->a < y->a;
+    if (x->a - x->b != y->a - y->b) return x->a - x->b < y->a - y->b;
+    if (x->i != y->i) return x->i < y->i;
+    return x->b < y->b;
+}
+
+/* Push the candidates of match `om` (its `locate`'s windows, its value group's span or its own) onto `ready`.
+   1 done, 0 not this path's case (too many), -1 error. */
+static int push_cands(OneMatch *om, PyObject *row, PyObject *view, OneCand *ready, int *nready) {
+    PyObject *locate = PyTuple_GET_ITEM(row, 6);
+    if (locate != Py_None) {
+        PyObject *g = PyUnicode_Substring(view, om->start, om->end);
+        PyObject *spans = g ? PyObject_CallOneArg(locate, g) : NULL;
+        Py_XDECREF(g);
+        if (spans == NULL) return -1;
+        if (!PyList_CheckExact(spans)) { Py_DECREF(spans); return 0; }
+        for (Py_ssize_t k = 0; k < PyList_GET_SIZE(spans); k++) {
+            PyObject *w = PyList_GET_ITEM(spans, k);
+            if (!PyTuple_CheckExact(w) || PyTuple_GET_SIZE(w) != 2 || *nready >= ONE_CANDS) {
+                Py_DECREF(spans);
+                return 0;
+            }
+            Py_ssize_t a = PyLong_AsSsize_t(PyTuple_GET_ITEM(w, 0)), b = PyLong_AsSsize_t(PyTuple_GET_ITEM(w, 1));
+            if (PyErr_Occurred()) { Py_DECREF(spans); return -1; }
+            ready[*nready].a = om->start + a;
+            ready[*nready].b = om->start + b;
+            ready[*nready].i = om->i;
+            (*nready)++;
+        }
+        Py_DECREF(spans);
+        return 1;
+    }
+    Py_ssize_t a = om->start, b = om->end;
+    if (PyTuple_GET_ITEM(row, 1) == Py_True) { /* the value group's span */
+        PyObject *sp = PyObject_CallMethodOneArg(om->m, k1_span, k1_v);
+        if (sp == NULL) return -1;
+        if (!PyTuple_CheckExact(sp) || PyTuple_GET_SIZE(sp) != 2) { Py_DECREF(sp); return 0; }
+        a = PyLong_AsSsize_t(PyTuple_GET_ITEM(sp, 0));
+        b = PyLong_AsSsize_t(PyTuple_GET_ITEM(sp, 1));
+        Py_DECREF(sp);
+        if (PyErr_Occurred()) return -1;
+    }
+    if (*nready >= ONE_CANDS) return 0;
+    ready[*nready].a = a;
+    ready[*nready].b = b;
+    ready[*nready].i = om->i;
+    (*nready)++;
+    return 1;
+}
+
+/* The findings of `release_one`'s matches, as `Engine._choose_lazy` chooses them (the same order of candidates, `keep`
+   asked only of one that would be taken): into `found` (at most ONE_MAX). 1 done, 0 not this path's case, -1
+   error. `ms` sorted by start. */
+static int choose_c(OneMatch *ms, int nm, PyObject *info, PyObject *view, PyObject *keep, OneCand *found, int *nfound) {
+    OneCand ready[ONE_CANDS];
+    int nready = 0, j = 0;
+    Py_ssize_t last = -1;
+    *nfound = 0;
+    for (;;) {
+        for (;;) { /* locate every pending match that starts at or before the best waiting candidate */
+            if (j >= nm) break;
+            if (nready) {
+                int best = 0;
+                for (int t = 1; t < nready; t++)
+                    if (cand_before(&ready[t], &ready[best])) best = t;
+                if (ms[j].start > ready[best].a) break;
+            }
+            OneMatch *om = &ms[j++];
+            if (om->end <= last) continue;
+            int r = push_cands(om, PyTuple_GET_ITEM(info, om->i), view, ready, &nready);
+            if (r <= 0) return r;
+        }
+        if (!nready) return 1;
+        int best = 0;
+        for (int t = 1; t < nready; t++)
+            if (cand_before(&ready[t], &ready[best])) best = t;
+        OneCand c = ready[best];
+        ready[best] = ready[--nready];
+        if (c.a < last || c.a >= c.b) continue;
+        PyObject *value = PyUnicode_Substring(view, c.a, c.b);
+        if (value == NULL) return -1;
+        PyObject *ka[2] = {PyTuple_GET_ITEM(PyTuple_GET_ITEM(info, c.i), 3), value};
+        PyObject *ok = PyObject_Vectorcall(keep, ka, 2, NULL);
+        Py_DECREF(value);
+        if (ok == NULL) return -1;
+        int yes = PyObject_IsTrue(ok);
+        Py_DECREF(ok);
+        if (yes < 0) return -1;
+        if (!yes) continue;
+        if (*nfound >= ONE_MAX) return 0;
+        found[(*nfound)++] = c;
+        last = c.b;
+    }
+}
+
 static PyObject *release_one(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 9) {
         PyErr_SetString(PyExc_TypeError,
@@ -2057,139 +2171,124 @@ static PyObject *release_one(PyObject *Py_UNUSED(module), PyObject *const *args,
     if (min_range == -1 && PyErr_Occurred()) return NULL;
     PyObject *lb = item(td, k_lb);
     if (lb == NULL || !PyDict_CheckExact(lb)) Py_RETURN_NONE;
-    /* exactly one bound before the point */
-    long which = -1;
-    Py_ssize_t bound = 0, pos = 0;
+    /* the detectors with a bound before the point (`complete_mask`), at most ONE_MAX */
+    long which[ONE_MAX];
+    Py_ssize_t bound[ONE_MAX];
+    int nd = 0;
+    Py_ssize_t pos = 0;
     PyObject *key, *value;
     while (PyDict_Next(lb, &pos, &key, &value)) {
         Py_ssize_t at = PyLong_AsSsize_t(value);
         if (at == -1 && PyErr_Occurred()) return NULL;
         if (at < point + o) {
-            if (which >= 0) Py_RETURN_NONE;
-            which = PyLong_AsLong(key);
-            if (which == -1 && PyErr_Occurred()) return NULL;
-            bound = at;
+            if (nd >= ONE_MAX) Py_RETURN_NONE;
+            long i = PyLong_AsLong(key);
+            if (i == -1 && PyErr_Occurred()) return NULL;
+            if (i < 0 || i >= PyTuple_GET_SIZE(info) || i >= PyTuple_GET_SIZE(kept)) Py_RETURN_NONE;
+            which[nd] = i;
+            bound[nd++] = at;
         }
     }
-    if (which < 0 || which >= PyTuple_GET_SIZE(info) || which >= PyTuple_GET_SIZE(kept)) Py_RETURN_NONE;
-    PyObject *row = PyTuple_GET_ITEM(info, which);
-    if (!PyTuple_CheckExact(row) || PyTuple_GET_SIZE(row) != 7) Py_RETURN_NONE;
-    PyObject *locate = PyTuple_GET_ITEM(row, 6);
-    PyObject *pattern = PyTuple_GET_ITEM(row, 0), *entity = PyTuple_GET_ITEM(row, 2);
-    PyObject *det = PyTuple_GET_ITEM(row, 3);
-    int has_v = PyTuple_GET_ITEM(row, 1) == Py_True;
-    if (PyTuple_GET_ITEM(row, 4) != Py_True) Py_RETURN_NONE; /* a custom detector */
-    if (PyTuple_GET_ITEM(row, 5) == Py_True && point - base > min_range) Py_RETURN_NONE; /* the prefilter's */
-    Py_ssize_t at = bound - o > base ? bound - o : base;
-    PyObject *pair = PyTuple_GET_ITEM(kept, which);
-    if (!PyTuple_CheckExact(pair) || PyTuple_GET_SIZE(pair) != 2) Py_RETURN_NONE;
-    PyObject *m = NULL;
-    Py_ssize_t ms = 0, me = 0;
-    for (int t = 0; t < 2 && m == NULL; t++) {
-        PyObject *last = PyObject_GetAttr(PyTuple_GET_ITEM(pair, t), k1_last);
-        if (last == NULL) return NULL;
-        int r = reusable(last, view, pattern, at, &ms, &me);
-        if (r < 0) { Py_DECREF(last); return NULL; }
-        if (r) m = last;
-        else Py_DECREF(last);
-    }
-    if (m == NULL) Py_RETURN_NONE;
-    /* one match, ending before the point and before the end of the view (else a pull-back: the Python path) */
-    if (ms >= point || me >= point || me >= n || me <= ms) { Py_DECREF(m); Py_RETURN_NONE; }
-    {
-        PyObject *sv = PyLong_FromSsize_t(me);
-        if (sv == NULL) { Py_DECREF(m); return NULL; }
-        PyObject *sa[5] = {pattern, view, sv, Py_None, Py_False};
-        PyObject *search = PyObject_GetAttrString(pattern, "search");
-        PyObject *nxt = search ? PyObject_Vectorcall(search, sa + 1, 4, NULL) : NULL;
+    if (nd == 0) Py_RETURN_NONE;
+    OneMatch ms[ONE_MAX];
+    int nm = 0;
+    PyObject *out = Py_None; /* what to return on leaving early: None (not this path's case) or NULL (an error) */
+    for (int t = 0; t < nd; t++) {
+        long i = which[t];
+        PyObject *row = PyTuple_GET_ITEM(info, i);
+        if (!PyTuple_CheckExact(row) || PyTuple_GET_SIZE(row) != 7) goto leave;
+        if (PyTuple_GET_ITEM(row, 4) != Py_True) goto leave; /* a custom detector */
+        if (PyTuple_GET_ITEM(row, 5) == Py_True && point - base > min_range) goto leave; /* the prefilter's */
+        PyObject *pattern = PyTuple_GET_ITEM(row, 0);
+        Py_ssize_t at = bound[t] - o > base ? bound[t] - o : base;
+        PyObject *pair = PyTuple_GET_ITEM(kept, i);
+        if (!PyTuple_CheckExact(pair) || PyTuple_GET_SIZE(pair) != 2) goto leave;
+        PyObject *m = NULL;
+        Py_ssize_t s = 0, e = 0;
+        for (int u = 0; u < 2 && m == NULL; u++) {
+            PyObject *last = PyObject_GetAttr(PyTuple_GET_ITEM(pair, u), k1_last);
+            if (last == NULL) { out = NULL; goto leave; }
+            int r = reusable(last, view, pattern, at, &s, &e);
+            if (r < 0) { Py_DECREF(last); out = NULL; goto leave; }
+            if (r) m = last;
+            else Py_DECREF(last);
+        }
+        if (m == NULL) goto leave; /* not kept: the Python path searches */
+        /* one match before the point, ending before it and before the end of the view (else a pull-back) */
+        if (s >= point || e >= point || e >= n || e <= s) { Py_DECREF(m); goto leave; }
+        ms[nm].i = i;
+        ms[nm].m = m;
+        ms[nm].start = s;
+        ms[nm++].end = e;
+        PyObject *sv = PyLong_FromSsize_t(e);
+        PyObject *search = sv ? PyObject_GetAttrString(pattern, "search") : NULL;
+        PyObject *sa[4] = {view, sv, Py_None, Py_False};
+        PyObject *nxt = search ? PyObject_Vectorcall(search, sa, 4, NULL) : NULL;
         Py_XDECREF(search);
-        Py_DECREF(sv);
-        if (nxt == NULL) { Py_DECREF(m); return NULL; }
+        Py_XDECREF(sv);
+        if (nxt == NULL) { out = NULL; goto leave; }
         int more = 0;
         if (nxt != Py_None) {
             Py_ssize_t ns;
-            if (int_attr(nxt, k_start, 1, &ns) < 0) { Py_DECREF(nxt); Py_DECREF(m); return NULL; }
+            if (int_attr(nxt, k_start, 1, &ns) < 0) { Py_DECREF(nxt); out = NULL; goto leave; }
             more = ns < point;
         }
         Py_DECREF(nxt);
-        if (more) { Py_DECREF(m); Py_RETURN_NONE; } /* several matches: `_choose`'s case */
+        if (more) goto leave; /* several matches of one detector: the Python path */
     }
-    /* the value's span */
-    Py_ssize_t a = ms, b = me;
-    if (locate != Py_None) { /* a windowed detector: its one window in the match, or none (several: `_choose`'s) */
-        PyObject *g = PyUnicode_Substring(view, ms, me);
-        PyObject *spans = g ? PyObject_CallOneArg(locate, g) : NULL;
-        Py_XDECREF(g);
-        if (spans == NULL) { Py_DECREF(m); return NULL; }
-        Py_ssize_t k = PyList_CheckExact(spans) ? PyList_GET_SIZE(spans) : -1;
-        PyObject *w = k == 1 ? PyList_GET_ITEM(spans, 0) : NULL;
-        if (k < 0 || k > 1 || (w != NULL && (!PyTuple_CheckExact(w) || PyTuple_GET_SIZE(w) != 2))) {
-            Py_DECREF(spans);
-            Py_DECREF(m);
-            Py_RETURN_NONE;
+    /* by start, then detector index (the order `_choose_lazy`'s pending list has; starts of one detector differ) */
+    for (int t = 1; t < nm; t++) {
+        OneMatch x = ms[t];
+        int u = t;
+        while (u > 0 && (ms[u - 1].start > x.start || (ms[u - 1].start == x.start && ms[u - 1].i > x.i))) {
+            ms[u] = ms[u - 1];
+            u--;
         }
-        if (w == NULL) a = b = ms; /* no window: no finding */
-        else {
-            a = ms + PyLong_AsSsize_t(PyTuple_GET_ITEM(w, 0));
-            b = ms + PyLong_AsSsize_t(PyTuple_GET_ITEM(w, 1));
-        }
-        Py_DECREF(spans);
-        if (PyErr_Occurred()) { Py_DECREF(m); return NULL; }
-    } else if (has_v) {
-        PyObject *sp = PyObject_CallMethodOneArg(m, k1_span, k1_v);
-        if (sp == NULL) { Py_DECREF(m); return NULL; }
-        if (!PyTuple_CheckExact(sp) || PyTuple_GET_SIZE(sp) != 2) { Py_DECREF(sp); Py_DECREF(m); Py_RETURN_NONE; }
-        a = PyLong_AsSsize_t(PyTuple_GET_ITEM(sp, 0));
-        b = PyLong_AsSsize_t(PyTuple_GET_ITEM(sp, 1));
-        Py_DECREF(sp);
-        if (PyErr_Occurred()) { Py_DECREF(m); return NULL; }
+        ms[u] = x;
     }
-    Py_DECREF(m);
-    int found = 0;
-    if (a < b) {
-        PyObject *value = PyUnicode_Substring(view, a, b);
-        if (value == NULL) return NULL;
-        PyObject *ka[2] = {det, value};
-        PyObject *ok = PyObject_Vectorcall(keep, ka, 2, NULL);
-        Py_DECREF(value);
-        if (ok == NULL) return NULL;
-        found = PyObject_IsTrue(ok);
-        Py_DECREF(ok);
-        if (found < 0) return NULL;
+    OneCand found[ONE_MAX];
+    int nf = 0;
+    {
+        int r = choose_c(ms, nm, info, view, keep, found, &nf);
+        if (r < 0) { out = NULL; goto leave; }
+        if (r == 0) goto leave;
     }
     /* (from here as `_release_plain`) */
     Py_ssize_t cut = point - base;
-    PyObject *text;
-    if (found) {
-        Py_ssize_t ra = a - base, rb = b - base;
-        if (ra < 0 || rb > cut) Py_RETURN_NONE; /* (cannot be: the match starts at or after `base`) */
-        PyObject *rv = PyUnicode_Substring(raw, ra, rb), *vv = PyUnicode_Substring(view, a, b);
+    PyObject *parts = PyList_New(0);
+    if (parts == NULL) { out = NULL; goto leave; }
+    Py_ssize_t at = 0;
+    for (int t = 0; t < nf; t++) {
+        Py_ssize_t ra = found[t].a - base, rb = found[t].b - base;
+        PyObject *entity = PyTuple_GET_ITEM(PyTuple_GET_ITEM(info, found[t].i), 2);
+        PyObject *p1 = PyUnicode_Substring(raw, at, ra);
+        PyObject *rv = PyUnicode_Substring(raw, ra, rb), *vv = PyUnicode_Substring(view, found[t].a, found[t].b);
         PyObject *rep = NULL;
-        if (rv != NULL && vv != NULL) {
+        if (p1 != NULL && rv != NULL && vv != NULL && PyList_Append(parts, p1) == 0) {
             PyObject *oa[3] = {entity, rv, vv};
             rep = PyObject_Vectorcall(op, oa, 3, NULL);
         }
+        Py_XDECREF(p1);
         Py_XDECREF(rv);
         Py_XDECREF(vv);
-        if (rep == NULL) return NULL;
-        PyObject *have = PyDict_GetItemWithError(counts, entity);
-        if (have == NULL && PyErr_Occurred()) { Py_DECREF(rep); return NULL; }
-        PyObject *one = PyLong_FromLong(1);
-        PyObject *sum = one == NULL ? NULL : have == NULL ? Py_NewRef(one) : PyNumber_Add(have, one);
-        Py_XDECREF(one);
-        if (sum == NULL || PyDict_SetItem(counts, entity, sum) < 0) { Py_XDECREF(sum); Py_DECREF(rep); return NULL; }
-        Py_DECREF(sum);
-        PyObject *p1 = PyUnicode_Substring(raw, 0, ra), *p3 = PyUnicode_Substring(raw, rb, cut);
-        PyObject *parts = p1 && p3 ? PyTuple_Pack(3, p1, rep, p3) : NULL;
-        Py_XDECREF(p1);
-        Py_XDECREF(p3);
-        Py_DECREF(rep);
-        text = parts ? PyUnicode_Join(empty_text, parts) : NULL;
-        Py_XDECREF(parts);
-    } else {
-        text = PyUnicode_Substring(raw, 0, cut);
+        int bad = rep == NULL || PyList_Append(parts, rep) < 0;
+        Py_XDECREF(rep);
+        if (!bad) {
+            PyObject *have = PyDict_GetItemWithError(counts, entity);
+            PyObject *one = have == NULL && PyErr_Occurred() ? NULL : PyLong_FromLong(1);
+            PyObject *sum = one == NULL ? NULL : have == NULL ? Py_NewRef(one) : PyNumber_Add(have, one);
+            Py_XDECREF(one);
+            bad = sum == NULL || PyDict_SetItem(counts, entity, sum) < 0;
+            Py_XDECREF(sum);
+        }
+        if (bad) { Py_DECREF(parts); out = NULL; goto leave; }
+        at = rb;
     }
-    if (text == NULL) return NULL;
+    PyObject *tail = PyUnicode_Substring(raw, at, cut);
+    PyObject *text = tail != NULL && PyList_Append(parts, tail) == 0 ? PyUnicode_Join(empty_text, parts) : NULL;
+    Py_XDECREF(tail);
+    Py_DECREF(parts);
+    if (text == NULL) { out = NULL; goto leave; }
     PyObject *rest = PyUnicode_Substring(raw, cut, PyUnicode_GET_LENGTH(raw));
     Py_ssize_t start = point > LOOKBEHIND ? point - LOOKBEHIND : 0;
     PyObject *nview = rest ? PyUnicode_Substring(view, start, n) : NULL;
@@ -2198,17 +2297,26 @@ static PyObject *release_one(PyObject *Py_UNUSED(module), PyObject *const *args,
         Py_XDECREF(rest);
         Py_XDECREF(nview);
         Py_DECREF(text);
-        return NULL;
+        out = NULL;
+        goto leave;
     }
     Py_ssize_t held = PyUnicode_GET_LENGTH(rest);
     Py_DECREF(rest);
     Py_DECREF(nview);
-    if (set_ssize(d, k_next_check, held + (held < EAGER ? 1 : held / 4)) < 0) { Py_DECREF(text); return NULL; }
+    if (set_ssize(d, k_next_check, held + (held < EAGER ? 1 : held / 4)) < 0) {
+        Py_DECREF(text);
+        out = NULL;
+        goto leave;
+    }
+    for (int t = 0; t < nm; t++) Py_DECREF(ms[t].m);
     if (PyUnicode_GET_LENGTH(text) == 0) {
         Py_DECREF(text);
         return Py_NewRef(empty_step);
     }
     return make_step(text);
+leave:
+    for (int t = 0; t < nm; t++) Py_DECREF(ms[t].m);
+    return out == NULL ? NULL : Py_NewRef(Py_None);
 }
 
 static PyMethodDef release_one_def = {
