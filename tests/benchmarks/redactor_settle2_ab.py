@@ -3,13 +3,14 @@ subjects interleaved in each repeat. Not collected by pytest.
 
     python tests/benchmarks/redactor_settle2_ab.py --kb 32 --repeats 5
 
-"off" is the default Redactor with every switch of `ROUND` False (the lean release of stop 33 as it was); "on" the
-default. `--switch NAME` turns off only that one (the rest on) in "off". Both with the `[fast]` extra where it is installed (`--no-fast`:
-without), both through the compiled `Redactor.feed`. Rows as tests/benchmarks/feed_ab.py prints them (thread CPU
-time per 4-character feed, medians of `--repeats`), then the feeds that settle a finding (the compiled feed hands
-`_release_step` a point and a value is replaced): their count and median off → on, timed in a second measure whose
-subjects count them (their own `_release_step`, so there `Redactor.feed` is the Python method). The released text
-(feeds, then flush) of "on" is compared with "off"'s: a difference is printed and the exit status is 1.
+"off" is the default Redactor with every switch of `ROUND` False (the lean release of stop 33 as it was); "on"
+the default. `--switch NAME` turns off only that one (the rest on) in "off". Both with the `[fast]` extra where
+it is installed (`--no-fast`: without), both through the compiled `Redactor.feed`. Rows as
+tests/benchmarks/feed_ab.py prints them (thread CPU time per 4-character feed, medians of `--repeats`), then the
+feeds that settle a finding (the compiled feed hands `_release_step` a point and a value is replaced): their count
+and median off → on, timed in a second measure whose subjects count them (their own `_release_step`, so there
+`Redactor.feed` is the Python method). The released text (feeds, then flush) of "on" is compared with "off"'s: a
+difference is printed and the exit status is 1.
 """
 
 from __future__ import annotations
@@ -26,7 +27,6 @@ sys.path[:0] = [str(ROOT / "src"), str(ROOT)]
 from sluicegate import SentenceSplitter  # noqa: E402
 from sluicegate.redaction import Redactor  # noqa: E402
 from tests.benchmarks import feed_ab  # noqa: E402
-
 
 # The class attributes this round added (each False: that part as before it).
 ROUND = ("_LAZY_CHOOSE", "_REUSE_MATCH", "_C_RELEASE")

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from .._stream import EMPTY_STEP, STOPPED_STEP, Done, Guard, Step, check_piece
 from . import fastpath
@@ -137,12 +138,11 @@ class Redactor:
         tracker = self._tracker
         native = fastpath.native is not None and self._NATIVE and _inlines(type(self))
         self._kept: tuple[tuple[object, object], ...] | None = None
+        self._quick_native: Callable[[Any, str], Any] | None = None
         if native and tracker is not None:
             if self._REUSE_MATCH and self._LEAN_RELEASE:
                 self._kept = fastpath.keepers(tracker)
             self._quick_native = fastpath.compiled_feed(tracker, max_hold, kept=self._kept)
-        else:
-            self._quick_native = None
 
     @property
     def stopped(self) -> bool:
@@ -343,8 +343,9 @@ class Redactor:
         kept = self._kept
         if kept is not None and self._C_RELEASE and self._positions is None:  # (`kept`: lean, compiled feed)
             engine = self._engine
+            info, most = engine.one_info(), engine.short_max
             step: Step | None = _native.release_one(
-                self, point, tracker, self._counts, self._operator, self._keep, kept, engine.one_info(), engine.short_max
+                self, point, tracker, self._counts, self._operator, self._keep, kept, info, most
             )
             if step is not None:
                 return step
