@@ -1981,13 +1981,13 @@ static int add_keeper(PyObject *m) {
    match of it starts before `point` (one search from its end). Then, as the Python path: `keep(detector, value)`,
    the operator on the raw value, the count, the released text, the state moved on, a Step. Why: on the settling
    feeds of logs and JSON this path's Python (a mask, a settle, a release, two objects) was most of the release. */
-static PyObject *k1_string, *k1_re, *k1_pos, *k1_endpos, *k1_span, *k1_last, *k1_v;
+static PyObject *k1_string, *k1_re, *k1_pos, *k1_endpos, *k1_span, *k1_last, *k1_v, *k1_search;
 
 static int k1_init(void) {
     if (k1_v != NULL) return 0;
 #define K1(var, s) if ((var = PyUnicode_InternFromString(s)) == NULL) return -1;
     K1(k1_string, "string") K1(k1_re, "re") K1(k1_pos, "pos") K1(k1_endpos, "endpos") K1(k1_span, "span")
-    K1(k1_last, "last") K1(k1_v, "v")
+    K1(k1_last, "last") K1(k1_search, "search") K1(k1_v, "v")
 #undef K1
     return 0;
 }
@@ -2221,7 +2221,7 @@ static PyObject *release_one(PyObject *Py_UNUSED(module), PyObject *const *args,
         ms[nm].start = s;
         ms[nm++].end = e;
         PyObject *sv = PyLong_FromSsize_t(e);
-        PyObject *search = sv ? PyObject_GetAttrString(pattern, "search") : NULL;
+        PyObject *search = sv ? PyObject_GetAttr(pattern, k1_search) : NULL;
         PyObject *sa[4] = {view, sv, Py_None, Py_False};
         PyObject *nxt = search ? PyObject_Vectorcall(search, sa, 4, NULL) : NULL;
         Py_XDECREF(search);
