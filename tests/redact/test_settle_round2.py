@@ -254,6 +254,14 @@ def test_the_keeper_calls_through_and_keeps_the_last_answer() -> None:
     assert k.last is None
     with pytest.raises(TypeError):
         native.Keeper(3)
+    short = native.Keeper(pattern.search, 3)  # kept only on a view of at most 3 characters
+    assert short("xbbbb") is not None and short.last is None
+    m3 = short("xb")
+    assert m3 is not None and short.last is m3
+    assert short("abbbbbbb") is not None and short.last is m3
+    assert all(
+        k.last is None or len(k.last.string) <= fastpath.KEEP_LIMIT for pair in Redactor()._kept or () for k in pair
+    )
 
 
 def test_reused_refuses_what_is_not_the_search() -> None:

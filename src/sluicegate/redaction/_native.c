@@ -1882,23 +1882,31 @@ done:
    detectors' `match` and `search` behind these (fastpath.compiled_feed), so that `Engine.settle_short` can take
    the complete match a check has just found instead of searching for it again (settle.py, `_reused`: whether a
    kept match stands in for the search is decided there, from the match object's own fields). A vectorcall
-   around the engine's call: a few ns a call, and no Python frame. */
+   around the engine's call: a few ns a call, and no Python frame. `Keeper(fn, limit)`: an answer is kept only for
+   a first argument (the view) of at most `limit` characters, so that a stream keeps no long view alive through
+   its kept matches (a settle's view is short: `Engine.settle_short` takes at most 512 characters). */
 typedef struct {
     PyObject_HEAD
     vectorcallfunc vectorcall;
     PyObject *fn, *last;
+    Py_ssize_t limit; /* -1: any length */
 } Keeper;
 
 static PyObject *keeper_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
     Keeper *k = (Keeper *)self;
-    PyObject *got = PyObject_Vectorcall(k->fn, args, PyVectorcall_NARGS(nargsf), kwnames);
-    if (got != NULL && got != Py_None) Py_XSETREF(k->last, Py_NewRef(got));
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    PyObject *got = PyObject_Vectorcall(k->fn, args, nargs, kwnames);
+    if (got != NULL && got != Py_None &&
+        (k->limit < 0 || (nargs >= 1 && PyUnicode_Check(args[0]) && PyUnicode_GET_LENGTH(args[0]) <= k->limit)))
+        Py_XSETREF(k->last, Py_NewRef(got));
     return got;
 }
 
 static PyObject *keeper_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
     PyObject *fn;
-    if ((kwds != NULL && PyDict_GET_SIZE(kwds) > 0) || !PyArg_ParseTuple(args, "O:Keeper", &fn)) return NULL;
+    Py_ssize_t limit = -1;
+    if ((kwds != NULL && PyDict_GET_SIZE(kwds) > 0) || !PyArg_ParseTuple(args, "O|n:Keeper", &fn, &limit))
+        return NULL;
     if (!PyCallable_Check(fn)) {
         PyErr_SetString(PyExc_TypeError, "Keeper(fn) takes a callable");
         return NULL;
@@ -1908,6 +1916,7 @@ static PyObject *keeper_new(PyTypeObject *type, PyObject *args, PyObject *kwds) 
     k->vectorcall = keeper_call;
     k->fn = Py_NewRef(fn);
     k->last = Py_NewRef(Py_None);
+    k->limit = limit < 0 ? -1 : limit;
     return (PyObject *)k;
 }
 
@@ -1947,7 +1956,7 @@ static PyTypeObject KeeperType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "sluicegate.redaction._native.Keeper",
     .tp_basicsize = sizeof(Keeper),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
-    .tp_doc = "Keeper(fn): fn, keeping its last answer that is not None in .last (see _native.c).",
+    .tp_doc = "Keeper(fn[, limit]): fn, keeping its last answer that is not None in .last (see _native.c).",
     .tp_new = keeper_new,
     .tp_dealloc = (destructor)keeper_dealloc,
     .tp_traverse = (traverseproc)keeper_traverse,

@@ -183,7 +183,14 @@ def keepers(tracker: OpenTracker) -> tuple[tuple[Any, Any], ...]:
     last match it answered): handed to `compiled_feed`, so that a settle can reuse the complete match a check has
     just found (`Engine.settle_short`, `_reused`). One stream's own: a Keeper is not shared between streams."""
     keeper = native.Keeper
-    return tuple((keeper(m), keeper(f)) for m, f in zip(tracker._match, tracker._full, strict=True))
+    return tuple(
+        (keeper(m, KEEP_LIMIT), keeper(f, KEEP_LIMIT)) for m, f in zip(tracker._match, tracker._full, strict=True)
+    )
+
+
+# A Keeper keeps a match only on a view of at most this many characters: a kept match holds its view alive, and a
+# stream has two Keepers per detector (at most ~60 views of 1 KiB, not of `max_hold`). A settle's view is short.
+KEEP_LIMIT = 1024
 
 
 def install_feed(cls: Any) -> None:
