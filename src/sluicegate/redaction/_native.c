@@ -1986,8 +1986,9 @@ static int add_keeper(PyObject *m) {
    a built-in (`info[i]`: (pattern, has a value group `v`, entity, detector, built-in, prefilter, locate); a
    windowed one's `locate` is called as `_choose_lazy` would, for at most ONE_CANDS windows), the range is short (at most `short_max`, and not the prefilter's `MIN_RANGE` when there is a prefilter), the view has no
    position map, and the kept match of each (`kept[i]`: fastpath.keepers) is the search from its bound
-   (settle._reused's test, field by field), ends before `point` and before the end of the view, and no other
-   match of it starts before `point` (one search from its end). Then, as the Python path: `keep(detector, value)`,
+   (settle._reused's test, field by field), starts before `point`, and no other match of it starts before `point`
+   (one search from its end, where that is before the point); then `_choose`'s pull-back (a match still open at
+   the end of the view, or straddling the point, moves the point back to its start). Then, as the Python path: `keep(detector, value)`,
    the operator on the raw value, the count, the released text, the state moved on, a Step. Why: on the settling
    feeds of logs and JSON this path's Python (a mask, a settle, a release, two objects) was most of the release. */
 static PyObject *k1_string, *k1_re, *k1_pos, *k1_endpos, *k1_span, *k1_last, *k1_v, *k1_search;
@@ -2223,12 +2224,13 @@ static PyObject *release_one(PyObject *Py_UNUSED(module), PyObject *const *args,
             else Py_DECREF(last);
         }
         if (m == NULL) goto leave; /* not kept: the Python path searches */
-        /* one match before the point, ending before it and before the end of the view (else a pull-back) */
-        if (s >= point || e >= point || e >= n || e <= s) { Py_DECREF(m); goto leave; }
+        /* a match before the point (one that starts at or after it: the Python path) */
+        if (s >= point || e <= s) { Py_DECREF(m); goto leave; }
         ms[nm].i = i;
         ms[nm].m = m;
         ms[nm].start = s;
         ms[nm++].end = e;
+        if (e >= point) continue; /* the next match starts at or after its end: none before the point */
         PyObject *sv = PyLong_FromSsize_t(e);
         PyObject *search = sv ? PyObject_GetAttr(pattern, k1_search) : NULL;
         PyObject *sa[4] = {view, sv, Py_None, Py_False};
@@ -2255,10 +2257,21 @@ static PyObject *release_one(PyObject *Py_UNUSED(module), PyObject *const *args,
         }
         ms[u] = x;
     }
+    /* the pull-back (`_choose`'s): to the start of any match that straddles the point or is still open at the end
+       of the view; then only the matches that start before it are candidates (`ms` is sorted by start) */
+    for (;;) {
+        Py_ssize_t back = point;
+        for (int t = 0; t < nm; t++)
+            if (ms[t].start < back && (ms[t].end > back || ms[t].end >= n)) back = ms[t].start;
+        if (back == point) break;
+        point = back;
+    }
+    int before = 0;
+    while (before < nm && ms[before].start < point) before++;
     OneCand found[ONE_MAX];
     int nf = 0;
     {
-        int r = choose_c(ms, nm, info, view, keep, found, &nf);
+        int r = choose_c(ms, before, info, view, keep, found, &nf);
         if (r < 0) { out = NULL; goto leave; }
         if (r == 0) goto leave;
     }
