@@ -109,7 +109,7 @@ def test_every_short_settle_is_the_engines(fast: bool, monkeypatch: pytest.Monke
 
     def checked(self: Engine, view: str, pos: int, point: int, hint: int, keep: Any, *bounds: Any) -> Any:
         assert bounds  # the tracker's: the searches start at them
-        lb, origin = bounds
+        lb, origin = bounds[:2]  # (then the choice's switch: `Redactor._LAZY_CHOOSE`)
         moved.append(any(at - origin > pos for i, at in lb.items() if hint >> i & 1))
         got = short(self, view, pos, point, hint, keep, *bounds)
         taken.append(got is not None)
@@ -121,6 +121,7 @@ def test_every_short_settle_is_the_engines(fast: bool, monkeypatch: pytest.Monke
 
     class On(Redactor):
         _COMPILED = fast
+        _C_RELEASE = False  # (else `_native.release_one` does most of them: tests/redact/test_settle_round2.py)
 
     for text in _texts():
         r = On()
@@ -138,7 +139,7 @@ def test_the_lean_release_is_off_without_the_compiled_feed_or_with_a_position_ma
         _NATIVE = False
 
     class Seen(Redactor):
-        pass
+        _C_RELEASE = False  # (else `_native.release_one` releases these itself, without `_release_plain`)
 
     def spy(self: Redactor, point: int, findings: Any, tracker: Any) -> str:
         assert self._positions is None  # the map's case is `_release`'s

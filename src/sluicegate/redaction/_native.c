@@ -1778,6 +1778,8 @@ static PyObject *configure(PyObject *Py_UNUSED(module), PyObject *args) {
 
 static PyObject *whole_starts(PyObject *module, PyObject *args);
 static PyObject *py_shape_need(PyObject *module, PyObject *cap);
+static int add_keeper(PyObject *m);
+static int add_release_one(PyObject *m);
 
 static PyMethodDef methods[] = {
     {"new_shape", new_shape, METH_VARARGS, "new_shape(states, packed, places) -> a detector's shape (for Feed)"},
@@ -1825,6 +1827,7 @@ PyMODINIT_FUNC PyInit__native(void) {
         Py_DECREF(m);
         return NULL;
     }
+    if (add_keeper(m) < 0 || add_release_one(m) < 0) { Py_DECREF(m); return NULL; }
     return m;
 }
 
@@ -2521,4 +2524,485 @@ done:
     PyMem_Free(char_mask);
     PyMem_Free(cover);
     return out;
+}
+
+
+/* `Keeper(fn)`: calls `fn` with the arguments it is called with and keeps its last answer that is not None
+   (`.last`, None until then). The compiled feed of a Redactor whose release reuses matches is handed its
+   detectors' `match` and `search` behind these (fastpath.compiled_feed), so that `Engine.settle_short` can take
+   the complete match a check has just found instead of searching for it again (settle.py, `_reused`: whether a
+   kept match stands in for the search is decided there, from the match object's own fields). A vectorcall
+   around the engine's call: a few ns a call, and no Python frame. `Keeper(fn, limit)`: an answer is kept only for
+   a first argument (the view) of at most `limit` characters, so that a stream keeps no long view alive through
+   its kept matches (a settle's view is short: `Engine.settle_short` takes at most 512 characters). */
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    PyObject *fn, *last;
+    Py_ssize_t limit; /* -1: any length */
+} Keeper;
+
+static PyObject *keeper_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
+    Keeper *k = (Keeper *)self;
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    PyObject *got = PyObject_Vectorcall(k->fn, args, nargs, kwnames);
+    if (got != NULL && got != Py_None &&
+        (k->limit < 0 || (nargs >= 1 && PyUnicode_Check(args[0]) && PyUnicode_GET_LENGTH(args[0]) <= k->limit)))
+        Py_XSETREF(k->last, Py_NewRef(got));
+    return got;
+}
+
+static PyObject *keeper_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
+    PyObject *fn;
+    Py_ssize_t limit = -1;
+    if ((kwds != NULL && PyDict_GET_SIZE(kwds) > 0) || !PyArg_ParseTuple(args, "O|n:Keeper", &fn, &limit))
+        return NULL;
+    if (!PyCallable_Check(fn)) {
+        PyErr_SetString(PyExc_TypeError, "Keeper(fn) takes a callable");
+        return NULL;
+    }
+    Keeper *k = (Keeper *)type->tp_alloc(type, 0);
+    if (k == NULL) return NULL;
+    k->vectorcall = keeper_call;
+    k->fn = Py_NewRef(fn);
+    k->last = Py_NewRef(Py_None);
+    k->limit = limit < 0 ? -1 : limit;
+    return (PyObject *)k;
+}
+
+static int keeper_traverse(Keeper *k, visitproc visit, void *arg) {
+    Py_VISIT(k->fn);
+    Py_VISIT(k->last);
+    return 0;
+}
+
+static int keeper_clear(Keeper *k) {
+    Py_CLEAR(k->fn);
+    Py_CLEAR(k->last);
+    return 0;
+}
+
+static void keeper_dealloc(Keeper *k) {
+    PyObject_GC_UnTrack(k);
+    keeper_clear(k);
+    Py_TYPE(k)->tp_free((PyObject *)k);
+}
+
+static PyObject *keeper_last(Keeper *k, void *Py_UNUSED(closure)) { return Py_NewRef(k->last); }
+
+static int keeper_set_last(Keeper *k, PyObject *value, void *Py_UNUSED(closure)) {
+    Py_XSETREF(k->last, Py_NewRef(value == NULL ? Py_None : value));
+    return 0;
+}
+
+static PyObject *keeper_fn(Keeper *k, void *Py_UNUSED(closure)) { return Py_NewRef(k->fn); }
+
+static PyGetSetDef keeper_getset[] = {
+    {"last", (getter)keeper_last, (setter)keeper_set_last, "the last answer of fn that was not None", NULL},
+    {"fn", (getter)keeper_fn, NULL, "the callable", NULL},
+    {NULL, NULL, NULL, NULL, NULL}};
+
+static PyTypeObject KeeperType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "sluicegate.redaction._native.Keeper",
+    .tp_basicsize = sizeof(Keeper),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_doc = "Keeper(fn[, limit]): fn, keeping its last answer that is not None in .last (see _native.c).",
+    .tp_new = keeper_new,
+    .tp_dealloc = (destructor)keeper_dealloc,
+    .tp_traverse = (traverseproc)keeper_traverse,
+    .tp_clear = (inquiry)keeper_clear,
+    .tp_vectorcall_offset = offsetof(Keeper, vectorcall),
+    .tp_call = PyVectorcall_Call,
+    .tp_getset = keeper_getset,
+};
+
+/* Adds `Keeper` to the module (from PyInit__native). 0, or -1 with an exception set. */
+static int add_keeper(PyObject *m) {
+    if (PyType_Ready(&KeeperType) < 0) return -1;
+    Py_INCREF(&KeeperType);
+    if (PyModule_AddObject(m, "Keeper", (PyObject *)&KeeperType) < 0) {
+        Py_DECREF(&KeeperType);
+        return -1;
+    }
+    return 0;
+}
+
+
+/* `release_one(redactor, point, tracker, counts, operator, keep, kept, info, short_max)`: `Redactor._release_step`'s
+   lean release (`Engine.settle_short`, then `_release_plain` and the Step) done here for its common cases, or
+   None where it is not one (then nothing has changed and the Python path does it all). The case: the tracker
+   knows its bounds (`_unsure`), at most ONE_MAX detectors may have a complete match before `point` (their bounds),
+   and for each of them what follows holds (the choice among them is `_choose_lazy`'s, `choose_c`); each is
+   a built-in (`info[i]`: (pattern, has a value group `v`, entity, detector, built-in, prefilter, locate); a
+   windowed one's `locate` is called as `_choose_lazy` would, for at most ONE_CANDS windows), the range is short (at most `short_max`, and not the prefilter's `MIN_RANGE` when there is a prefilter), the view has no
+   position map, and the kept match of each (`kept[i]`: fastpath.keepers) is the search from its bound
+   (settle._reused's test, field by field), starts before `point`, and no other match of it starts before `point`
+   (one search from its end, where that is before the point); then `_choose`'s pull-back (a match still open at
+   the end of the view, or straddling the point, moves the point back to its start). Then, as the Python path: `keep(detector, value)`,
+   the operator on the raw value, the count, the released text, the state moved on, a Step. Why: on the settling
+   feeds of logs and JSON this path's Python (a mask, a settle, a release, two objects) was most of the release. */
+static PyObject *k1_string, *k1_re, *k1_pos, *k1_endpos, *k1_span, *k1_last, *k1_v, *k1_search;
+
+static int k1_init(void) {
+    if (k1_v != NULL) return 0;
+#define K1(var, s) if ((var = PyUnicode_InternFromString(s)) == NULL) return -1;
+    K1(k1_string, "string") K1(k1_re, "re") K1(k1_pos, "pos") K1(k1_endpos, "endpos") K1(k1_span, "span")
+    K1(k1_last, "last") K1(k1_search, "search") K1(k1_v, "v")
+#undef K1
+    return 0;
+}
+
+/* An int attribute of `obj` (a match's pos, endpos) or a no-argument method's int answer (start, end). 0, or -1
+   (an exception may be set). */
+static int int_attr(PyObject *obj, PyObject *name, int call, Py_ssize_t *out) {
+    PyObject *v = call ? PyObject_CallMethodNoArgs(obj, name) : PyObject_GetAttr(obj, name);
+    if (v == NULL) return -1;
+    *out = PyLong_AsSsize_t(v);
+    Py_DECREF(v);
+    return *out == -1 && PyErr_Occurred() ? -1 : 0;
+}
+
+/* settle._reused(m, view, pattern, at) is m: 1 yes, 0 no, -1 error. */
+static int reusable(PyObject *m, PyObject *view, PyObject *pattern, Py_ssize_t at, Py_ssize_t *start, Py_ssize_t *end) {
+    if (m == Py_None) return 0;
+    PyObject *s = PyObject_GetAttr(m, k1_string);
+    if (s == NULL) return -1;
+    Py_DECREF(s);
+    if (s != view) return 0;
+    PyObject *re = PyObject_GetAttr(m, k1_re);
+    if (re == NULL) return -1;
+    Py_DECREF(re);
+    if (re != pattern) return 0;
+    Py_ssize_t pos, endpos;
+    if (int_attr(m, k1_pos, 0, &pos) < 0 || int_attr(m, k_start, 1, start) < 0) return -1;
+    if (!(pos <= at && at <= *start)) return 0;
+    if (int_attr(m, k1_endpos, 0, &endpos) < 0) return -1;
+    if (endpos != PyUnicode_GET_LENGTH(view)) return 0;
+    PyObject *partial = PyObject_GetAttr(m, k_partial);
+    if (partial == NULL) return -1;
+    int is_partial = PyObject_IsTrue(partial);
+    Py_DECREF(partial);
+    if (is_partial) return is_partial < 0 ? -1 : 0;
+    return int_attr(m, k_end, 1, end) < 0 ? -1 : 1;
+}
+
+/* One detector's match in `release_one`: its detector index (= its priority: `Engine._priority`), the kept match,
+   its span. */
+typedef struct {
+    long i;
+    PyObject *m; /* a new reference */
+    Py_ssize_t start, end;
+} OneMatch;
+
+/* A candidate value of `_choose`: its span, its detector index (priority). */
+typedef struct {
+    Py_ssize_t a, b;
+    long i;
+} OneCand;
+
+#define ONE_MAX 4    /* detectors with a bound before the point */
+#define ONE_CANDS 16 /* candidate values */
+
+/* Does candidate x sort before y in `_choose`'s order (start, longest, priority)? */
+static int cand_before(const OneCand *x, const OneCand *y) {
+    if (x->a != y->a) return x->a < y->a;
+    if (x->a - x->b != y->a - y->b) return x->a - x->b < y->a - y->b;
+    if (x->i != y->i) return x->i < y->i;
+    return x->b < y->b;
+}
+
+/* Push the candidates of match `om` (its `locate`'s windows, its value group's span or its own) onto `ready`.
+   1 done, 0 not this path's case (too many), -1 error. */
+static int push_cands(OneMatch *om, PyObject *row, PyObject *view, OneCand *ready, int *nready) {
+    PyObject *locate = PyTuple_GET_ITEM(row, 6);
+    if (locate != Py_None) {
+        PyObject *g = PyUnicode_Substring(view, om->start, om->end);
+        PyObject *spans = g ? PyObject_CallOneArg(locate, g) : NULL;
+        Py_XDECREF(g);
+        if (spans == NULL) return -1;
+        if (!PyList_CheckExact(spans)) { Py_DECREF(spans); return 0; }
+        for (Py_ssize_t k = 0; k < PyList_GET_SIZE(spans); k++) {
+            PyObject *w = PyList_GET_ITEM(spans, k);
+            if (!PyTuple_CheckExact(w) || PyTuple_GET_SIZE(w) != 2 || *nready >= ONE_CANDS) {
+                Py_DECREF(spans);
+                return 0;
+            }
+            Py_ssize_t a = PyLong_AsSsize_t(PyTuple_GET_ITEM(w, 0)), b = PyLong_AsSsize_t(PyTuple_GET_ITEM(w, 1));
+            if (PyErr_Occurred()) { Py_DECREF(spans); return -1; }
+            ready[*nready].a = om->start + a;
+            ready[*nready].b = om->start + b;
+            ready[*nready].i = om->i;
+            (*nready)++;
+        }
+        Py_DECREF(spans);
+        return 1;
+    }
+    Py_ssize_t a = om->start, b = om->end;
+    if (PyTuple_GET_ITEM(row, 1) == Py_True) { /* the value group's span */
+        PyObject *sp = PyObject_CallMethodOneArg(om->m, k1_span, k1_v);
+        if (sp == NULL) return -1;
+        if (!PyTuple_CheckExact(sp) || PyTuple_GET_SIZE(sp) != 2) { Py_DECREF(sp); return 0; }
+        a = PyLong_AsSsize_t(PyTuple_GET_ITEM(sp, 0));
+        b = PyLong_AsSsize_t(PyTuple_GET_ITEM(sp, 1));
+        Py_DECREF(sp);
+        if (PyErr_Occurred()) return -1;
+    }
+    if (*nready >= ONE_CANDS) return 0;
+    ready[*nready].a = a;
+    ready[*nready].b = b;
+    ready[*nready].i = om->i;
+    (*nready)++;
+    return 1;
+}
+
+/* The findings of `release_one`'s matches, as `Engine._choose_lazy` chooses them (the same order of candidates, `keep`
+   asked only of one that would be taken): into `found` (at most ONE_MAX). 1 done, 0 not this path's case, -1
+   error. `ms` sorted by start. */
+static int choose_c(OneMatch *ms, int nm, PyObject *info, PyObject *view, PyObject *keep, OneCand *found, int *nfound) {
+    OneCand ready[ONE_CANDS];
+    int nready = 0, j = 0;
+    Py_ssize_t last = -1;
+    *nfound = 0;
+    for (;;) {
+        for (;;) { /* locate every pending match that starts at or before the best waiting candidate */
+            if (j >= nm) break;
+            if (nready) {
+                int best = 0;
+                for (int t = 1; t < nready; t++)
+                    if (cand_before(&ready[t], &ready[best])) best = t;
+                if (ms[j].start > ready[best].a) break;
+            }
+            OneMatch *om = &ms[j++];
+            if (om->end <= last) continue;
+            int r = push_cands(om, PyTuple_GET_ITEM(info, om->i), view, ready, &nready);
+            if (r <= 0) return r;
+        }
+        if (!nready) return 1;
+        int best = 0;
+        for (int t = 1; t < nready; t++)
+            if (cand_before(&ready[t], &ready[best])) best = t;
+        OneCand c = ready[best];
+        ready[best] = ready[--nready];
+        if (c.a < last || c.a >= c.b) continue;
+        PyObject *value = PyUnicode_Substring(view, c.a, c.b);
+        if (value == NULL) return -1;
+        PyObject *ka[2] = {PyTuple_GET_ITEM(PyTuple_GET_ITEM(info, c.i), 3), value};
+        PyObject *ok = PyObject_Vectorcall(keep, ka, 2, NULL);
+        Py_DECREF(value);
+        if (ok == NULL) return -1;
+        int yes = PyObject_IsTrue(ok);
+        Py_DECREF(ok);
+        if (yes < 0) return -1;
+        if (!yes) continue;
+        if (*nfound >= ONE_MAX) return 0;
+        found[(*nfound)++] = c;
+        last = c.b;
+    }
+}
+
+static PyObject *release_one(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 9) {
+        PyErr_SetString(PyExc_TypeError,
+                        "release_one(redactor, point, tracker, counts, operator, keep, kept, info, short_max)");
+        return NULL;
+    }
+    if (k1_init() < 0) return NULL;
+    if (!configured) Py_RETURN_NONE;
+    PyObject *self = args[0], *tracker = args[2], *counts = args[3], *op = args[4], *keep = args[5];
+    PyObject *kept = args[6], *info = args[7];
+    Py_ssize_t point = PyLong_AsSsize_t(args[1]), short_max = PyLong_AsSsize_t(args[8]);
+    if ((point == -1 || short_max == -1) && PyErr_Occurred()) return NULL;
+    if (!PyDict_CheckExact(counts) || !PyTuple_CheckExact(kept) || !PyTuple_CheckExact(info)) Py_RETURN_NONE;
+    PyObject *d = instance_dict(self), *td = instance_dict(tracker);
+    if (d == NULL || td == NULL) Py_RETURN_NONE;
+    PyObject *positions = item(d, k_positions), *raw = item(d, k_raw), *view = item(d, k_view);
+    if (positions != Py_None || raw == NULL || view == NULL || !PyUnicode_CheckExact(raw) || !PyUnicode_CheckExact(view))
+        Py_RETURN_NONE;
+    Py_ssize_t base, o, unsure, n = PyUnicode_GET_LENGTH(view);
+    if (get_ssize(d, k_base, &base) < 0 || get_ssize(td, k_origin, &o) < 0 || get_ssize(td, k_unsure, &unsure) < 0)
+        Py_RETURN_NONE;
+    if (point <= base || point > n || unsure > base + o || point - base > short_max) Py_RETURN_NONE;
+    if (PyUnicode_GET_LENGTH(raw) != n - base) Py_RETURN_NONE; /* (no map: the view's body is the held text) */
+    /* With a prefilter (info[i][5]), a range past its MIN_RANGE is its case, not this one (as in settle_short). */
+    PyObject *mr = PyObject_GetAttr(pf_module, k_min_range);
+    if (mr == NULL) return NULL;
+    Py_ssize_t min_range = PyLong_AsSsize_t(mr);
+    Py_DECREF(mr);
+    if (min_range == -1 && PyErr_Occurred()) return NULL;
+    PyObject *lb = item(td, k_lb);
+    if (lb == NULL || !PyDict_CheckExact(lb)) Py_RETURN_NONE;
+    /* the detectors with a bound before the point (`complete_mask`), at most ONE_MAX */
+    long which[ONE_MAX];
+    Py_ssize_t bound[ONE_MAX];
+    int nd = 0;
+    Py_ssize_t pos = 0;
+    PyObject *key, *value;
+    while (PyDict_Next(lb, &pos, &key, &value)) {
+        Py_ssize_t at = PyLong_AsSsize_t(value);
+        if (at == -1 && PyErr_Occurred()) return NULL;
+        if (at < point + o) {
+            if (nd >= ONE_MAX) Py_RETURN_NONE;
+            long i = PyLong_AsLong(key);
+            if (i == -1 && PyErr_Occurred()) return NULL;
+            if (i < 0 || i >= PyTuple_GET_SIZE(info) || i >= PyTuple_GET_SIZE(kept)) Py_RETURN_NONE;
+            which[nd] = i;
+            bound[nd++] = at;
+        }
+    }
+    if (nd == 0) Py_RETURN_NONE;
+    OneMatch ms[ONE_MAX];
+    int nm = 0;
+    PyObject *out = Py_None; /* what to return on leaving early: None (not this path's case) or NULL (an error) */
+    for (int t = 0; t < nd; t++) {
+        long i = which[t];
+        PyObject *row = PyTuple_GET_ITEM(info, i);
+        if (!PyTuple_CheckExact(row) || PyTuple_GET_SIZE(row) != 7) goto leave;
+        if (PyTuple_GET_ITEM(row, 4) != Py_True) goto leave; /* a custom detector */
+        if (PyTuple_GET_ITEM(row, 5) == Py_True && point - base > min_range) goto leave; /* the prefilter's */
+        PyObject *pattern = PyTuple_GET_ITEM(row, 0);
+        Py_ssize_t at = bound[t] - o > base ? bound[t] - o : base;
+        PyObject *pair = PyTuple_GET_ITEM(kept, i);
+        if (!PyTuple_CheckExact(pair) || PyTuple_GET_SIZE(pair) != 2) goto leave;
+        PyObject *m = NULL;
+        Py_ssize_t s = 0, e = 0;
+        for (int u = 0; u < 2 && m == NULL; u++) {
+            PyObject *last = PyObject_GetAttr(PyTuple_GET_ITEM(pair, u), k1_last);
+            if (last == NULL) { out = NULL; goto leave; }
+            int r = reusable(last, view, pattern, at, &s, &e);
+            if (r < 0) { Py_DECREF(last); out = NULL; goto leave; }
+            if (r) m = last;
+            else Py_DECREF(last);
+        }
+        if (m == NULL) goto leave; /* not kept: the Python path searches */
+        /* a match before the point (one that starts at or after it: the Python path) */
+        if (s >= point || e <= s) { Py_DECREF(m); goto leave; }
+        ms[nm].i = i;
+        ms[nm].m = m;
+        ms[nm].start = s;
+        ms[nm++].end = e;
+        if (e >= point) continue; /* the next match starts at or after its end: none before the point */
+        PyObject *sv = PyLong_FromSsize_t(e);
+        PyObject *search = sv ? PyObject_GetAttr(pattern, k1_search) : NULL;
+        PyObject *sa[4] = {view, sv, Py_None, Py_False};
+        PyObject *nxt = search ? PyObject_Vectorcall(search, sa, 4, NULL) : NULL;
+        Py_XDECREF(search);
+        Py_XDECREF(sv);
+        if (nxt == NULL) { out = NULL; goto leave; }
+        int more = 0;
+        if (nxt != Py_None) {
+            Py_ssize_t ns;
+            if (int_attr(nxt, k_start, 1, &ns) < 0) { Py_DECREF(nxt); out = NULL; goto leave; }
+            more = ns < point;
+        }
+        Py_DECREF(nxt);
+        if (more) goto leave; /* several matches of one detector: the Python path */
+    }
+    /* by start, then detector index (the order `_choose_lazy`'s pending list has; starts of one detector differ) */
+    for (int t = 1; t < nm; t++) {
+        OneMatch x = ms[t];
+        int u = t;
+        while (u > 0 && (ms[u - 1].start > x.start || (ms[u - 1].start == x.start && ms[u - 1].i > x.i))) {
+            ms[u] = ms[u - 1];
+            u--;
+        }
+        ms[u] = x;
+    }
+    /* the pull-back (`_choose`'s): to the start of any match that straddles the point or is still open at the end
+       of the view; then only the matches that start before it are candidates (`ms` is sorted by start) */
+    for (;;) {
+        Py_ssize_t back = point;
+        for (int t = 0; t < nm; t++)
+            if (ms[t].start < back && (ms[t].end > back || ms[t].end >= n)) back = ms[t].start;
+        if (back == point) break;
+        point = back;
+    }
+    int before = 0;
+    while (before < nm && ms[before].start < point) before++;
+    OneCand found[ONE_MAX];
+    int nf = 0;
+    {
+        int r = choose_c(ms, before, info, view, keep, found, &nf);
+        if (r < 0) { out = NULL; goto leave; }
+        if (r == 0) goto leave;
+    }
+    /* (from here as `_release_plain`) */
+    Py_ssize_t cut = point - base;
+    PyObject *parts = PyList_New(0);
+    if (parts == NULL) { out = NULL; goto leave; }
+    Py_ssize_t at = 0;
+    for (int t = 0; t < nf; t++) {
+        Py_ssize_t ra = found[t].a - base, rb = found[t].b - base;
+        PyObject *entity = PyTuple_GET_ITEM(PyTuple_GET_ITEM(info, found[t].i), 2);
+        PyObject *p1 = PyUnicode_Substring(raw, at, ra);
+        PyObject *rv = PyUnicode_Substring(raw, ra, rb), *vv = PyUnicode_Substring(view, found[t].a, found[t].b);
+        PyObject *rep = NULL;
+        if (p1 != NULL && rv != NULL && vv != NULL && PyList_Append(parts, p1) == 0) {
+            PyObject *oa[3] = {entity, rv, vv};
+            rep = PyObject_Vectorcall(op, oa, 3, NULL);
+        }
+        Py_XDECREF(p1);
+        Py_XDECREF(rv);
+        Py_XDECREF(vv);
+        int bad = rep == NULL || PyList_Append(parts, rep) < 0;
+        Py_XDECREF(rep);
+        if (!bad) {
+            PyObject *have = PyDict_GetItemWithError(counts, entity);
+            PyObject *one = have == NULL && PyErr_Occurred() ? NULL : PyLong_FromLong(1);
+            PyObject *sum = one == NULL ? NULL : have == NULL ? Py_NewRef(one) : PyNumber_Add(have, one);
+            Py_XDECREF(one);
+            bad = sum == NULL || PyDict_SetItem(counts, entity, sum) < 0;
+            Py_XDECREF(sum);
+        }
+        if (bad) { Py_DECREF(parts); out = NULL; goto leave; }
+        at = rb;
+    }
+    PyObject *tail = PyUnicode_Substring(raw, at, cut);
+    PyObject *text = tail != NULL && PyList_Append(parts, tail) == 0 ? PyUnicode_Join(empty_text, parts) : NULL;
+    Py_XDECREF(tail);
+    Py_DECREF(parts);
+    if (text == NULL) { out = NULL; goto leave; }
+    PyObject *rest = PyUnicode_Substring(raw, cut, PyUnicode_GET_LENGTH(raw));
+    Py_ssize_t start = point > LOOKBEHIND ? point - LOOKBEHIND : 0;
+    PyObject *nview = rest ? PyUnicode_Substring(view, start, n) : NULL;
+    if (nview == NULL || PyDict_SetItem(d, k_raw, rest) < 0 || PyDict_SetItem(d, k_view, nview) < 0 ||
+        set_ssize(td, k_origin, o + start) < 0 || set_ssize(d, k_base, point - start) < 0) {
+        Py_XDECREF(rest);
+        Py_XDECREF(nview);
+        Py_DECREF(text);
+        out = NULL;
+        goto leave;
+    }
+    Py_ssize_t held = PyUnicode_GET_LENGTH(rest);
+    Py_DECREF(rest);
+    Py_DECREF(nview);
+    if (set_ssize(d, k_next_check, held + (held < EAGER ? 1 : held / 4)) < 0) {
+        Py_DECREF(text);
+        out = NULL;
+        goto leave;
+    }
+    for (int t = 0; t < nm; t++) Py_DECREF(ms[t].m);
+    if (PyUnicode_GET_LENGTH(text) == 0) {
+        Py_DECREF(text);
+        return Py_NewRef(empty_step);
+    }
+    return make_step(text);
+leave:
+    for (int t = 0; t < nm; t++) Py_DECREF(ms[t].m);
+    return out == NULL ? NULL : Py_NewRef(Py_None);
+}
+
+static PyMethodDef release_one_def = {
+    "release_one", (PyCFunction)(void (*)(void))release_one, METH_FASTCALL,
+    "release_one(redactor, point, tracker, counts, operator, keep, kept, info, short_max) -> a Step, or None: "
+    "Redactor._release_step's lean release of one finding (see _native.c)"};
+
+/* Adds `release_one` to the module (from PyInit__native). 0, or -1 with an exception set. */
+static int add_release_one(PyObject *m) {
+    PyObject *fn = PyCFunction_NewEx(&release_one_def, NULL, NULL);
+    if (fn == NULL) return -1;
+    if (PyModule_AddObject(m, "release_one", fn) < 0) {
+        Py_DECREF(fn);
+        return -1;
+    }
+    return 0;
 }

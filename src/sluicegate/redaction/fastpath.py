@@ -235,10 +235,12 @@ def compiled_feed(
     fixed_off: bool = False,
     tail_off: bool = False,
     word_off: bool = False,
+    kept: tuple[tuple[Any, Any], ...] | None = None,
 ) -> Callable[[Any, str], Any]:
     """`quick(redactor, piece)` of a new `_native.Feed` over `tracker` (only with `native` not None): a Step
     (handled), an int (the point to settle: the caller settles and releases it) or None (not handled, nothing
-    changed: the caller takes the Python path)."""
+    changed: the caller takes the Python path). `kept` (from `keepers(tracker)`): the feed asks each detector's
+    `match` and `search` through these, which keep its last match for `Engine.settle_short`."""
     s = tracker._starters
     near, near_caches, shapes = _per_detector(_Selection(tracker._detectors), near_off, shape_off, rest_off, lean_off)
     claims = _claims(tracker)
@@ -246,8 +248,8 @@ def compiled_feed(
         tracker=tracker,
         open_from=tracker.open_from,
         search=tracker._search,
-        full=tracker._full,
-        match=tracker._match,
+        full=tracker._full if kept is None else tuple(k[1] for k in kept),
+        match=tracker._match if kept is None else tuple(k[0] for k in kept),
         reach=tracker._reach,
         steady=tracker._steady,
         prefilter=tracker._prefilter is not None,
@@ -285,6 +287,21 @@ def compiled_feed(
     )
     quick: Callable[[Any, str], Any] = feed.quick
     return quick
+
+
+def keepers(tracker: OpenTracker) -> tuple[tuple[Any, Any], ...]:
+    """Per detector of `tracker`, its anchored `match` and its `search` behind a `_native.Keeper` (which keeps the
+    last match it answered): handed to `compiled_feed`, so that a settle can reuse the complete match a check has
+    just found (`Engine.settle_short`, `_reused`). One stream's own: a Keeper is not shared between streams."""
+    keeper = native.Keeper
+    return tuple(
+        (keeper(m, KEEP_LIMIT), keeper(f, KEEP_LIMIT)) for m, f in zip(tracker._match, tracker._full, strict=True)
+    )
+
+
+# A Keeper keeps a match only on a view of at most this many characters: a kept match holds its view alive, and a
+# stream has two Keepers per detector (at most ~60 views of 1 KiB, not of `max_hold`). A settle's view is short.
+KEEP_LIMIT = 1024
 
 
 def install_feed(cls: Any) -> None:

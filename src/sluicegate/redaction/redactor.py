@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from .._stream import EMPTY_STEP, STOPPED_STEP, Done, Guard, Step, check_piece
 from . import fastpath
@@ -69,6 +70,15 @@ class Redactor:
     # True: only where the one pass declines (a new engine's first tracker and a compiled feed cost ~0.1 ms, a
     # twentieth of 64 KB at 20 MB/s; tests/redact/test_whole_lean.py compares the two).
     _LAZY_STREAM = True
+    # False: the lean release chooses among several matches by `Engine._choose` (validating and locating every one
+    # of them), not `Engine._choose_lazy` (tests/redact/test_settle_round2.py compares them).
+    _LAZY_CHOOSE = True
+    # False: the lean release searches every detector of the settle, never taking the complete match the compiled
+    # feed's check has just found (`fastpath.keepers`, `Engine.settle_short`'s `kept`).
+    _REUSE_MATCH = True
+    # False: the lean release of one finding is always Python (`Engine.settle_short`, `_release_plain`), never
+    # `_native.release_one` (its commonest case in C; needs `_REUSE_MATCH`).
+    _C_RELEASE = True
 
     def __init__(
         self,
@@ -132,7 +142,12 @@ class Redactor:
         # starters handed to it, and this instance's state fields (`_native.STATE`).
         tracker = self._tracker
         native = fastpath.native is not None and self._NATIVE and _inlines(type(self))
-        self._quick_native = fastpath.compiled_feed(tracker, max_hold) if native and tracker is not None else None
+        self._kept: tuple[tuple[object, object], ...] | None = None
+        self._quick_native: Callable[[Any, str], Any] | None = None
+        if native and tracker is not None:
+            if self._REUSE_MATCH and self._LEAN_RELEASE:
+                self._kept = fastpath.keepers(tracker)
+            self._quick_native = fastpath.compiled_feed(tracker, max_hold, kept=self._kept)
 
     @property
     def stopped(self) -> bool:
@@ -359,9 +374,21 @@ class Redactor:
         """Settle and release up to `point` (from the tracker, held text under `max_hold`), as a Step."""
         tracker = self._tracker
         assert tracker is not None
+        kept = self._kept
+        if kept is not None and self._C_RELEASE and self._positions is None:  # (`kept`: lean, compiled feed)
+            engine = self._engine
+            info, most = engine.one_info(), engine.short_max
+            step: Step | None = _native.release_one(
+                self, point, tracker, self._counts, self._operator, self._keep, kept, info, most
+            )
+            if step is not None:
+                return step
         hint = tracker.complete_mask(self._base, point)
         if hint and self._LEAN_RELEASE and self._positions is None and self._quick_native is not None:
-            got = self._engine.settle_short(self._view, self._base, point, hint, self._keep, *tracker.bounds())
+            lb, origin = tracker.bounds()
+            got = self._engine.settle_short(
+                self._view, self._base, point, hint, self._keep, lb, origin, self._LAZY_CHOOSE, self._kept
+            )
             if got is not None:
                 text = self._release_plain(got[0], got[1], tracker)
                 return _text_step(text) if text else EMPTY_STEP

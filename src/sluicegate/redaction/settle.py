@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from heapq import heappop, heappush
 from typing import Any
 
 import regex
@@ -46,6 +47,30 @@ def _finding(
     d["end"] = end
     d["detector"] = detector
     return f
+
+
+def _reused(m: regex.Match[str] | None, view: str, pattern: regex.Pattern[str], at: int) -> regex.Match[str] | None:
+    """`m` where it is `pattern.search(view, at)`'s answer, else None (then the caller searches).
+
+    Why it is: `m` is an answer of `pattern.match` or `pattern.search` (with `partial=True` or not) on this very
+    string (`m.string is view`: the same object, so the same text), to its end (`m.endpos`), from `m.pos`, and
+    complete (`not m.partial`). A `partial=True` call of the `regex` package first makes the call without it and
+    returns that answer where it found a complete match (`do_match` in its `_regex.c`; test_settle_round2.py checks
+    it on the corpora), so `m` is the plain call's answer: for `search`, the leftmost match at or after `m.pos`;
+    for `match`, the match at `m.pos` (= `m.start()`). Either way no match starts in [m.pos, m.start()), so a
+    search from any `at` in that range, or at `m.start()`, finds its first match at `m.start()`, and a match at a
+    position does not depend on where the search began (no built-in uses `\\G`; lookbehinds read before `pos`):
+    `m` itself."""
+    if (
+        m is not None
+        and m.string is view
+        and m.re is pattern
+        and m.pos <= at <= m.start()
+        and m.endpos == len(view)
+        and not m.partial
+    ):
+        return m
+    return None
 
 
 # Detectors whose partial matches are common in prose (a word may become an address, a number a card) are
@@ -87,6 +112,7 @@ class Engine:
         self.scan: _scan.Scan | None = _scan.shared(self.detectors) if fast and self.prefilter is None else None
         self._last_ranges: tuple[str, int, dict[int, list[tuple[int, int]]] | None] | None = None
         self.tracker_tables: Any = None  # tracker.py's per-detector callables, made at the first tracker
+        self._one_info: tuple[tuple[Any, ...], ...] | None = None
 
     def candidates(self, view: str, lo: int) -> dict[int, list[tuple[int, int]]] | None:
         """`prefilter.hits(view, lo)`, remembered for the last view: a check asks it for the open point
@@ -234,6 +260,23 @@ class Engine:
                 per.append((d, found))
         return self._choose(view, point, final, keep, per)
 
+    @property
+    def short_max(self) -> int:
+        """The longest range `settle_short` takes (-1: none, with `SHORT` off), for `_native.release_one`."""
+        return _SHORT if self.SHORT and self.starters is not None else -1
+
+    def one_info(self) -> tuple[tuple[Any, ...], ...]:
+        """Per detector, what `_native.release_one` reads: (pattern, has a value group, entity, the detector, whether
+        it is a built-in (`settle_short` takes only those), whether there is a prefilter, its `locate` or None).
+        Made once per engine."""
+        got = self._one_info
+        if got is None:
+            pf = self.prefilter is not None
+            got = self._one_info = tuple(
+                (d.compiled, d.has_value_group, d.entity, d, id(d) in BUILTIN_IDS, pf, d.locate) for d in self.detectors
+            )
+        return got
+
     def settle_short(
         self,
         view: str,
@@ -243,12 +286,17 @@ class Engine:
         keep: Callable[[Detector, str], bool],
         bounds: dict[int, int] | None = None,
         origin: int = 0,
+        lazy: bool = False,
+        kept: Sequence[tuple[Any, Any]] | None = None,
     ) -> tuple[int, list[Finding]] | None:
         """`settle(view, pos, point, final=False, keep=keep, hint=hint)` where that takes `_settle_short`, or
         None where it would not (a long range, the prefilter's candidates, a custom detector among `hint`'s):
         the same answer without the general entry's dispatch, for `Redactor._release_step`'s settling feed.
         `bounds` (the tracker's, `hint` from them: `OpenTracker.complete_mask`): detector index -> a position
-        (less `origin`) before which it has no complete match, so its search starts there."""
+        (less `origin`) before which it has no complete match, so its search starts there. `lazy`: the choice
+        among several matches by `_choose_lazy` (`keep` must be pure: built-in validators and the allow-list).
+        `kept` (`fastpath.keepers`): per detector index, objects whose `last` is a match the compiled feed got;
+        one that `_reused` accepts stands in for the detector's search."""
         if point <= pos:
             return point, []
         if point - pos > _SHORT or not self.SHORT or self.starters is None:
@@ -263,7 +311,7 @@ class Engine:
                 self._short_picked[hint] = detectors
         if not detectors:
             return None
-        return self._settle_short(view, pos, point, False, keep, detectors, True, bounds, origin)
+        return self._settle_short(view, pos, point, False, keep, detectors, True, bounds, origin, lazy, kept)
 
     def _settle_short(
         self,
@@ -276,6 +324,8 @@ class Engine:
         lean: bool = False,
         bounds: dict[int, int] | None = None,
         origin: int = 0,
+        lazy: bool = False,
+        kept: Sequence[tuple[Any, Any]] | None = None,
     ) -> tuple[int, list[Finding]]:
         """`settle` of a short range where only these built-in detectors may have a complete match (a feed that
         settles an IP address in a log line): the general path's answer without its work that is known to repeat.
@@ -288,16 +338,24 @@ class Engine:
         the same answer without its release and retake), from the detector's bound where `bounds` has one past
         `pos` (a search from `pos` finds nothing before it: its first match is the same; an IP address's search
         over a log line's timestamp from its start costs ~6 µs, from the address ~0.5), and the one finding
-        built as `_finding` does."""
+        built as `_finding` does. `lazy` (with `lean` only): several matches chosen by `_choose_lazy`. `kept` (with
+        `lean` only): the compiled feed's last matches per detector, one of which may stand in for the search
+        (`_reused`)."""
         per: list[tuple[Detector, list[regex.Match[str]]]] = []
         for d in detectors:
             if lean:
                 at = pos
+                i = self._index[id(d)]
                 if bounds is not None:
-                    b = bounds.get(self._index[id(d)])
+                    b = bounds.get(i)
                     if b is not None and b - origin > at:
                         at = b - origin
-                m = d.compiled.search(view, at, None, False)
+                m = None
+                if kept is not None:
+                    pair = kept[i]
+                    m = _reused(pair[0].last, view, d.compiled, at) or _reused(pair[1].last, view, d.compiled, at)
+                if m is None:
+                    m = d.compiled.search(view, at, None, False)
             else:
                 m = d.compiled.search(view, pos)
             if m is None or m.start() >= point:
@@ -318,13 +376,22 @@ class Engine:
             per.append((d, found))
         if not per:
             return point, []
-        if len(per) > 1 or len(per[0][1]) > 1 or per[0][0].locate is not None:
+        if len(per) > 1 or len(per[0][1]) > 1 or (per[0][0].locate is not None and not lazy):
+            if lazy:
+                return self._choose_lazy(view, point, final, keep, per)
             return self._choose(view, point, final, keep, per)
         # One match with one span: nothing to pull back but it, nothing to sort.
         d, (m,) = per[0]
         if m.end() > point or (not final and m.end() >= len(view)):
             return m.start(), []  # (a match that straddles the point, or is still open, pulls it back to its start)
-        a, b = m.span("v") if d.has_value_group else m.span()
+        if d.locate is not None:  # (`lazy` only) one match of a windowed detector (a phone number, a 9-digit id)
+            spans = d.locate(m.group())
+            if len(spans) != 1:  # none: `_choose` finds none either; several: it sorts them (`locate` is pure)
+                return (point, []) if not spans else self._choose_lazy(view, point, final, keep, per)
+            s = m.start()
+            a, b = s + spans[0][0], s + spans[0][1]
+        else:
+            a, b = m.span("v") if d.has_value_group else m.span()
         if a < b and keep(d, view[a:b]):
             return point, [_finding(a, b, d) if lean else Finding(a, b, d)]
         return point, []
@@ -369,3 +436,68 @@ class Engine:
                 findings.append(Finding(a, b, d))
                 last = b
         return point, findings
+
+    def _choose_lazy(
+        self,
+        view: str,
+        point: int,
+        final: bool,
+        keep: Callable[[Detector, str], bool],
+        per: list[tuple[Detector, list[regex.Match[str]]]],
+    ) -> tuple[int, list[Finding]]:
+        """`_choose`'s answer, asking `keep` (a validator) and `locate` (a window search over a digit run) only where
+        the answer can depend on them. Why: in a settling feed two detectors often match the same value (a token
+        and the label before it, `api_key = "sk-…"`; a card or a phone number and the US SSN shape in its digits),
+        and `_choose` validated and located every one of them before the greedy choice dropped all but the first.
+
+        The same findings: `_choose` sorts the kept candidates by (start, longest, priority) and takes each whose
+        start is at or after the last one taken's end. Here the candidates are visited in that same order from a
+        heap, `keep` asked only of one that would be taken if kept (its start at or after the last end: the others
+        are dropped whatever `keep` says). A match's candidates lie inside it, so a match is located only when its
+        start is at or before the best candidate waiting (one of its windows may sort first) and it ends after the
+        last end (else every window of it starts before that end and would be dropped). `keep` must be pure (no
+        side effect whose absence shows): built-in validators and the allow-list are (`settle_short` only)."""
+        n = len(view)
+        while True:  # the pull-back: `_choose`'s own
+            new = point
+            for _, found in per:
+                for m in found:
+                    if m.start() < new and (m.end() > new or (not final and m.end() >= n)):
+                        new = m.start()
+            if new == point:
+                break
+            point = new
+        pending: list[tuple[int, int, Detector, regex.Match[str]]] = []
+        for d, found in per:
+            for m in found:
+                if m.start() >= point:
+                    break
+                pending.append((m.start(), len(pending), d, m))
+        pending.sort()
+        priority = self._priority
+        ready: list[tuple[int, int, int, int, int, Detector]] = []
+        findings: list[Finding] = []
+        last = -1
+        j = 0
+        seq = 0
+        while True:
+            while j < len(pending) and (not ready or pending[j][0] <= ready[0][0]):
+                s, _, d, m = pending[j]
+                j += 1
+                if m.end() <= last:
+                    continue
+                p = priority[id(d)]
+                if d.locate is not None:
+                    for a, b in d.locate(m.group()):
+                        heappush(ready, (s + a, a - b, p, s + b, seq, d))
+                        seq += 1
+                else:
+                    a, b = m.span("v") if d.has_value_group else m.span()
+                    heappush(ready, (a, a - b, p, b, seq, d))
+                    seq += 1
+            if not ready:
+                return point, findings
+            a, _, _, b, _, d = heappop(ready)
+            if a >= last and a < b and keep(d, view[a:b]):
+                findings.append(_finding(a, b, d))
+                last = b
