@@ -70,30 +70,21 @@ def iban(value: str) -> bool:
 # An octet as `ipaddress` reads one: ASCII digits, at most 255, no leading zero (the stdlib `re`: 0.3 µs a call
 # where the split and a loop over the parts took 1.1, and a log line holds an address).
 _OCTET = "(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])"
-_QUAD = re.compile(rf"{_OCTET}(?:\.{_OCTET}){{3}}")
-
-
-# Four octets as `_dotted_quad_parts` accepts them (ASCII digits, no leading zero, at most 255): one match instead of
-# a split and a loop (~0.3 against ~1 µs, once per IP address settled; tests/redact/test_settle_round2.py compares
-# the two). False: the loop.
-QUAD_RX = True
-_OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])"
-_QUAD = re.compile(rf"{_OCTET}\.{_OCTET}\.{_OCTET}\.{_OCTET}", re.ASCII).fullmatch
+_QUAD = re.compile(rf"{_OCTET}(?:\.{_OCTET}){{3}}", re.ASCII)
 
 
 def _dotted_quad(value: str) -> bool:
-    """`_dotted_quad_parts(value)`, by one match where `QUAD_RX` (the same answer)."""
-    if QUAD_RX:
-        return _QUAD(value) is not None
+    """True only where `ipaddress.IPv4Address(value)` accepts: four ASCII decimal octets of at most three digits,
+    none with a leading zero, each at most 255 (its own rules, which tests/redact/test_settle_short.py checks against
+    it). False says nothing: the caller asks `ipaddress`. A quarter of its cost, and a log line holds one. By one
+    match where `FAST`, else `_dotted_quad_parts` (the same answer: test_whole_lean.py, test_settle_round2.py)."""
+    if FAST:
+        return _QUAD.fullmatch(value) is not None
     return _dotted_quad_parts(value)
 
 
 def _dotted_quad_parts(value: str) -> bool:
-    """True only where `ipaddress.IPv4Address(value)` accepts: four ASCII decimal octets of at most three digits,
-    none with a leading zero, each at most 255 (its own rules, which tests/redact/test_settle_short.py checks against
-    it). False says nothing: the caller asks `ipaddress`. A quarter of its cost, and a log line holds one."""
-    if FAST:
-        return _QUAD.fullmatch(value) is not None
+    """`_dotted_quad` by a split and a loop over the parts (stop 33's form)."""
     parts = value.split(".")
     if len(parts) != 4:
         return False
