@@ -10,7 +10,7 @@ same way.
 
 from __future__ import annotations
 
-from functools import cache, lru_cache
+from functools import lru_cache
 from importlib import resources
 
 import regex
@@ -144,11 +144,15 @@ def label_near(view: str, v: int, window: int) -> bool:
 
 @lru_cache(maxsize=1)
 def forms() -> dict[str, tuple[str, ...]]:
-    """Every ASCII form of every label word (`word_pattern` joins its parts by one of `_`, `-`, a space or
-    nothing), lowercased, by its tail (the key: one of `tails()`); a form that is not ASCII as its tail alone if
-    one of its characters matches an ASCII one case-insensitively, else not at all. Why: a tail is met in text
-    by words that only end like a label (`export` holds `port` of `passport`); the compiled feed checks the
-    whole form behind a tail it meets (`label_word_near`)."""
+    """Every form of every label word (`word_pattern` joins its parts by one of `_`, `-`, a space or nothing),
+    lowercased, by its tail (the key: one of `tails()`); a form that is not ASCII as its longest ASCII suffix
+    (`numéro de passeport` as `ro de passeport`). Why: a tail is met in text by words that only end like a label
+    (`export` holds `port` of `passport`); the compiled feed checks the form behind a tail it meets
+    (`label_word_near`). Why the suffix: the check is made on an ASCII window, where a form that is not ASCII
+    can end only with its non-ASCII character before the window (or matched by an ASCII letter, as the Kelvin
+    sign is by `k`): its ASCII suffix is then in the window or begins before it, and either answers "a word may
+    end here", whatever the detectors' gap (a form left out would need its non-ASCII character within the
+    window, a margin nothing enforces)."""
     got: dict[str, set[str]] = {}
     for word in [w for w, _ in words()] + [w.casefold() for w in CAMEL_WORDS]:
         parts = [p for p in regex.split(r"[_ \-]", word) if p]
@@ -157,20 +161,11 @@ def forms() -> dict[str, tuple[str, ...]]:
             ends = [e + joint + part for e in ends for joint in _JOINTS]
         for e in ends:
             e = e.lower()
-            if e.isascii():
-                got.setdefault(e[-TAIL:], set()).add(e)
-            elif any(_ascii_case(c) for c in e if not c.isascii()) and e[-TAIL:].isascii():
-                # a character that matches an ASCII one case-insensitively (the Kelvin sign): its tail alone
-                got.setdefault(e[-TAIL:], set()).add(e[-TAIL:])
-            # (else the form cannot occur in ASCII text, where this check is made: `numéro de passeport`)
+            last = max((i for i, c in enumerate(e) if not c.isascii()), default=-1)
+            suffix = e[last + 1 :]
+            if last < 0 or len(suffix) >= TAIL:  # (else its tail is not ASCII: never met in an ASCII window)
+                got.setdefault(e[-TAIL:], set()).add(suffix)
     return {t: tuple(sorted(fs)) for t, fs in got.items()}
-
-
-@cache
-def _ascii_case(ch: str) -> bool:
-    """Whether `(?i)` + `ch` matches some ASCII character in the `regex` engine (the labels' flags)."""
-    rx = regex.compile(f"(?i:{regex.escape(ch)})")
-    return any(rx.fullmatch(chr(a)) for a in range(128))
 
 
 def label_word_near(view: str, v: int, window: int, gap: int | None) -> bool:
