@@ -407,3 +407,28 @@ def test_the_compiled_release_leaves_the_state_the_python_one_does(fast: bool, m
             assert sa == sb and _state(a) == _state(b), (text, i)
         assert a.flush() == b.flush()
     assert answered > 1000 and declined > 10
+
+
+def test_an_overridden_keep_is_asked_of_every_match_as_choose_does() -> None:
+    """A subclass's `_keep` (it may count or log what it is asked) is asked what `_choose` asks it, in that
+    order: the lazy choice, Python's or `_native.release_one`'s, asks only of the winner, so it is not taken."""
+
+    def recording(lazy: bool) -> list[tuple[str, str]]:
+        asked: list[tuple[str, str]] = []
+
+        class Asked(Redactor):
+            _LAZY_CHOOSE = lazy
+
+            def _keep(self, detector: Detector, value: str) -> bool:
+                asked.append((detector.entity, value))
+                return super()._keep(detector, value)
+
+        for text in _texts():
+            r = Asked()
+            for i in range(0, len(text), 4):
+                r.feed(text[i : i + 4])
+            r.flush()
+        return asked
+
+    got = recording(True)
+    assert got and got == recording(False)

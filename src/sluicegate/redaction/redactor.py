@@ -71,7 +71,8 @@ class Redactor:
     # twentieth of 64 KB at 20 MB/s; tests/redact/test_whole_lean.py compares the two).
     _LAZY_STREAM = True
     # False: the lean release chooses among several matches by `Engine._choose` (validating and locating every one
-    # of them), not `Engine._choose_lazy` (tests/redact/test_settle_round2.py compares them).
+    # of them), not `Engine._choose_lazy`, and never by `_native.release_one`, which chooses lazily (tests/redact/
+    # test_settle_round2.py compares them).
     _LAZY_CHOOSE = True
     # False: the lean release searches every detector of the settle, never taking the complete match the compiled
     # feed's check has just found (`fastpath.keepers`, `Engine.settle_short`'s `kept`).
@@ -375,7 +376,10 @@ class Redactor:
         tracker = self._tracker
         assert tracker is not None
         kept = self._kept
-        if kept is not None and self._C_RELEASE and self._positions is None:  # (`kept`: lean, compiled feed)
+        # The lazy choice asks `_keep` only of the winner: an overridden `_keep` (it may count or log what it is
+        # asked) is asked of every match, as `_choose` does; so is the C release, which always chooses lazily.
+        lazy = self._LAZY_CHOOSE and type(self)._keep is Redactor._keep
+        if kept is not None and lazy and self._C_RELEASE and self._positions is None:  # (`kept`: lean, compiled)
             engine = self._engine
             info, most = engine.one_info(), engine.short_max
             step: Step | None = _native.release_one(
@@ -387,7 +391,7 @@ class Redactor:
         if hint and self._LEAN_RELEASE and self._positions is None and self._quick_native is not None:
             lb, origin = tracker.bounds()
             got = self._engine.settle_short(
-                self._view, self._base, point, hint, self._keep, lb, origin, self._LAZY_CHOOSE, self._kept
+                self._view, self._base, point, hint, self._keep, lb, origin, lazy, self._kept
             )
             if got is not None:
                 text = self._release_plain(got[0], got[1], tracker)
