@@ -2800,7 +2800,7 @@ static int choose_c(OneMatch *ms, int nm, PyObject *info, PyObject *view, PyObje
     }
 }
 
-static PyObject *release_one(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs) {
+static PyObject *release_one_body(PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 9) {
         PyErr_SetString(PyExc_TypeError,
                         "release_one(redactor, point, tracker, counts, operator, keep, kept, info, short_max)");
@@ -2989,6 +2989,22 @@ static PyObject *release_one(PyObject *Py_UNUSED(module), PyObject *const *args,
 leave:
     for (int t = 0; t < nm; t++) Py_DECREF(ms[t].m);
     return out == NULL ? NULL : Py_NewRef(Py_None);
+}
+
+/* `release_one_body` with the held text and the view it reads (borrowed from the instance dict) held for the
+   call: `keep` and the operator are Python (a subclass's, a user's callable) and may replace them in the dict, which
+   would free the strings the body goes on reading. */
+static PyObject *release_one(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs < 1 || k1_init() < 0) return release_one_body(args, nargs);
+    PyObject *d = instance_dict(args[0]);
+    PyObject *raw = d != NULL ? item(d, k_raw) : NULL;
+    Py_XINCREF(raw);
+    PyObject *view = d != NULL && !PyErr_Occurred() ? item(d, k_view) : NULL;
+    Py_XINCREF(view);
+    PyObject *got = PyErr_Occurred() ? NULL : release_one_body(args, nargs);
+    Py_XDECREF(raw);
+    Py_XDECREF(view);
+    return got;
 }
 
 static PyMethodDef release_one_def = {
