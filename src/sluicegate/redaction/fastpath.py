@@ -97,23 +97,6 @@ def _near_forms() -> tuple[tuple[str, ...], ...]:
     return tuple(got.get(t, ()) for t in _near_tails())
 
 
-def _claims(tracker: OpenTracker) -> tuple[tuple[Any, ...], int]:
-    """The open tails (per detector) and the label gap of `tracker`'s detectors, made once per selection and kept
-    on its starters (streams of one selection share it): a new Redactor does not read every pattern again."""
-    from .starters import BUILTIN_IDS
-
-    s = tracker._starters
-    got = s.feed_claims
-    if got is None:
-        dets = tracker._detectors
-        tails = tuple(
-            None if d.steady or id(d) not in BUILTIN_IDS else _tail(d.pattern, d.compiled.flags) for d in dets
-        )
-        got = s.feed_claims = (tails, _near_gap(dets))
-    claims: tuple[tuple[Any, ...], int] = got  # type: ignore[assignment]
-    return claims
-
-
 def _near_gap(detectors: Any) -> int:
     """The most characters a label detector's match starts after its label word's end (wholedb.label_gap), the
     larger over the detectors with a `near` claim; -1 where one is not known."""
@@ -200,9 +183,10 @@ class _Selection:
 @lru_cache(maxsize=32)
 def _per_detector(
     selection: _Selection, near_off: bool, shape_off: bool, rest_off: bool, lean_off: bool
-) -> tuple[tuple[Any, ...], tuple[Any, ...], tuple[Any, ...]]:
-    """The compiled feed's per-detector tuples (near, near_caches, shape), which depend on the detectors alone:
-    made once per selection and switches, not for every Redactor (they were most of `compiled_feed`'s cost)."""
+) -> tuple[tuple[Any, ...], tuple[Any, ...], tuple[Any, ...], tuple[Any, ...], int]:
+    """The compiled feed's per-detector tuples (near, near_caches, shape, the open tails) and the label gap, which
+    depend on the detectors alone: made once per selection and switches, not for every Redactor (they were most
+    of `compiled_feed`'s cost; a tail or a gap reads the pattern again)."""
     from .starters import BUILTIN_IDS
 
     detectors = selection.detectors
@@ -221,6 +205,8 @@ def _per_detector(
             None if shape_off or id(d) not in BUILTIN_IDS else _shape(d.compiled.pattern, d.compiled.flags)
             for d in detectors
         ),
+        tuple(None if d.steady or id(d) not in BUILTIN_IDS else _tail(d.pattern, d.compiled.flags) for d in detectors),
+        _near_gap(detectors),
     )
 
 
@@ -242,8 +228,8 @@ def compiled_feed(
     changed: the caller takes the Python path). `kept` (from `keepers(tracker)`): the feed asks each detector's
     `match` and `search` through these, which keep its last match for `Engine.settle_short`."""
     s = tracker._starters
-    near, near_caches, shapes = _per_detector(_Selection(tracker._detectors), near_off, shape_off, rest_off, lean_off)
-    claims = _claims(tracker)
+    selection = _Selection(tracker._detectors)
+    near, near_caches, shapes, tails, gap = _per_detector(selection, near_off, shape_off, rest_off, lean_off)
     feed = native.Feed(
         tracker=tracker,
         open_from=tracker.open_from,
@@ -271,14 +257,14 @@ def compiled_feed(
         # `word_off`: a label tail counts as a label word wherever it is in the window, as before (a JSON `export`
         # holds `port` of `passport`); else only where a form of a word ends in it, within the label gap.
         near_forms=None if word_off else _near_forms(),
-        near_gap=-1 if word_off else claims[1],
+        near_gap=-1 if word_off else gap,
         shape=shapes,
         # `lean_off`: the engine asked with the GIL released around each call and the whole detector asked at a
         # `near_rest` start, as before (tests/benchmarks/redactor_lean_ab.py measures it against this)
         # `tail_off`: every complete match probed and every start asked again (tests/benchmarks/redactor_check_ab.py
         # measures it against this). The pattern without its `first` lookahead, which reads only the start's
         # character; not for block detectors (their steady kinds are the claim there).
-        tail=(None,) * len(tracker._detectors) if tail_off else claims[0],
+        tail=(None,) * len(tracker._detectors) if tail_off else tails,
         lean=not lean_off,
         # `fixed_off`: the common feed's fixed costs as before stop 34 (the entry's second look-ups, `special`
         # asked of every non-ASCII piece, `MIN_RANGE` by attribute twice a feed, the bounds merged key by key;

@@ -55,7 +55,6 @@ class Starters:
         self._quads: dict[str, int] = {}  # prev + ch + two more -> the same, knowing the two after (`quad`)
         self._bits: dict[int, tuple[int, ...]] = {}  # a mask -> its set bits
         self.native_tables: object | None = None  # the compiled feed's C mirror of these tables (fastpath.py)
-        self.feed_claims: object | None = None  # the compiled feed's per-detector claims, made once (fastpath.py)
 
     def _compute(self, ch: str) -> int:
         mask = self._always
