@@ -26,11 +26,9 @@ from hypothesis import strategies as st
 
 from sluicegate.redaction import Redactor, fastpath, prefilter
 from sluicegate.redaction.normalize import _SPECIAL, TABLE
-from tests.benchmarks import corpus as C
 from tests.benchmarks.corpora27 import CORPORA
 
-from .suite_cases import NAMES, load
-from .test_feed_lean import Call, _calls_with_lookaheads, _cut
+from .test_feed_lean import Call, _calls_with_lookaheads, _cut, corpus_cuts, corpus_texts, suite_cuts
 
 
 def _native() -> Any:
@@ -89,22 +87,14 @@ def _same(calls: list[Call], fast: bool, max_hold: int = 8192, truncated: bool =
 
 @pytest.mark.parametrize("fast", [True, False])
 def test_the_same_steps_and_state_on_the_corpora(fast: bool) -> None:
-    rng = random.Random(34)
-    texts = [make(6000) for make in CORPORA.values()] + [C.planted(6000).text, C.prose(3000)]
-    for text in texts:
-        for sizes in ([4], [1], [rng.randint(1, 64) for _ in range(50)]):
-            _same(_cut(text, sizes), fast)
+    for calls in corpus_cuts(corpus_texts(), 34):
+        _same(calls, fast)
 
 
 @pytest.mark.parametrize("fast", [True, False])
 def test_the_same_steps_and_state_on_the_suites(fast: bool) -> None:
-    rng = random.Random(17)
-    for name in NAMES:
-        for case in load(name):
-            text = case["text"]
-            for sizes in ([4], [rng.randint(1, 9) for _ in range(20)]):
-                _same(_cut(text, sizes), fast)
-            _same(_cut(text, [5]), fast, max_hold=24)
+    for calls, max_hold in suite_cuts(17):
+        _same(calls, fast, max_hold)
 
 
 _PIECES = st.one_of(

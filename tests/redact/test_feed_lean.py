@@ -14,7 +14,7 @@ complete) is the detector's wherever the compiled feed asks the rest instead.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import cache
 from typing import Any
 
@@ -113,6 +113,37 @@ def _calls_with_lookaheads(text: str, sizes: list[int], aheads: list[int]) -> li
     return calls
 
 
+def corpus_texts() -> list[str]:
+    """The four corpora27 generators' texts and issue 17's planted text and prose (the byte-identity files'
+    corpus)."""
+    return [make(6000) for make in CORPORA.values()] + [C.planted(6000).text, C.prose(3000)]
+
+
+def suite_texts() -> list[str]:
+    """Every case of the five suites."""
+    return [case["text"] for name in NAMES for case in load(name)]
+
+
+def corpus_cuts(texts: list[str], seed: int) -> Iterator[list[Call]]:
+    """Each text cut into 4s, into 1s and into 50 random sizes up to 64 (`seed`): the byte-identity files'
+    comparison on the corpora."""
+    rng = random.Random(seed)
+    for text in texts:
+        for sizes in ([4], [1], [rng.randint(1, 64) for _ in range(50)]):
+            yield _cut(text, sizes)
+
+
+def suite_cuts(seed: int) -> Iterator[tuple[list[Call], int]]:
+    """Each suite case cut into 4s and into 20 random sizes up to 9 (`seed`) at the default `max_hold`, then into
+    5s at `max_hold` 24 (where streams stop): (calls, max_hold), the byte-identity files' comparison on the
+    suites."""
+    rng = random.Random(seed)
+    for text in suite_texts():
+        for sizes in ([4], [rng.randint(1, 9) for _ in range(20)]):
+            yield _cut(text, sizes), 8192
+        yield _cut(text, [5]), 24
+
+
 def test_the_compiled_method_is_on_the_class_and_the_python_one_behind_it() -> None:
     native = _native()
     method = Redactor.__dict__["feed"]
@@ -182,22 +213,14 @@ def test_bad_input_is_the_python_methods_error() -> None:
 
 @pytest.mark.parametrize("fast", [True, False])
 def test_the_same_steps_on_the_corpora(fast: bool) -> None:
-    rng = random.Random(33)
-    texts = [make(6000) for make in CORPORA.values()] + [C.planted(6000).text, C.prose(3000)]
-    for text in texts:
-        for sizes in ([4], [1], [rng.randint(1, 64) for _ in range(50)]):
-            _same(_cut(text, sizes), fast)
+    for calls in corpus_cuts(corpus_texts(), 33):
+        _same(calls, fast)
 
 
 @pytest.mark.parametrize("fast", [True, False])
 def test_the_same_steps_on_the_suites(fast: bool) -> None:
-    rng = random.Random(17)
-    for name in NAMES:
-        for case in load(name):
-            text = case["text"]
-            for sizes in ([4], [rng.randint(1, 9) for _ in range(20)]):
-                _same(_cut(text, sizes), fast)
-            _same(_cut(text, [5]), fast, max_hold=24)  # stops: the method after a stop, the Python one's Step
+    for calls, max_hold in suite_cuts(17):  # (at max_hold 24 stops: the method after a stop, the Python one's Step)
+        _same(calls, fast, max_hold)
 
 
 _PIECES = st.one_of(

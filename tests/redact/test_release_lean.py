@@ -11,7 +11,6 @@ small `max_hold`), with and without `[fast]`; and every `settle_short` answer th
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable
 from functools import cache
 from typing import Any
@@ -22,11 +21,8 @@ from hypothesis import strategies as st
 
 from sluicegate.redaction import Redactor, fastpath
 from sluicegate.redaction.settle import Engine
-from tests.benchmarks import corpus as C
-from tests.benchmarks.corpora27 import CORPORA
 
-from .suite_cases import NAMES, load
-from .test_feed_lean import _PIECES, Call, _calls_with_lookaheads, _cut, _run
+from .test_feed_lean import _PIECES, Call, _calls_with_lookaheads, _run, corpus_cuts, corpus_texts, suite_cuts
 
 
 @cache
@@ -58,27 +54,16 @@ def _same(calls: list[Call], fast: bool, max_hold: int = 8192, truncated: bool =
     assert got["on"] == got["pure"], calls
 
 
-def _texts() -> list[str]:
-    return [make(6000) for make in CORPORA.values()] + [C.planted(6000).text, C.prose(3000)]
-
-
 @pytest.mark.parametrize("fast", [True, False])
 def test_the_same_steps_on_the_corpora(fast: bool) -> None:
-    rng = random.Random(27)
-    for text in _texts():
-        for sizes in ([4], [1], [rng.randint(1, 64) for _ in range(50)]):
-            _same(_cut(text, sizes), fast)
+    for calls in corpus_cuts(corpus_texts(), 27):
+        _same(calls, fast)
 
 
 @pytest.mark.parametrize("fast", [True, False])
 def test_the_same_steps_on_the_suites(fast: bool) -> None:
-    rng = random.Random(33)
-    for name in NAMES:
-        for case in load(name):
-            text = case["text"]
-            for sizes in ([4], [rng.randint(1, 9) for _ in range(20)]):
-                _same(_cut(text, sizes), fast)
-            _same(_cut(text, [5]), fast, max_hold=24)
+    for calls, max_hold in suite_cuts(33):
+        _same(calls, fast, max_hold)
 
 
 @settings(max_examples=150, deadline=None)
@@ -123,7 +108,7 @@ def test_every_short_settle_is_the_engines(fast: bool, monkeypatch: pytest.Monke
         _COMPILED = fast
         _C_RELEASE = False  # (else `_native.release_one` does most of them: tests/redact/test_settle_round2.py)
 
-    for text in _texts():
+    for text in corpus_texts():
         r = On()
         for i in range(0, len(text), 4):
             r.feed(text[i : i + 4])

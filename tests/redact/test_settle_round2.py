@@ -16,7 +16,6 @@ position the detectors match in those texts.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable
 from functools import cache
 from typing import Any
@@ -31,11 +30,9 @@ from sluicegate.redaction import settle as settle_module
 from sluicegate.redaction.detector import Detector
 from sluicegate.redaction.registry import BUILTIN
 from sluicegate.redaction.settle import Engine
-from tests.benchmarks import corpus as C
 from tests.benchmarks.corpora27 import CORPORA
 
-from .suite_cases import NAMES, load
-from .test_feed_lean import _PIECES, Call, _cut, _run
+from .test_feed_lean import _PIECES, Call, _cut, _run, corpus_cuts, corpus_texts, suite_cuts, suite_texts
 
 _SWITCHES = ("_LAZY_CHOOSE", "_REUSE_MATCH", "_C_RELEASE")
 
@@ -70,14 +67,6 @@ def _same(calls: list[Call], fast: bool, max_hold: int = 8192, truncated: bool =
         assert steps == got["on"], (name, calls)
 
 
-def _texts() -> list[str]:
-    return [make(6000) for make in CORPORA.values()] + [C.planted(6000).text, C.prose(3000)]
-
-
-def _suite_texts() -> list[str]:
-    return [case["text"] for name in NAMES for case in load(name)]
-
-
 def test_the_switches_are_on_and_the_keepers_are_handed_to_the_feed() -> None:
     # Not vacuous: the default build takes both parts (the Keepers are this stream's own, one pair per detector).
     _native()
@@ -99,19 +88,14 @@ def test_the_switches_are_on_and_the_keepers_are_handed_to_the_feed() -> None:
 
 @pytest.mark.parametrize("fast", [True, False])
 def test_the_same_steps_on_the_corpora(fast: bool) -> None:
-    rng = random.Random(34)
-    for text in _texts():
-        for sizes in ([4], [1], [rng.randint(1, 64) for _ in range(50)]):
-            _same(_cut(text, sizes), fast)
+    for calls in corpus_cuts(corpus_texts(), 34):
+        _same(calls, fast)
 
 
 @pytest.mark.parametrize("fast", [True, False])
 def test_the_same_steps_on_the_suites(fast: bool) -> None:
-    rng = random.Random(340)
-    for text in _suite_texts():
-        for sizes in ([4], [rng.randint(1, 9) for _ in range(20)]):
-            _same(_cut(text, sizes), fast)
-        _same(_cut(text, [5]), fast, max_hold=24)
+    for calls, max_hold in suite_cuts(340):
+        _same(calls, fast, max_hold)
 
 
 @settings(max_examples=150, deadline=None)
@@ -176,8 +160,8 @@ def test_every_lazy_choice_is_chooses(monkeypatch: pytest.MonkeyPatch) -> None:
         return got
 
     monkeypatch.setattr(Engine, "_choose_lazy", checked)
-    _stream_all(_texts() + [make(30000) for make in CORPORA.values()])
-    _stream_all(_suite_texts(), 3)
+    _stream_all(corpus_texts() + [make(30000) for make in CORPORA.values()])
+    _stream_all(suite_texts(), 3)
     assert n > 100 and asked["lazy"] < asked["eager"]
 
 
@@ -201,8 +185,8 @@ def test_every_reused_match_is_the_search(monkeypatch: pytest.MonkeyPatch) -> No
         return got
 
     monkeypatch.setattr(settle_module, "_reused", checked)
-    _stream_all(_texts() + [make(30000) for make in CORPORA.values()])
-    _stream_all(_suite_texts(), 3)
+    _stream_all(corpus_texts() + [make(30000) for make in CORPORA.values()])
+    _stream_all(suite_texts(), 3)
     assert took > 300
 
 
@@ -220,7 +204,7 @@ def test_a_partial_calls_complete_answer_is_the_plain_calls() -> None:
     # suites' texts, with the text cut at several ends (so that some matches run into the end). Not vacuous: most
     # partial answers there are complete, some partial.
     complete = partial = 0
-    texts = _texts() + _suite_texts()
+    texts = corpus_texts() + suite_texts()
     for text in texts:
         for d in BUILTIN:
             for v in _positions(text, d):
@@ -350,8 +334,8 @@ def test_every_lean_settle_is_the_same_without_the_round(monkeypatch: pytest.Mon
         return got
 
     monkeypatch.setattr(Engine, "settle_short", checked)
-    _stream_all(_texts() + [make(30000) for make in CORPORA.values()])
-    _stream_all(_suite_texts(), 3)
+    _stream_all(corpus_texts() + [make(30000) for make in CORPORA.values()])
+    _stream_all(suite_texts(), 3)
     assert n > 500 and windowed > 100
 
 
@@ -400,7 +384,7 @@ def test_the_compiled_release_leaves_the_state_the_python_one_does(fast: bool, m
     monkeypatch.setattr(native, "release_one", counted)
     on = type("On", (Redactor,), {"_COMPILED": fast})
     off = type("Off", (Redactor,), {"_COMPILED": fast, "_C_RELEASE": False})
-    for text in _texts() + _suite_texts():
+    for text in corpus_texts() + suite_texts():
         a, b = on(), off()
         for i in range(0, len(text), 4):
             sa, sb = a.feed(text[i : i + 4]), b.feed(text[i : i + 4])
@@ -423,7 +407,7 @@ def test_an_overridden_keep_is_asked_of_every_match_as_choose_does() -> None:
                 asked.append((detector.entity, value))
                 return super()._keep(detector, value)
 
-        for text in _texts():
+        for text in corpus_texts():
             r = Asked()
             for i in range(0, len(text), 4):
                 r.feed(text[i : i + 4])
