@@ -708,6 +708,21 @@ static PyObject *new_shape(PyObject *Py_UNUSED(module), PyObject *args) {
     return capsule;
 }
 
+/* want = the states that may follow any state of got (the shape's one step after a character is read). */
+static inline void shape_follow(const Shape *sh, const uint64_t *got, uint64_t *want) {
+    Py_ssize_t words = sh->words;
+    memset(want, 0, SHAPE_WORDS * sizeof(uint64_t));
+    for (Py_ssize_t w = 0; w < words; w++) {
+        uint64_t bits = got[w];
+        while (bits) {
+            int b = __builtin_ctzll(bits);
+            bits &= bits - 1;
+            const uint64_t *fw = sh->st[w * 64 + b].follow;
+            for (Py_ssize_t x = 0; x < words; x++) want[x] |= fw[x];
+        }
+    }
+}
+
 /* `Shape.rules_out(view, v)`: 1 if no path of the pattern can match at v (complete, or open at the end n). */
 static int shape_rules_out(const Shape *sh, int kind, const void *data, Py_ssize_t v, Py_ssize_t n) {
     uint64_t want[SHAPE_WORDS], got[SHAPE_WORDS];
@@ -730,16 +745,7 @@ static int shape_rules_out(const Shape *sh, int kind, const void *data, Py_ssize
         }
         if (!any) return 1;
         if (stop) return 0;
-        memset(want, 0, sizeof want);
-        for (Py_ssize_t w = 0; w < words; w++) {
-            uint64_t bits = got[w];
-            while (bits) {
-                int b = __builtin_ctzll(bits);
-                bits &= bits - 1;
-                const uint64_t *fw = sh->st[w * 64 + b].follow;
-                for (Py_ssize_t x = 0; x < words; x++) want[x] |= fw[x];
-            }
-        }
+        shape_follow(sh, got, want);
     }
     return 0;
 }
@@ -1916,16 +1922,7 @@ static Py_ssize_t shape_need_k(const Shape *sh, int ch) {
         }
         if (!any) return j + 1;
         if (stop) return 0;
-        memset(want, 0, sizeof want);
-        for (Py_ssize_t w = 0; w < words; w++) {
-            uint64_t bits = got[w];
-            while (bits) {
-                int b = __builtin_ctzll(bits);
-                bits &= bits - 1;
-                const uint64_t *fw = sh->st[w * 64 + b].follow;
-                for (Py_ssize_t x = 0; x < words; x++) want[x] |= fw[x];
-            }
-        }
+        shape_follow(sh, got, want);
     }
     return 0;
 }
