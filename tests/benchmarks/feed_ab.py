@@ -184,20 +184,49 @@ def row(label: str, got: Medians, *extra: str) -> str:
     )
 
 
-def splitter_table(args: argparse.Namespace, make: Callable[[bool, bool], Callable[[], Redactor]]) -> int:
-    """HEADER's table for `parser()`'s arguments, `make(on, fast)` building the subjects; 1 if outputs differ."""
+def counting(plain: Any) -> type[Redactor]:
+    """`plain` that sets `settled` after a `_release_step` that settled a finding (a value was replaced), for
+    `settling`: its `Redactor.feed` is then the Python method that calls `_release_step`."""
+
+    class Counted(plain):  # type: ignore[misc]
+        settled = False
+
+        def _release_step(self, point: int) -> Any:
+            before = sum(self._counts.values())
+            step = super()._release_step(point)
+            self.settled = sum(self._counts.values()) > before
+            return step
+
+    return Counted
+
+
+def splitter_table(
+    args: argparse.Namespace,
+    make: Callable[[bool, bool], Callable[[], Redactor]],
+    *,
+    settling_cell: bool = False,
+) -> int:
+    """HEADER's table for `parser()`'s arguments, `make(on, fast)` building the subjects; 1 if outputs differ.
+    `settling_cell`: one more column, the feeds that settle a finding (`settling` of `counting` subjects)."""
     fast = not args.no_fast
-    print(HEADER)
-    print("|---|---|---|---|---|---|")
+    print(HEADER + (" settling feeds: n, p50 off → on |" if settling_cell else ""))
+    print("|---|---|---|---|---|---|" + ("---|" if settling_cell else ""))
     status = 0
     for label in args.only.split(","):
+        text = TEXTS[label](args.kb * 1024)
         subjects: dict[str, Callable[[], Any]] = {
             "split": SentenceSplitter,
             "off": make(False, fast),
             "on": make(True, fast),
         }
-        got = measure(subjects, TEXTS[label](args.kb * 1024), args.repeats, cold=args.cold)
+        got = measure(subjects, text, args.repeats, cold=args.cold)
+        cells: list[str] = []
+        if settling_cell:
+            counted: dict[str, Callable[[], Any]] = {
+                name: counting(make(on, fast)) for name, on in (("off", False), ("on", True))
+            }
+            cells.append(settling(counted, text, args.repeats, cold=args.cold)[1])
         if differs(label, got):
             status = 1
-        print(row(label, got))
+        print(row(label, got, *cells))
     return status

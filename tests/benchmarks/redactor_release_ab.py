@@ -18,58 +18,25 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT / "src"), str(ROOT)]
 
-from sluicegate import SentenceSplitter  # noqa: E402
 from sluicegate.redaction import Redactor  # noqa: E402
 from tests.benchmarks import feed_ab  # noqa: E402
 
 
-def make(on: bool, fast: bool, count: bool = False) -> Callable[[], Redactor]:
+def make(on: bool, fast: bool) -> Callable[[], Redactor]:
     class Plain(Redactor):
         _COMPILED = fast
         _LEAN_RELEASE = on
 
-    class Counted(Plain):
-        settled = False
-
-        def _release_step(self, point: int) -> Any:
-            before = sum(self._counts.values())
-            step = super()._release_step(point)
-            self.settled = sum(self._counts.values()) > before
-            return step
-
-    return Counted if count else Plain
-
-
-def settling_cell(text: str, repeats: int, cold: bool, fast: bool) -> str:
-    """The feeds that settle a finding: their count and median off → on (subjects that count them)."""
-    counted: dict[str, Callable[[], Any]] = {"off": make(False, fast, True), "on": make(True, fast, True)}
-    return feed_ab.settling(counted, text, repeats, cold=cold)[1]
+    return Plain
 
 
 def main() -> int:
     args = feed_ab.parser(__doc__).parse_args()
-    fast = not args.no_fast
-    print(feed_ab.HEADER + " settling feeds: n, p50 off → on |")
-    print("|---|---|---|---|---|---|---|")
-    status = 0
-    for label in args.only.split(","):
-        text = feed_ab.TEXTS[label](args.kb * 1024)
-        subjects: dict[str, Callable[[], Any]] = {
-            "split": SentenceSplitter,
-            "off": make(False, fast),
-            "on": make(True, fast),
-        }
-        got = feed_ab.measure(subjects, text, args.repeats, cold=args.cold)
-        cell = settling_cell(text, args.repeats, args.cold, fast)
-        if feed_ab.differs(label, got):
-            status = 1
-        print(feed_ab.row(label, got, cell))
-    return status
+    return feed_ab.splitter_table(args, make, settling_cell=True)
 
 
 if __name__ == "__main__":
