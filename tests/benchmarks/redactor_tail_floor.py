@@ -145,8 +145,14 @@ def profile(texts: dict[str, str], repeats: int, clock: Callable[[], float], q: 
             if _SPENT:  # a detector's regex calls (their time with the profiler on, as the functions' own time)
                 key, spent = _SPENT.most_common(1)[0]
                 stats = pstats.Stats(prof).stats  # type: ignore[attr-defined]
-                own = max((tt for (f, _, fn), (_, _, tt, _, _) in stats.items() if f"{Path(f).stem}.{fn}" == name
-                           or fn == name), default=0.0)
+                own = max(
+                    (
+                        tt
+                        for (f, _, fn), (_, _, tt, _, _) in stats.items()
+                        if f"{Path(f).stem}.{fn}" == name or fn == name
+                    ),
+                    default=0.0,
+                )
                 if spent >= own or "_regex.Pattern" in name:
                     name = "regex " + key
             dom[("release: " if released else "check: ") + name] += 1
@@ -161,9 +167,10 @@ def profile(texts: dict[str, str], repeats: int, clock: Callable[[], float], q: 
         for k, v in dom.most_common(14):
             print(f"| {k} | {v} ({v / n:.0%}) | {dom_cost[k] / v * 1e6:.1f} |")
         tot = sum(agg.values())
-        print("\nOwn time over those feeds (cProfile, its overhead included): " + "; ".join(
-            f"{k} {v / tot:.0%}" for k, v in agg.most_common(10)
-        ))
+        print(
+            "\nOwn time over those feeds (cProfile, its overhead included): "
+            + "; ".join(f"{k} {v / tot:.0%}" for k, v in agg.most_common(10))
+        )
 
 
 def main() -> int:
