@@ -5,6 +5,7 @@ feed index is the same work every run), then the p50 / p99 over the feeds. Not c
     python tests/benchmarks/redactor_tail_floor.py --kb 64 --repeats 7
     python tests/benchmarks/redactor_tail_floor.py --kb 64 --repeats 7 --clock thread
     python tests/benchmarks/redactor_tail_floor.py --kb 64 --repeats 5 --profile   # what the floor's top 1% did
+    python tests/benchmarks/redactor_tail_floor.py --kb 64 --repeats 7 --ab        # stop 35's switches off vs on
 
 Why: on this shared 2-core machine the SentenceSplitter's own median feed moved 0.64–1.27 µs between
 back-to-back runs, and a feed the scheduler interrupts lands in the top 1% whatever it did: in one run about half
@@ -175,6 +176,51 @@ def profile(texts: dict[str, str], repeats: int, clock: Callable[[], float], q: 
         )
 
 
+def _stop35(on: bool) -> None:
+    """Stop 35's switches: the open tail's trailing guards (read when a compiled feed is built) and the validator
+    shortcuts (read at each call)."""
+    from sluicegate.redaction import opentail, validators
+
+    opentail.GUARDED = validators.JWT_FLAT = validators.IBAN_TABLE = on
+
+
+def ab(texts: dict[str, str], repeats: int, clock: Callable[[], float]) -> None:
+    """The default build with stop 35's switches off ("before") and on ("after"), beside the splitter, interleaved in
+    each repeat, in one process: the floor p50 / p99 per corpus and the p99 against the splitter's floor p50."""
+
+    def before_costs(pieces: list[str]) -> list[float]:
+        _stop35(False)
+        try:
+            return run_costs(Redactor, pieces, clock)
+        finally:
+            _stop35(True)
+
+    runners: dict[str, Callable[[list[str]], list[float]]] = {
+        "split": lambda pieces: run_costs(SentenceSplitter, pieces, clock),
+        "before": before_costs,
+        "after": lambda pieces: run_costs(Redactor, pieces, clock),
+    }
+    for text in texts.values():  # learn the shared tables outside the timing
+        for name in ("before", "after"):
+            runners[name]([text[i : i + 4] for i in range(0, 20000, 4)])
+    print("| corpus | splitter p50 µs | before: p50 / p99 µs (x) | after: p50 / p99 µs (x) | mean after / before |")
+    print("|---|---|---|---|---|")
+    for label, text in texts.items():
+        pieces = [text[i : i + 4] for i in range(0, len(text), 4)]
+        runs: dict[str, list[list[float]]] = {n: [] for n in runners}
+        for _ in range(repeats):
+            for name, run in runners.items():
+                runs[name].append(run(pieces))
+        got = {n: floors(r) for n, r in runs.items()}
+        base = pct(got["split"], 0.5)
+        cells = [
+            f"{pct(got[n], 0.5) * 1e6:.2f} / {pct(got[n], 0.99) * 1e6:.2f} ({pct(got[n], 0.99) / base:.1f}x)"
+            for n in ("before", "after")
+        ]
+        ratio = statistics.fmean(got["after"]) / statistics.fmean(got["before"])
+        print(f"| {label} | {base * 1e6:.2f} | " + " | ".join(cells) + f" | {ratio:.2f} |")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--kb", type=int, default=64)
@@ -182,6 +228,7 @@ def main() -> int:
     ap.add_argument("--clock", choices=sorted(CLOCKS), default="wall")
     ap.add_argument("--only", default=",".join(CORPORA))
     ap.add_argument("--profile", action="store_true", help="what the default build's top 1%% of feeds did")
+    ap.add_argument("--ab", action="store_true", help="stop 35's switches off vs on (the default build)")
     ap.add_argument("--quantile", type=float, default=0.99, help="--profile: the feeds at or above this quantile")
     args = ap.parse_args()
     clock = CLOCKS[args.clock]
@@ -201,6 +248,9 @@ def main() -> int:
     )
     if args.profile:
         profile(texts, args.repeats, clock, args.quantile)
+        return 0
+    if args.ab:
+        ab(texts, args.repeats, clock)
         return 0
     names = [n for n, _ in subjects[1:]]
     print("| corpus | splitter p50 / p99 µs | " + " | ".join(f"{n}: p50 / p99 µs (x)" for n in names) + " |")
