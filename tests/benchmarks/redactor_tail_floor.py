@@ -177,11 +177,11 @@ def profile(texts: dict[str, str], repeats: int, clock: Callable[[], float], q: 
 
 
 def _stop35(on: bool) -> None:
-    """Stop 35's switches: the open tail's trailing guards (read when a compiled feed is built) and the validator
-    shortcuts (read at each call)."""
-    from sluicegate.redaction import opentail, validators
+    """Stop 35's switches: the open tail's trailing guards (read when a compiled feed is built), the compiled probe
+    (when an engine's tables are made) and the validator shortcuts (read at each call)."""
+    from sluicegate.redaction import opentail, tracker, validators
 
-    opentail.GUARDED = validators.JWT_FLAT = validators.IBAN_TABLE = on
+    opentail.GUARDED = tracker.C_PROBE = validators.JWT_FLAT = validators.IBAN_TABLE = on
 
 
 def ab(texts: dict[str, str], repeats: int, clock: Callable[[], float]) -> None:

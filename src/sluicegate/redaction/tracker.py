@@ -28,6 +28,10 @@ _NEAR = 16
 # False: the plain probe search (tests/benchmarks/redactor_settle_ab.py measures `_open_probe` against it). Read
 # when an engine's tables are made.
 BOUNDED_PROBE = True
+# False: the bounded probe is the Python closure below; True: behind `_native.Probe` where the extension is built (the
+# same answers without a Python frame, the alphabet bound read off a table over ASCII text: tests/redact/
+# test_native_probe.py compares them). Read when an engine's tables are made.
+C_PROBE = True
 
 
 def _open_probe(d: Detector) -> Callable[..., regex.Match[str] | None]:
@@ -56,7 +60,26 @@ def _open_probe(d: Detector) -> Callable[..., regex.Match[str] | None]:
                     pos = k.end()
         return search(view, pos, endpos, concurrent, partial)
 
-    return probe
+    return _compiled_probe(probe, search, reach, d.stop) if C_PROBE else probe
+
+
+def _compiled_probe(
+    probe: Callable[..., regex.Match[str] | None],
+    search: Callable[..., regex.Match[str] | None],
+    reach: int | None,
+    stop: regex.Pattern[str] | None,
+) -> Callable[..., regex.Match[str] | None]:
+    """`probe` behind `_native.Probe`, or `probe` itself without the extension. The table: which ASCII characters
+    the reverse `stop` search takes, each asked of the pattern itself (a one-character class: tests check it)."""
+    from .fastpath import native
+
+    if native is None:
+        return probe
+    table = None if stop is None else bytes(stop.search(chr(c)) is not None for c in range(128))
+    got: Callable[..., regex.Match[str] | None] = native.Probe(
+        probe, search, -1 if reach is None else reach, None if stop is None else stop.search, table
+    )
+    return got
 
 
 class _Tables:
