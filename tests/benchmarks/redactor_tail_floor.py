@@ -178,10 +178,12 @@ def profile(texts: dict[str, str], repeats: int, clock: Callable[[], float], q: 
 
 def _stop35(on: bool) -> None:
     """Stop 35's switches: the open tail's trailing guards (read when a compiled feed is built), the compiled probe
-    (when an engine's tables are made) and the validator shortcuts (read at each call)."""
-    from sluicegate.redaction import opentail, tracker, validators
+    (when an engine's tables are made), the near answers' prefixes and the validator shortcuts (read at each call)."""
+    from sluicegate.redaction import fastpath, opentail, tracker, validators
 
     opentail.GUARDED = tracker.C_PROBE = validators.JWT_FLAT = validators.IBAN_TABLE = on
+    if fastpath.native is not None:
+        fastpath.native.set_near_prefixes(on)
 
 
 def ab(texts: dict[str, str], repeats: int, clock: Callable[[], float]) -> None:
