@@ -171,9 +171,7 @@ def _spied(make: Callable[[], Redactor], entity: str) -> tuple[Redactor, list[st
 
         fns[i] = spy
         setattr(r._tracker, attr, tuple(fns))
-    guarded = opentail.GUARDED
-    r._quick_native = fastpath.compiled_feed(r._tracker, r._max_hold)
-    assert guarded == opentail.GUARDED
+    r._quick_native = fastpath.compiled_feed(r._tracker, r._max_hold)  # (over the spies, with GUARDED as it is now)
     return r, asked
 
 
