@@ -752,6 +752,10 @@ static int shape_rules_out(const Shape *sh, int kind, const void *data, Py_ssize
 
 
 #define NEAR_CACHE_MAX 4096
+/* 1 (off: `set_near_prefixes(False)`): `near_prefix_none` is asked where the near answer of view[v:n] is not known. */
+static int near_prefixes = 1;
+static int near_prefix_none(PyObject *cache, PyObject *view, Py_ssize_t v, Py_ssize_t n);
+
 /* Remember the engine's answer at a label start with no label tail before it, by the text from there. */
 static int near_remember(Feed *f, long i, PyObject *key, PyObject *value) {
     if (PyDict_GET_SIZE(f->near_cache[i]) >= NEAR_CACHE_MAX) return 0;
@@ -976,6 +980,10 @@ static Py_ssize_t open_from_core(Feed *f, PyObject *tdict, PyObject *view, Py_ss
                         if (got != NULL) {
                             near_known = got == Py_True;
                             Py_CLEAR(near_key);
+                        } else if (near_prefixes) {
+                            int r4 = near_prefix_none(f->near_cache[i], view, v, n);
+                            if (r4 < 0) { Py_DECREF(near_key); return -2; }
+                            if (r4) { near_known = 0; Py_CLEAR(near_key); }
                         }
                         if (near_known == 0) continue;
                     }
@@ -1786,12 +1794,15 @@ static PyObject *whole_starts(PyObject *module, PyObject *args);
 static PyObject *py_shape_need(PyObject *module, PyObject *cap);
 static int add_keeper(PyObject *m);
 static int add_release_one(PyObject *m);
+static int add_probe(PyObject *m);
+static PyObject *set_near_prefixes(PyObject *module, PyObject *flag);
 
 static PyMethodDef methods[] = {
     {"new_shape", new_shape, METH_VARARGS, "new_shape(states, packed, places) -> a detector's shape (for Feed)"},
     {"new_tables", new_tables, METH_NOARGS, "new_tables() -> the C mirror of one Starters' tables (for Feed)"},
     {"shape_need", py_shape_need, METH_O, "shape_need(shape) -> (character, k) or None: a required character (whole.py)"},
     {"whole_starts", whole_starts, METH_VARARGS, "whole_starts(view, shapes, labelled, tails, window, budget, memo[, owners, table, pair]) -> per shape: candidate ranges or None (whole.py)"},
+    {"set_near_prefixes", set_near_prefixes, METH_O, "set_near_prefixes(on) -> the previous setting (see near_prefix_none)"},
     {"configure", configure, METH_VARARGS, "configure(prefilter_module, special_search, Step, EMPTY_STEP, LOOKBEHIND, EAGER, PER_CHAR, PAIRS_MAX)"},
     {NULL, NULL, 0, NULL}};
 
@@ -1833,7 +1844,7 @@ PyMODINIT_FUNC PyInit__native(void) {
         Py_DECREF(m);
         return NULL;
     }
-    if (add_keeper(m) < 0 || add_release_one(m) < 0) { Py_DECREF(m); return NULL; }
+    if (add_keeper(m) < 0 || add_release_one(m) < 0 || add_probe(m) < 0) { Py_DECREF(m); return NULL; }
     return m;
 }
 
@@ -3018,4 +3029,195 @@ static int add_release_one(PyObject *m) {
         return -1;
     }
     return 0;
+}
+
+/* `Probe(fallback, search, reach, stop, table)`: tracker._open_probe's bounded probe as a vectorcall, without its
+   Python frame, and with the alphabet bound (`stop`, a reverse search for the last character the pattern cannot
+   read) read off `table` (128 bytes: 1 where an ASCII character is one) while the characters scanned are ASCII.
+   The same answer as `fallback` (the Python closure), which it calls for anything but the common call
+   `(view: str, pos: int, [endpos=None, concurrent, partial])` with 0 <= pos <= len(view); a non-ASCII character
+   met in the scan hands the bound to `stop` itself. Why: after a complete e-mail, IP address or phone number the
+   compiled feed probes from its start, and the probe's reverse search over a class with Unicode properties cost
+   more than the probe (4 µs of an e-mail's 10 in a JSON document's settling feed: redactor_tail_floor --profile). */
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    PyObject *fallback, *search, *stop; /* stop: None for none */
+    Py_ssize_t reach;                   /* -1: none */
+    unsigned char table[128];
+    int has_table;
+} Probe;
+
+static PyObject *probe_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
+    Probe *p = (Probe *)self;
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    PyObject *endpos = Py_None, *concurrent = Py_None, *partial = Py_False;
+    if (nargs < 2 || nargs > 5 || !PyUnicode_CheckExact(args[0]) || !PyLong_CheckExact(args[1]))
+        return PyObject_Vectorcall(p->fallback, args, nargsf, kwnames);
+    if (nargs >= 3) endpos = args[2];
+    if (nargs >= 4) concurrent = args[3];
+    if (nargs >= 5) partial = args[4];
+    if (kwnames != NULL) {
+        for (Py_ssize_t t = 0; t < PyTuple_GET_SIZE(kwnames); t++) {
+            PyObject *name = PyTuple_GET_ITEM(kwnames, t), *value = args[nargs + t];
+            if (PyUnicode_CompareWithASCIIString(name, "partial") == 0 && nargs < 5) partial = value;
+            else if (PyUnicode_CompareWithASCIIString(name, "concurrent") == 0 && nargs < 4) concurrent = value;
+            else if (PyUnicode_CompareWithASCIIString(name, "endpos") == 0 && nargs < 3) endpos = value;
+            else return PyObject_Vectorcall(p->fallback, args, nargsf, kwnames);
+        }
+    }
+    PyObject *view = args[0];
+    Py_ssize_t pos = PyLong_AsSsize_t(args[1]), n = PyUnicode_GET_LENGTH(view);
+    if (pos == -1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        return PyObject_Vectorcall(p->fallback, args, nargsf, kwnames);
+    }
+    if (pos < 0 || pos > n) return PyObject_Vectorcall(p->fallback, args, nargsf, kwnames);
+    PyObject *at = NULL; /* the position to search from, when it moved */
+    if (endpos == Py_None) {
+        if (p->reach >= 0 && pos < n - p->reach) pos = n - p->reach;
+        if (p->stop != Py_None && pos < n) {
+            int kind = PyUnicode_KIND(view);
+            const void *data = PyUnicode_DATA(view);
+            Py_ssize_t found = -1, j = n - 1;
+            int ascii = p->has_table;
+            for (; ascii && j >= pos; j--) {
+                Py_UCS4 c = PyUnicode_READ(kind, data, j);
+                if (c >= 128) ascii = 0;
+                else if (p->table[c]) { found = j + 1; break; }
+            }
+            if (!ascii) { /* a non-ASCII character (or no table): the reverse search itself */
+                PyObject *sv = PyLong_FromSsize_t(pos);
+                PyObject *sa[2] = {view, sv};
+                PyObject *k = sv ? PyObject_Vectorcall(p->stop, sa, 2, NULL) : NULL;
+                Py_XDECREF(sv);
+                if (k == NULL) return NULL;
+                if (k != Py_None) {
+                    PyObject *e = PyObject_CallMethodNoArgs(k, k_end);
+                    Py_DECREF(k);
+                    if (e == NULL) return NULL;
+                    found = PyLong_AsSsize_t(e);
+                    Py_DECREF(e);
+                    if (found == -1 && PyErr_Occurred()) return NULL;
+                } else {
+                    Py_DECREF(k);
+                }
+            }
+            if (found >= 0) pos = found;
+        }
+    }
+    at = PyLong_FromSsize_t(pos);
+    if (at == NULL) return NULL;
+    PyObject *ca[5] = {view, at, endpos, concurrent, partial};
+    PyObject *got = PyObject_Vectorcall(p->search, ca, 5, NULL);
+    Py_DECREF(at);
+    return got;
+}
+
+static PyObject *probe_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
+    PyObject *fallback, *search, *stop, *table;
+    Py_ssize_t reach;
+    if ((kwds != NULL && PyDict_GET_SIZE(kwds) > 0) ||
+        !PyArg_ParseTuple(args, "OOnOO:Probe", &fallback, &search, &reach, &stop, &table))
+        return NULL;
+    if (!PyCallable_Check(fallback) || !PyCallable_Check(search) || (stop != Py_None && !PyCallable_Check(stop))) {
+        PyErr_SetString(PyExc_TypeError, "Probe(fallback, search, reach, stop, table) takes callables");
+        return NULL;
+    }
+    if (table != Py_None && (!PyBytes_CheckExact(table) || PyBytes_GET_SIZE(table) != 128)) {
+        PyErr_SetString(PyExc_TypeError, "Probe: table is 128 bytes or None");
+        return NULL;
+    }
+    Probe *p = (Probe *)type->tp_alloc(type, 0);
+    if (p == NULL) return NULL;
+    p->vectorcall = probe_call;
+    p->fallback = Py_NewRef(fallback);
+    p->search = Py_NewRef(search);
+    p->stop = Py_NewRef(stop);
+    p->reach = reach < 0 ? -1 : reach;
+    p->has_table = table != Py_None;
+    if (p->has_table) memcpy(p->table, PyBytes_AS_STRING(table), 128);
+    return (PyObject *)p;
+}
+
+static int probe_traverse(Probe *p, visitproc visit, void *arg) {
+    Py_VISIT(p->fallback);
+    Py_VISIT(p->search);
+    Py_VISIT(p->stop);
+    return 0;
+}
+
+static int probe_clear(Probe *p) {
+    Py_CLEAR(p->fallback);
+    Py_CLEAR(p->search);
+    Py_CLEAR(p->stop);
+    return 0;
+}
+
+static void probe_dealloc(Probe *p) {
+    PyObject_GC_UnTrack(p);
+    probe_clear(p);
+    Py_TYPE(p)->tp_free((PyObject *)p);
+}
+
+static PyObject *probe_fallback(Probe *p, void *Py_UNUSED(closure)) { return Py_NewRef(p->fallback); }
+
+static PyGetSetDef probe_getset[] = {
+    {"fallback", (getter)probe_fallback, NULL, "the Python probe it stands for", NULL},
+    {NULL, NULL, NULL, NULL, NULL}};
+
+static PyTypeObject ProbeType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "sluicegate.redaction._native.Probe",
+    .tp_basicsize = sizeof(Probe),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_doc = "Probe(fallback, search, reach, stop, table): tracker._open_probe's probe, compiled (see _native.c).",
+    .tp_new = probe_new,
+    .tp_dealloc = (destructor)probe_dealloc,
+    .tp_traverse = (traverseproc)probe_traverse,
+    .tp_clear = (inquiry)probe_clear,
+    .tp_vectorcall_offset = offsetof(Probe, vectorcall),
+    .tp_call = PyVectorcall_Call,
+    .tp_getset = probe_getset,
+};
+
+/* Adds `Probe` to the module (from PyInit__native). 0, or -1 with an exception set. */
+static int add_probe(PyObject *m) {
+    if (PyType_Ready(&ProbeType) < 0) return -1;
+    Py_INCREF(&ProbeType);
+    if (PyModule_AddObject(m, "Probe", (PyObject *)&ProbeType) < 0) {
+        Py_DECREF(&ProbeType);
+        return -1;
+    }
+    return 0;
+}
+
+/* Whether some proper prefix view[v:v+j] (j >= 1) of the text after a label start with no label tail before it is
+   remembered with the answer "none" (False) in `cache` (the near answers, `near_remember`): then the answer for
+   view[v:n] is "none" too. 1 yes, 0 no, -1 error. Why it holds: a near answer is the engine's for that text alone
+   (no label before it), and a start none of whose paths reached the end of view[v:v+j] has none that reaches
+   further: appending text revives no path (the tracker's first fact, tracker.py; the pattern has no assertion
+   that appended text could satisfy, such as \\B: tests/redact/test_near_prefix.py checks both against the
+   engine). Why: in logs a timestamp's `:56:12` and a `took=29` are label starts the near check leaves (a label
+   word earlier in the line), whose texts after them differ (the whole key missed the cache) but begin alike
+   (`:5`): each missed key cost the detector's call, 5-10 µs (a fifth of the logs corpus's top 1% of feeds,
+   redactor_tail_floor --profile). */
+static int near_prefix_none(PyObject *cache, PyObject *view, Py_ssize_t v, Py_ssize_t n) {
+    if (cache == NULL || PyDict_GET_SIZE(cache) == 0) return 0;
+    for (Py_ssize_t j = 1; v + j < n; j++) {
+        PyObject *key = PyUnicode_Substring(view, v, v + j);
+        if (key == NULL) return -1;
+        PyObject *got = PyDict_GetItemWithError(cache, key);
+        Py_DECREF(key);
+        if (got == NULL && PyErr_Occurred()) return -1;
+        if (got == Py_False) return 1;
+    }
+    return 0;
+}
+
+static PyObject *set_near_prefixes(PyObject *Py_UNUSED(module), PyObject *flag) {
+    int on = PyObject_IsTrue(flag);
+    if (on < 0) return NULL;
+    int was = near_prefixes;
+    near_prefixes = on;
+    return PyBool_FromLong(was);
 }

@@ -141,11 +141,12 @@ def _rest_match(first: str | None, rest: str, flags: int) -> Callable[..., Any]:
 
 
 @lru_cache(maxsize=256)
-def _tail(pattern: str, flags: int) -> tuple[bytes, int] | None:
-    """The compiled feed's copy of a pattern's open tail (opentail.py), shared by every Redactor; None if none."""
+def _tail(pattern: str, flags: int, guarded: bool = True) -> tuple[bytes, int] | None:
+    """The compiled feed's copy of a pattern's open tail (opentail.py; `guarded`: with trailing guards), shared by
+    every Redactor; None if none."""
     from .opentail import open_tail
 
-    got = open_tail(pattern, flags)
+    got = open_tail(pattern, flags, guarded)
     return None if got is None else got.packed()
 
 
@@ -182,7 +183,7 @@ class _Selection:
 
 @lru_cache(maxsize=32)
 def _per_detector(
-    selection: _Selection, near_off: bool, shape_off: bool, rest_off: bool, lean_off: bool
+    selection: _Selection, near_off: bool, shape_off: bool, rest_off: bool, lean_off: bool, guarded: bool = True
 ) -> tuple[tuple[Any, ...], tuple[Any, ...], tuple[Any, ...], tuple[Any, ...], int]:
     """The compiled feed's per-detector tuples (near, near_caches, shape, the open tails) and the label gap, which
     depend on the detectors alone: made once per selection and switches, not for every Redactor (they were most
@@ -205,7 +206,11 @@ def _per_detector(
             None if shape_off or id(d) not in BUILTIN_IDS else _shape(d.compiled.pattern, d.compiled.flags)
             for d in detectors
         ),
-        tuple(None if d.steady or id(d) not in BUILTIN_IDS else _tail(d.pattern, d.compiled.flags) for d in detectors),
+        # `guarded` (opentail.GUARDED, read when the feed is built): tails that end in trailing guards too (a JWT's).
+        tuple(
+            None if d.steady or id(d) not in BUILTIN_IDS else _tail(d.pattern, d.compiled.flags, guarded)
+            for d in detectors
+        ),
         _near_gap(detectors),
     )
 
@@ -229,7 +234,11 @@ def compiled_feed(
     `match` and `search` through these, which keep its last match for `Engine.settle_short`."""
     s = tracker._starters
     selection = _Selection(tracker._detectors)
-    near, near_caches, shapes, tails, gap = _per_detector(selection, near_off, shape_off, rest_off, lean_off)
+    from . import opentail
+
+    near, near_caches, shapes, tails, gap = _per_detector(
+        selection, near_off, shape_off, rest_off, lean_off, opentail.GUARDED
+    )
     feed = native.Feed(
         tracker=tracker,
         open_from=tracker.open_from,

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Callable
+from functools import lru_cache
 
 import regex
 
+from . import fastpath
 from . import prefilter as _pf
 from .detector import Detector
 from .settle import Engine
@@ -28,6 +30,10 @@ _NEAR = 16
 # False: the plain probe search (tests/benchmarks/redactor_settle_ab.py measures `_open_probe` against it). Read
 # when an engine's tables are made.
 BOUNDED_PROBE = True
+# False: the bounded probe is the Python closure below; True: behind `_native.Probe` where the extension is built (the
+# same answers without a Python frame, the alphabet bound read off a table over ASCII text: tests/redact/
+# test_native_probe.py compares them). Read when an engine's tables are made.
+C_PROBE = True
 
 
 def _open_probe(d: Detector) -> Callable[..., regex.Match[str] | None]:
@@ -36,7 +42,23 @@ def _open_probe(d: Detector) -> Callable[..., regex.Match[str] | None]:
     `OpenTracker._later_start` rests on; the answer is the same, a match object at the same start). The compiled
     feed asks it after every complete match, from that match's start: the probe then tried every position to the
     end of the view (an IP address's, ~8 µs of a log line's settling feed). A detector with neither bound keeps
-    the plain search."""
+    the plain search. With `C_PROBE`, behind `_native.Probe`, made once per detector (it holds no state)."""
+    key = (id(d), BOUNDED_PROBE, C_PROBE)
+    got = _PROBES.get(key)
+    if got is not None and got[0] is d:
+        return got[1]
+    made = _make_probe(d)
+    if len(_PROBES) < 4096:  # (custom detectors are made per Redactor: bounded)
+        _PROBES[key] = (d, made)
+    return made
+
+
+# (detector id, BOUNDED_PROBE, C_PROBE) -> (the detector, kept alive so that its id is not reused; its probe)
+_PROBES: dict[tuple[int, bool, bool], tuple[Detector, Callable[..., regex.Match[str] | None]]] = {}
+
+
+def _make_probe(d: Detector) -> Callable[..., regex.Match[str] | None]:
+    """`_open_probe` of `d`, made."""
     search = d.probe.search
     reach = d.reach
     stop = None if d.stop is None else d.stop.search
@@ -56,7 +78,33 @@ def _open_probe(d: Detector) -> Callable[..., regex.Match[str] | None]:
                     pos = k.end()
         return search(view, pos, endpos, concurrent, partial)
 
-    return probe
+    return _compiled_probe(probe, search, reach, d.stop) if C_PROBE else probe
+
+
+def _compiled_probe(
+    probe: Callable[..., regex.Match[str] | None],
+    search: Callable[..., regex.Match[str] | None],
+    reach: int | None,
+    stop: regex.Pattern[str] | None,
+) -> Callable[..., regex.Match[str] | None]:
+    """`probe` behind `_native.Probe`, or `probe` itself without the extension. The table: which ASCII characters
+    the reverse `stop` search takes, each asked of the pattern itself (a one-character class: tests check it)."""
+    native = fastpath.native
+    if native is None:
+        return probe
+    table = None if stop is None else _stop_table(stop.pattern, stop.flags)
+    got: Callable[..., regex.Match[str] | None] = native.Probe(
+        probe, search, -1 if reach is None else reach, None if stop is None else stop.search, table
+    )
+    return got
+
+
+@lru_cache(maxsize=256)
+def _stop_table(pattern: str, flags: int) -> bytes:
+    """For `_native.Probe`: 1 where the reverse `stop` search takes an ASCII character alone, made once per pattern
+    (128 searches: ~1 ms for the built-ins, ten times a new engine's tables without it)."""
+    stop = regex.compile(pattern, flags)
+    return bytes(stop.search(chr(c)) is not None for c in range(128))
 
 
 class _Tables:

@@ -24,6 +24,11 @@ SHORTCUTS = True
 # tests/redact/test_whole_lean.py compares the two).
 FAST = True
 
+# False: `jwt` always parses its header with `json.loads`, `iban` always converts character by character (stop 35's
+# shortcuts, which decide the same: tests/redact/test_validators_exact.py compares them over every input class).
+JWT_FLAT = True
+IBAN_TABLE = True
+
 _NOT_DIGITS = re.compile("[^0-9]+")
 # A digit's byte to the byte of the digit of its double (less 9 above 9), for `luhn`.
 _DOUBLED = bytes.maketrans(b"0123456789", b"0246813579")
@@ -59,10 +64,16 @@ def credit_card(value: str) -> bool:
     return 13 <= len(digits) <= 19 and digits[0] in "23456" and luhn(digits)
 
 
+# An ASCII letter or digit to its base-36 value as decimal text (`str(int(ch, 36))`), for `iban`'s one translate.
+_BASE36 = {ord(c): str(int(c, 36)) for c in "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"}
+
+
 def iban(value: str) -> bool:
     """ISO 13616 mod-97: move the first four characters to the end, letters to numbers, remainder must be 1."""
     compact = value.replace(" ", "").replace("-", "").upper()
     moved = compact[4:] + compact[:4]
+    if IBAN_TABLE and moved.isascii() and moved.isalnum():  # (one translate: `int(ch, 36)` of each, as text)
+        return int(moved.translate(_BASE36)) % 97 == 1
     number = "".join(str(int(ch, 36)) for ch in moved)
     return int(number) % 97 == 1
 
@@ -220,11 +231,24 @@ def credential_token(value: str) -> bool:
     return not value.isalpha() or len(value) >= 20
 
 
+# A flat JSON object of printable-ASCII strings without escapes, integers of at most 18 digits (never near `int`'s
+# digit limit), true, false and null, with JSON's own whitespace: every such byte string is one `json.loads` reads as
+# a dict (ASCII with no NUL or BOM, so it decodes it as UTF-8; nothing nested, so no recursion). A JOSE header is one:
+# `{"alg":"HS256","typ":"JWT"}`. Anything else is parsed, as before.
+_WS = rb"[ \t\n\r]*"
+_STR = rb'"[\x20\x21\x23-\x5b\x5d-\x7e]*"'
+_VALUE = rb"(?:" + _STR + rb"|-?(?:0|[1-9][0-9]{0,17})|true|false|null)"
+_MEMBER = _WS + _STR + _WS + rb":" + _WS + _VALUE + _WS
+_FLAT_OBJECT = re.compile(_WS + rb"\{(?:" + _MEMBER + rb"(?:," + _MEMBER + rb")*|" + _WS + rb")\}" + _WS)
+
+
 def jwt(value: str) -> bool:
     """The first part must be base64url-encoded JSON object (a JOSE header)."""
     header = value.split(".", 1)[0]
     try:
         decoded = base64.urlsafe_b64decode(header + "=" * (-len(header) % 4))
+        if JWT_FLAT and _FLAT_OBJECT.fullmatch(decoded) is not None:  # (a dict to `json.loads`, without parsing)
+            return True
         parsed = json.loads(decoded)
     except (binascii.Error, ValueError):
         return False
