@@ -26,6 +26,8 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any
 
+import re
+
 import regex
 
 from . import fastpath as _fp
@@ -222,10 +224,176 @@ def matches(engine: Engine, view: str) -> list[tuple[Detector, list[Any]]]:
                 else:
                     starts = [(m.start(), m.start()) for m in rest.finditer(view, overlapped=True)]
                 own = sorted({*own, *starts})
-        found = _pf.matches_in(d, view, own, 0, n) if own is not None else list(d.compiled.finditer(view))
+        if own is None:
+            found = list(d.compiled.finditer(view))
+        else:
+            quick = _quick(d) if STDLIB else None
+            found = _pf.matches_in(d, view, own, 0, n, quick)
         if found:
             per.append((d, found))
     return per
+
+
+# False: every detector is asked with its own `regex` pattern at its candidates, not `_quick`'s stdlib one
+# (tests/redact/test_whole_quick.py compares the two and the stream).
+STDLIB = True
+# What a pattern `_stdlib` hands to the stdlib engine may hold: ASCII characters, escapes of punctuation only
+# (no class shorthand, property or word boundary, whose meaning differs between the two engines), and of the
+# groups only non-capturing ones, named ones and lookarounds (no flags, atomic groups or references).
+_STDLIB_OK = regex.compile(r"(?:[ -\[\]-~]|\\[.\-+()\[\]{}*?|^$/:@#%&=!<>,;'\"~ ])*")
+_BAD_GROUP = regex.compile(r"\((?!\?:|\?=|\?!|\?<=|\?<!|\?P<[A-Za-z_][A-Za-z0-9_]*>)(?=\?)")
+# A quantifier right after another (a possessive `{1,6}+`, a lazy `*?`) or `(?` after `\`: not handed over.
+_DOUBLE = regex.compile(r"[}*+?][+?]")
+
+
+def _stdlib(pattern: str, flags: int) -> Any:
+    """`pattern` compiled by the stdlib `re` engine where that engine answers every `match(view, q)` as the
+    `regex` package (version 0, `UNICODE` alone: the detectors' flags) does, else None. Both are backtracking
+    engines that try alternatives left to right and quantifiers greedily, with the same syntax for what
+    `_STDLIB_OK` lets through (classes of ASCII characters and ranges, literals, groups, bounded and unbounded
+    greedy quantifiers, lookarounds; a lookbehind of one width only, or `re` refuses it); the per-call cost of
+    `re` is about a third of `regex`'s (0.15 against 0.45 µs on 64 KB views), most of an address's check in
+    logs. tests/redact/test_whole_quick.py compares the two engines at every position of generated texts."""
+    if flags != regex.V0 | regex.UNICODE or not pattern.isascii() or _STDLIB_OK.fullmatch(pattern) is None:
+        return None
+    if _BAD_GROUP.search(pattern) or _DOUBLE.search(_no_classes(pattern)):
+        return None
+    try:
+        return re.compile(pattern)
+    except re.error:
+        return None
+
+
+def _no_classes(pattern: str) -> str:
+    """`pattern` with each character class (and each escaped character) replaced by `x`: what is left holds
+    the quantifiers as written (`[+?]` is two characters of a class, not a quantifier)."""
+    out: list[str] = []
+    i, n = 0, len(pattern)
+    while i < n:
+        ch = pattern[i]
+        if ch == "\\":
+            out.append("x")
+            i += 2
+            continue
+        if ch == "[":
+            i += 1
+            if i < n and pattern[i] == "^":
+                i += 1
+            if i < n and pattern[i] == "]":
+                i += 1
+            while i < n and pattern[i] != "]":
+                i += 2 if pattern[i] == "\\" else 1
+            out.append("x")
+            i += 1
+            continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+@lru_cache(maxsize=256)
+def _quick(d: Detector) -> Callable[[str, int], Any] | None:
+    """What answers `d.compiled.match(view, q)` faster, for a built-in detector: its pattern in the stdlib
+    engine (`_stdlib`); or, where the pattern is leading lookaheads and then one alternation (nested in groups
+    that hold nothing else: `(?=…)(?:(?:A|B))`), its first alternative there, and the `regex` pattern where
+    that does not match (an alternation returns its first alternative that matches, and nothing follows it). The
+    same Match positions and groups either way. None: no such form (the detector's own `match` is used)."""
+    if id(d) not in BUILTIN_IDS:
+        return None
+    pattern, flags = d.compiled.pattern, d.compiled.flags
+    whole_rx = _stdlib(pattern, flags)
+    if whole_rx is not None:
+        return whole_rx.match  # type: ignore[no-any-return]
+    first = _first_alternative(pattern)
+    rx = _stdlib(first, flags) if first is not None else None
+    if rx is None:
+        return None
+    fast, full = rx.match, d.compiled.match
+
+    def match(view: str, q: int) -> Any:
+        m = fast(view, q)
+        return m if m is not None else full(view, q)
+
+    return match
+
+
+def _first_alternative(pattern: str) -> str | None:
+    """For `L(?:(?:A|B|…))` (L: lookaheads `(?=…)`, any number of `(?:` around one top-level alternation),
+    `L` + `(?:A)`; else None."""
+    lead = ""
+    rest = pattern
+    while rest.startswith("(?="):
+        end = _group_end(rest)
+        if end is None:
+            return None
+        lead, rest = lead + rest[:end], rest[end:]
+    while rest.startswith("(?:") and _group_end(rest) == len(rest):
+        inner = rest[3:-1]
+        parts = _top_alternatives(inner)
+        if parts is None:
+            return None
+        if len(parts) > 1:
+            return lead + "(?:" + parts[0] + ")"
+        rest = inner
+    return None
+
+
+def _group_end(text: str) -> int | None:
+    """The index after the group that opens `text` (classes and escapes skipped), or None."""
+    depth = 0
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if ch == "[":
+            i += 1
+            if i < n and text[i] == "^":
+                i += 1
+            if i < n and text[i] == "]":
+                i += 1
+            while i < n and text[i] != "]":
+                i += 2 if text[i] == "\\" else 1
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    return None
+
+
+def _top_alternatives(text: str) -> list[str] | None:
+    """`text` split at its top-level `|` (classes and escapes skipped); None if its groups do not balance."""
+    parts: list[str] = []
+    depth, at, i, n = 0, 0, 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if ch == "[":
+            i += 1
+            if i < n and text[i] == "^":
+                i += 1
+            if i < n and text[i] == "]":
+                i += 1
+            while i < n and text[i] != "]":
+                i += 2 if text[i] == "\\" else 1
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth < 0:
+                return None
+        elif ch == "|" and depth == 0:
+            parts.append(text[at:i])
+            at = i + 1
+        i += 1
+    parts.append(text[at:])
+    return parts if depth == 0 else None
 
 
 # Switched off by tests to compare with the path without it.
@@ -596,6 +764,8 @@ def certified(
     # First without the prefilter's hits (on prose in other scripts its pass costs more than the rest of this
     # check, and declines), then with them: a detector with none anywhere has no path that reads its trigger
     # reach (prefilter.py's covering property), so that reach bounds it and its `far` need not be asked.
+    if QUIET_FARS and quiet and _places_hold(engine, view, per, window, plan, blocks, dict.fromkeys(quiet, [])):
+        return True  # (below: the same without them, then with the prefilter's own hits)
     if _places_hold(engine, view, per, window, plan, blocks, None):
         return True
     if engine.prefilter is None or n <= _pf.MIN_RANGE:
@@ -604,6 +774,11 @@ def certified(
     return hits is not None and _places_hold(engine, view, per, window, plan, blocks, hits)
 
 
+# False: `certified` first tries its places with every `far` (as before), not with the trigger reach of the
+# detectors wholedb.py's pass found no trigger of (`quiet`: the claim the second try makes of the prefilter's
+# own hits, which are the same triggers on the same encoding), whose `far` (a search each, for 9 of the 16
+# unbounded detectors on JSON and logs) is then not asked. Where that try fails, the tries below are made.
+QUIET_FARS = True
 # False: `certified` searches a block detector's opener as one pattern (its alternatives are compared with it in
 # tests/redact/test_whole_lean.py).
 SPLIT_OPENERS = True
@@ -682,7 +857,7 @@ def _places_hold(
             fars.append(f)
         else:
             fixed = max(fixed, k)
-    spans = sorted((m.start(), m.end()) for _, found in per for m in found)
+    spans = sorted([m.span() for _, found in per for m in found])
     starts: list[int] = []
     ends: list[int] = []
     for a, b in spans:
