@@ -6,7 +6,9 @@ Two switches, each compared on against off against the stream (`feed(text)` + `f
   `re` engine reads as the `regex` package does is asked with `re` at its candidates (`whole._quick`); checked
   here also engine against engine at every position of generated texts and of the corpora;
 - `whole.QUIET_FARS`: `certified` first tries its places with the trigger reach of the detectors wholedb.py's
-  pass found no trigger of, in place of their `far`.
+  pass found no trigger of, in place of their `far`;
+- `wholedb.NATIVE_MERGE`: candidates merged by the compiled `_wholec.merge` in place of `prefilter._merge`
+  (also compared with it on Hypothesis lists of pairs).
 On the four corpora of tests/benchmarks/corpora27.py, issue 17's texts, every case of the five suites strung
 together, a view that drops characters, options and subclasses (test_whole_lean.py's helpers), and Hypothesis
 texts.
@@ -15,6 +17,7 @@ texts.
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Iterator
 
 import pytest
@@ -22,12 +25,12 @@ import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sluicegate.redaction import Hash, Redactor, whole
+from sluicegate.redaction import Hash, Redactor, fastpath, prefilter, whole, wholedb
 
 from . import suite_cases
 from .test_whole_lean import _PIECES, CORPORA, DROPPING, OwnKeep, _classes, _hide, one_pass, streamed
 
-SWITCHES = ((whole, "STDLIB"), (whole, "QUIET_FARS"))
+SWITCHES = ((whole, "STDLIB"), (whole, "QUIET_FARS"), (wholedb, "NATIVE_MERGE"))
 
 
 @contextlib.contextmanager
@@ -150,3 +153,29 @@ def test_every_suite_strung_together(suite: str) -> None:
 def test_hypothesis_texts(text: str) -> None:
     for cls in _classes():
         check(text, cls)
+
+
+_SPAN = st.tuples(st.integers(-5, 60), st.integers(-5, 60))
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(_SPAN, max_size=40), st.integers(-3, 30))
+def test_the_compiled_merge_is_prefilters(spans: list[tuple[int, int]], lo: int) -> None:
+    assert fastpath.wholec is not None or os.environ.get("SLUICEGATE_PURE") == "1"
+    if fastpath.wholec is not None:
+        assert fastpath.wholec.merge(list(spans), lo) == prefilter._merge(spans, lo)
+    assert wholedb.merge(list(spans), lo) == prefilter._merge(spans, lo)
+
+
+def test_the_compiled_merge_refuses_what_is_not_pairs_of_ints() -> None:
+    if fastpath.wholec is None:
+        return
+    for bad in ([(1, 2, 3)], [[1, 2]], [(1, "2")], [(1.0, 2)]):
+        with pytest.raises(TypeError):
+            fastpath.wholec.merge(bad, 0)
+    with pytest.raises(OverflowError):
+        fastpath.wholec.merge([(1 << 70, 1)], 0)
+    with pytest.raises(TypeError):
+        fastpath.wholec.merge((1, 2), 0)
+    assert wholedb.merge([(1 << 70, 1 << 71)], 0) == [(1 << 70, 1 << 71)]  # (the Python form then)
+    assert fastpath.wholec.merge([], 5) == []

@@ -67,9 +67,89 @@ static PyObject *distinct(PyObject *Py_UNUSED(module), PyObject *arg) {
     return got;
 }
 
+/* `merge(spans, lo)`: `prefilter._merge(spans, lo)` (sorted, merged closed ranges clipped to start at lo) for a
+list of (int, int) pairs: the pairs sorted as tuples are (by start, then end), then the same loop. Why: wholedb.py
+merges each detector's hits (on 64 KB of logs, 570 pairs: a fifth of a millisecond in Python). A pair that is
+not two ints that fit in a long long raises (TypeError, OverflowError): the caller then takes the Python form. */
+typedef struct {
+    long long a, b;
+} Pair;
+
+static int pair_cmp(const void *x, const void *y) {
+    const Pair *p = x, *q = y;
+    if (p->a != q->a)
+        return p->a < q->a ? -1 : 1;
+    if (p->b != q->b)
+        return p->b < q->b ? -1 : 1;
+    return 0;
+}
+
+static PyObject *merge(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2 || !PyList_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "merge(spans, lo): spans must be a list of (int, int) pairs");
+        return NULL;
+    }
+    long long lo = PyLong_AsLongLong(args[1]);
+    if (lo == -1 && PyErr_Occurred())
+        return NULL;
+    PyObject *spans = args[0];
+    Py_ssize_t n = PyList_GET_SIZE(spans);
+    Pair *pairs = PyMem_Malloc((n > 0 ? n : 1) * sizeof(Pair));
+    if (pairs == NULL)
+        return PyErr_NoMemory();
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *t = PyList_GET_ITEM(spans, i);
+        if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 2 || !PyLong_Check(PyTuple_GET_ITEM(t, 0)) ||
+            !PyLong_Check(PyTuple_GET_ITEM(t, 1))) {
+            PyMem_Free(pairs);
+            PyErr_SetString(PyExc_TypeError, "merge(spans, lo): spans must be a list of (int, int) pairs");
+            return NULL;
+        }
+        pairs[i].a = PyLong_AsLongLong(PyTuple_GET_ITEM(t, 0));
+        pairs[i].b = PyLong_AsLongLong(PyTuple_GET_ITEM(t, 1));
+        if (PyErr_Occurred()) {
+            PyMem_Free(pairs);
+            return NULL;
+        }
+    }
+    qsort(pairs, (size_t)n, sizeof(Pair), pair_cmp);
+    Py_ssize_t m = 0; /* merged pairs, written over the sorted ones (m <= i) */
+    for (Py_ssize_t i = 0; i < n; i++) {
+        long long a = pairs[i].a > lo ? pairs[i].a : lo, b = pairs[i].b;
+        if (b < a)
+            continue;
+        if (m > 0 && a <= pairs[m - 1].b + 1) {
+            if (b > pairs[m - 1].b)
+                pairs[m - 1].b = b;
+        } else {
+            pairs[m].a = a;
+            pairs[m].b = b;
+            m++;
+        }
+    }
+    PyObject *out = PyList_New(m);
+    if (out == NULL) {
+        PyMem_Free(pairs);
+        return NULL;
+    }
+    for (Py_ssize_t j = 0; j < m; j++) {
+        PyObject *t = Py_BuildValue("(LL)", pairs[j].a, pairs[j].b);
+        if (t == NULL) {
+            Py_DECREF(out);
+            PyMem_Free(pairs);
+            return NULL;
+        }
+        PyList_SET_ITEM(out, j, t);
+    }
+    PyMem_Free(pairs);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"distinct", distinct, METH_O,
      "distinct(text) -> str: the characters of text that are not ASCII, each once, in order of first occurrence"},
+    {"merge", (PyCFunction)(void (*)(void))merge, METH_FASTCALL,
+     "merge(spans, lo) -> list: sorted, merged closed ranges of (int, int) pairs, clipped to start at lo"},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef moduledef = {PyModuleDef_HEAD_INIT, "_wholec", NULL, -1, methods, NULL, NULL, NULL, NULL};

@@ -206,7 +206,7 @@ def matches(engine: Engine, view: str) -> list[tuple[Detector, list[Any]]]:
             else:
                 match = _rest_rx(d).match  # type: ignore[union-attr]
                 starts = [(q, q) for a, b in near for q in range(a, min(b, n - 1) + 1) if match(view, q)]
-                own = _pf._merge([*own, *starts], 0)
+                own = _db.merge([*own, *starts], 0)
         if own is None and (_all_near(d) or _rest_rx(d) is not None) and (labelled is not None or view.isascii()):
             if labelled is None:
                 labelled = _label_spans(view)
@@ -564,7 +564,7 @@ def _label_spans(view: str) -> list[tuple[int, int]]:
         while at >= 0:
             spans.append((at + len(t), at + LOOKBEHIND))
             at = low.find(t, at + 1)
-    return _pf._merge(spans, 0)
+    return _db.merge(spans, 0)
 
 
 def _starts_in(d: Detector, view: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:

@@ -31,6 +31,7 @@ from typing import Any
 
 import regex
 
+from . import fastpath as _fp
 from . import labels
 from . import prefilter as _pf
 from .detector import Detector
@@ -198,13 +199,13 @@ class Candidates:
                 if c is not None:
                     spans[j] = (c.end(), b)
         budget = 64 + len(view) // _pf.HIT_BUDGET
-        hits = {i: _pf._merge(spans, 0) if spans else spans for i, spans in raw.items() if len(spans) <= budget}
+        hits = {i: merge(spans, 0) if spans else spans for i, spans in raw.items() if len(spans) <= budget}
         if self.rests:
             opens = _opens(view, closes)
             hits.update((-1 - i, opens) for i in self.rests)
         gap = self.gap
         ends = [(e, e - t + window if gap is None else min(e + gap, e - t + window)) for e, t in words]
-        labelled = _pf._merge(ends, 0) if self.knows_labels else None
+        labelled = merge(ends, 0) if self.knows_labels else None
         return hits, labelled
 
     def hits(self, view: str) -> dict[int, list[tuple[int, int]]]:
@@ -235,6 +236,22 @@ def _opens(view: str, closes: list[int]) -> list[tuple[int, int]]:
                 if s >= 0:
                     got.add(s)
     return [(s, s) for s in sorted(got)]
+
+
+# False: `merge` is `prefilter._merge` in Python, not the compiled `_wholec.merge` (tests/redact/test_whole_quick.py
+# compares the two and the one pass with each).
+NATIVE_MERGE = True
+
+
+def merge(spans: list[tuple[int, int]], lo: int) -> list[tuple[int, int]]:
+    """`prefilter._merge(spans, lo)`, by the compiled helper where it is built (`NATIVE_MERGE`)."""
+    helper = _fp.wholec if NATIVE_MERGE else None
+    if helper is not None:
+        try:
+            return helper.merge(spans, lo)  # type: ignore[no-any-return]
+        except (TypeError, OverflowError):
+            pass
+    return _pf._merge(spans, lo)
 
 
 _RANGE_KIND, _WORD_KIND, _CLOSE_KIND = 0, -1, -2
