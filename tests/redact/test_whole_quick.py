@@ -8,7 +8,9 @@ Two switches, each compared on against off against the stream (`feed(text)` + `f
 - `whole.QUIET_FARS`: `certified` first tries its places with the trigger reach of the detectors wholedb.py's
   pass found no trigger of, in place of their `far`;
 - `wholedb.NATIVE_MERGE`: candidates merged by the compiled `_wholec.merge` in place of `prefilter._merge`
-  (also compared with it on Hypothesis lists of pairs).
+  (also compared with it on Hypothesis lists of pairs);
+- `wholedb.NATIVE_COLLECT`: the hyperscan hits kept by the compiled `_wholec.Collector` in place of a Python
+  handler (also the candidates compared, on the corpora and Hypothesis texts, and the type's refusals).
 On the four corpora of tests/benchmarks/corpora27.py, issue 17's texts, every case of the five suites strung
 together, a view that drops characters, options and subclasses (test_whole_lean.py's helpers), and Hypothesis
 texts.
@@ -18,7 +20,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+from array import array
 from collections.abc import Iterator
+from unittest import mock
 
 import pytest
 import regex
@@ -26,11 +30,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sluicegate.redaction import Hash, Redactor, fastpath, prefilter, whole, wholedb
+from sluicegate.redaction.detector import LOOKBEHIND
 
 from . import suite_cases
+from .test_whole_candidates import LABEL_FORM, TEXTS
+from .test_whole_candidates import PIECES as CANDIDATE_PIECES
 from .test_whole_lean import _PIECES, CORPORA, DROPPING, OwnKeep, _classes, _hide, one_pass, streamed
 
-SWITCHES = ((whole, "STDLIB"), (whole, "QUIET_FARS"), (wholedb, "NATIVE_MERGE"))
+SWITCHES = ((whole, "STDLIB"), (whole, "QUIET_FARS"), (wholedb, "NATIVE_MERGE"), (wholedb, "NATIVE_COLLECT"))
 
 
 @contextlib.contextmanager
@@ -179,3 +186,57 @@ def test_the_compiled_merge_refuses_what_is_not_pairs_of_ints() -> None:
         fastpath.wholec.merge((1, 2), 0)
     assert wholedb.merge([(1 << 70, 1 << 71)], 0) == [(1 << 70, 1 << 71)]  # (the Python form then)
     assert fastpath.wholec.merge([], 5) == []
+
+
+def _both_ways(view: str) -> None:
+    """`Candidates._candidates` with the compiled `Collector` is the Python handler's, for windows 0 and the
+    label detectors' (a view the two scans find nothing in included)."""
+    db = wholedb.shared(Redactor()._engine.detectors)
+    if db is None:
+        return
+    for window in (0, LOOKBEHIND):
+        with mock.patch.object(wholedb, "NATIVE_COLLECT", True):
+            on = db._candidates(view, window)
+        with mock.patch.object(wholedb, "NATIVE_COLLECT", False):
+            off = db._candidates(view, window)
+        assert on == off
+
+
+@pytest.mark.parametrize("name", sorted(TEXTS))
+def test_the_collector_gives_the_python_handlers_candidates_on_the_corpora(name: str) -> None:
+    _both_ways(TEXTS[name])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(LABEL_FORM | st.sampled_from(CANDIDATE_PIECES) | _DIGITS, max_size=60).map("".join))
+def test_hypothesis_the_collector_gives_the_python_handlers_candidates(text: str) -> None:
+    _both_ways(text)
+
+
+def test_the_collector_refuses_what_it_cannot_keep() -> None:
+    helper = fastpath.wholec
+    if helper is None:
+        assert os.environ.get("SLUICEGATE_PURE") == "1"
+        return
+    col = helper.Collector(3)
+    with pytest.raises(ValueError):
+        col(0, 0, 1, 0, None)  # (no meta yet)
+    with pytest.raises(TypeError):
+        col.use(b"\x00" * 5)
+    with pytest.raises(ValueError):
+        col.use(array("i", [3, 0, 0, 0]).tobytes())  # (a slot outside the three)
+    with pytest.raises(ValueError):
+        col.use(array("i", [0, 4, 0, 0]).tobytes())  # (no mode 4)
+    col.use(array("i", [0, 0, 2, 1, 1, 1, 0, 3, 2, 3, 0, 0]).tobytes())
+    assert col(0, 5, 9, 0, None) is False and col(1, 0, 4, 0, None) is False and col(1, 7, 12, 0, None) is False
+    assert col(2, 3, 8, 0, None) is False
+    assert col.pairs(0) == [(3, 8)] and col.pairs(1) == [(0, 1), (8, 9)] and col.pairs(2) == [(8, 0)]
+    assert col.count(1) == 2 and col.merged(1, 0) == [(0, 1), (8, 9)] and col.merged(1, 9) == [(9, 9)]
+    with pytest.raises(ValueError):
+        col(3, 0, 1, 0, None)  # (an expression id outside the meta)
+    with pytest.raises(IndexError):
+        col.pairs(3)
+    with pytest.raises(TypeError):
+        col(0, 1)
+    with pytest.raises(ValueError):
+        helper.Collector(-1)

@@ -20,13 +20,12 @@ texts, with and without the `[fast]` prefilter).
 
 from __future__ import annotations
 
+import re
 from array import array
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any
-
-import re
 
 import regex
 
