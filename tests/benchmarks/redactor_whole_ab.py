@@ -18,14 +18,13 @@ they were asked at, and how many hyperscan callbacks the pass made.
 
     python tests/benchmarks/redactor_whole_ab.py --kb 64 --repeats 9 --switches
 
-`--switches` (issue 27, stop 34; `--switches 35`: stop 35's, `SWITCHES_35`): "before" is this checkout with
-the switches of what comes after the candidates off (`SWITCHES`: `whole.LEAN`, `whole.SPLIT_OPENERS`, `normalize.DISTINCT`, `validators.FAST`,
-`Redactor._LAZY_STREAM`), "after" with them on; `Redactor._redact_whole` itself of a Redactor made before the
-clock, and `redact(text)` (with the Redactor it makes; "pure": `Redactor._COMPILED` patched to False);
-then the one pass's stages with the switches on (ms per text, medians): the view (`_append`), `matches` (of it,
-the candidates alone: wholedb.py's pass with `[fast]`, `_native_starts` without), `certified`, the findings
-(`chosen`) and the render.
-"""
+`--switches` (issue 27, stop 34; `--switches 35`: stop 35's, `SWITCHES_35`): "before" is this checkout with the
+switches of what comes after the candidates off (`SWITCHES`: `whole.LEAN`, `whole.SPLIT_OPENERS`,
+`normalize.DISTINCT`, `validators.FAST`, `Redactor._LAZY_STREAM`), "after" with them on; `Redactor._redact_whole`
+itself of a Redactor made before the clock, and `redact(text)` (with the Redactor it makes; "pure":
+`Redactor._COMPILED` patched to False); then the one pass's stages with the switches on (ms per text, medians): the
+view (`_append`), `matches` (of it, the candidates alone: wholedb.py's pass with `[fast]`, `_native_starts`
+without), `certified`, the findings (`chosen`) and the render."""
 
 from __future__ import annotations
 
