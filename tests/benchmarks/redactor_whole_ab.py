@@ -154,6 +154,7 @@ SWITCHES_35: tuple[tuple[Any, str], ...] = (
     (whole, "QUIET_FARS"),
     (wholedb, "NATIVE_MERGE"),
     (wholedb, "NATIVE_COLLECT"),
+    (whole, "NATIVE_MATCHES"),
 )
 
 

@@ -10,7 +10,9 @@ Two switches, each compared on against off against the stream (`feed(text)` + `f
 - `wholedb.NATIVE_MERGE`: candidates merged by the compiled `_wholec.merge` in place of `prefilter._merge`
   (also compared with it on Hypothesis lists of pairs);
 - `wholedb.NATIVE_COLLECT`: the hyperscan hits kept by the compiled `_wholec.Collector` in place of a Python
-  handler (also the candidates compared, on the corpora and Hypothesis texts, and the type's refusals).
+  handler (also the candidates compared, on the corpora and Hypothesis texts, and the type's refusals);
+- `whole.NATIVE_MATCHES`: `prefilter.matches_in`'s loop in C (`_wholec.matches_in`; also compared with it
+  detector by detector on Hypothesis texts and spans, and on the corpora).
 On the four corpora of tests/benchmarks/corpora27.py, issue 17's texts, every case of the five suites strung
 together, a view that drops characters, options and subclasses (test_whole_lean.py's helpers), and Hypothesis
 texts.
@@ -37,7 +39,13 @@ from .test_whole_candidates import LABEL_FORM, TEXTS
 from .test_whole_candidates import PIECES as CANDIDATE_PIECES
 from .test_whole_lean import _PIECES, CORPORA, DROPPING, OwnKeep, _classes, _hide, one_pass, streamed
 
-SWITCHES = ((whole, "STDLIB"), (whole, "QUIET_FARS"), (wholedb, "NATIVE_MERGE"), (wholedb, "NATIVE_COLLECT"))
+SWITCHES = (
+    (whole, "STDLIB"),
+    (whole, "QUIET_FARS"),
+    (wholedb, "NATIVE_MERGE"),
+    (wholedb, "NATIVE_COLLECT"),
+    (whole, "NATIVE_MATCHES"),
+)
 
 
 @contextlib.contextmanager
@@ -240,3 +248,63 @@ def test_the_collector_refuses_what_it_cannot_keep() -> None:
         col(0, 1)
     with pytest.raises(ValueError):
         helper.Collector(-1)
+
+
+def _spans_of(text: str, picks: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    n = len(text)
+    return prefilter._merge([(a % (n + 1), a % (n + 1) + w) for a, w in picks], 0) if n else []
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(_DIGITS | st.sampled_from(CANDIDATE_PIECES), max_size=80).map("".join),
+    st.lists(st.tuples(st.integers(0, 10_000), st.integers(0, 300)), max_size=12),
+    st.integers(0, 20),
+    st.integers(0, 40),
+)
+def test_hypothesis_the_compiled_loop_is_matches_in(
+    text: str, picks: list[tuple[int, int]], first: int, cut: int
+) -> None:
+    """`_wholec.matches_in` finds what `prefilter.matches_in` finds (the same Match objects' spans), for every
+    detector, with and without `_quick`'s patterns, for spans short and long (`LONG_SPAN` lowered to reach
+    the search branch), from `first` to `point`."""
+    helper = fastpath.wholec
+    if helper is None:
+        assert os.environ.get("SLUICEGATE_PURE") == "1"
+        return
+    spans = _spans_of(text, picks)
+    point = max(0, len(text) - cut)
+    for d in Redactor()._engine.detectors:
+        parts = whole._quick_parts(d)
+        for long_span in (prefilter.LONG_SPAN, 8):
+            with mock.patch.object(prefilter, "LONG_SPAN", long_span):
+                want = [m.span() for m in prefilter.matches_in(d, text, spans, first, point)]
+            got = helper.matches_in(d.compiled.match, None, d.compiled.search, text, spans, first, point, long_span)
+            assert [m.span() for m in got] == want, d.entity
+            if parts is not None:
+                got = helper.matches_in(parts[0], parts[1], d.compiled.search, text, spans, first, point, long_span)
+                assert [m.span() for m in got] == want, d.entity
+
+
+def test_the_compiled_loop_on_the_corpora_and_its_refusals() -> None:
+    helper = fastpath.wholec
+    if helper is None:
+        return
+    db = wholedb.shared(Redactor()._engine.detectors)
+    for name in ("logs", "json"):
+        view = TEXTS[name]
+        hits = db.hits(view) if db is not None else {}
+        for i, d in enumerate(Redactor()._engine.detectors):
+            spans = hits.get(i)
+            if not spans:
+                continue
+            want = [m.span() for m in prefilter.matches_in(d, view, spans, 0, len(view))]
+            got = helper.matches_in(d.compiled.match, None, d.compiled.search, view, spans, 0, len(view), 256)
+            assert [m.span() for m in got] == want
+    d = Redactor()._engine.detectors[0]
+    with pytest.raises(TypeError):
+        helper.matches_in(d.compiled.match, None, d.compiled.search, "x", ((0, 0),), 0, 1, 256)
+    with pytest.raises(TypeError):
+        helper.matches_in(d.compiled.match, None, d.compiled.search, "x", [(0, 0, 0)], 0, 1, 256)
+    with pytest.raises(ZeroDivisionError):
+        helper.matches_in(lambda v, s: 1 / 0, None, d.compiled.search, "x", [(0, 0)], 0, 1, 256)

@@ -339,9 +339,135 @@ static PyTypeObject CollectorType = {
     .tp_new = PyType_GenericNew,
 };
 
+/* `matches_in(match, fallback, search, view, spans, first, point, long_span)`: `prefilter.matches_in` (what
+`finditer(view, first)` yields before `point`, asked only at the candidate spans) with its loop in C: `match(view,
+s)`, or `fallback(view, s)` where that returns None and `fallback` is not None (whole.py `_quick`: a stdlib
+pattern of the first alternative, then the detector's own); `search(view, s)` on a span at least `long_span`
+long, remembered for the later positions it answers. Why: on 64 KB of logs the Python loop's own work per span
+(570 spans, most asked once) cost as much as the engine's match there. */
+static PyObject *call2(PyObject *f, PyObject *view, Py_ssize_t s) {
+    PyObject *pos = PyLong_FromSsize_t(s);
+    if (pos == NULL)
+        return NULL;
+    PyObject *argv[2] = {view, pos};
+    PyObject *got = PyObject_Vectorcall(f, argv, 2, NULL);
+    Py_DECREF(pos);
+    return got;
+}
+
+static int match_pos(PyObject *m, PyObject *name, Py_ssize_t *out) {
+    PyObject *got = PyObject_CallMethodNoArgs(m, name);
+    if (got == NULL)
+        return -1;
+    *out = PyLong_AsSsize_t(got);
+    Py_DECREF(got);
+    return (*out == -1 && PyErr_Occurred()) ? -1 : 0;
+}
+
+static PyObject *str_start, *str_end;
+
+static PyObject *matches_in(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 8 || !PyList_Check(args[4])) {
+        PyErr_SetString(PyExc_TypeError,
+                        "matches_in(match, fallback, search, view, spans, first, point, long_span): spans a list");
+        return NULL;
+    }
+    PyObject *match = args[0], *fallback = args[1] == Py_None ? NULL : args[1], *search = args[2];
+    PyObject *view = args[3], *spans = args[4];
+    Py_ssize_t first = PyLong_AsSsize_t(args[5]), point = PyLong_AsSsize_t(args[6]);
+    Py_ssize_t long_span = PyLong_AsSsize_t(args[7]);
+    if (PyErr_Occurred())
+        return NULL;
+    PyObject *found = PyList_New(0);
+    if (found == NULL)
+        return NULL;
+    Py_ssize_t at = first, known_from = -1, known_start = 0;
+    PyObject *known = NULL; /* search(view, known_from), a new reference, or NULL for None */
+    Py_ssize_t n = PyList_GET_SIZE(spans);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *t = PyList_GET_ITEM(spans, i);
+        if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 2) {
+            PyErr_SetString(PyExc_TypeError, "matches_in: spans must be (int, int) pairs");
+            goto fail;
+        }
+        Py_ssize_t a = PyLong_AsSsize_t(PyTuple_GET_ITEM(t, 0)), b = PyLong_AsSsize_t(PyTuple_GET_ITEM(t, 1));
+        if (PyErr_Occurred())
+            goto fail;
+        if (a >= point)
+            break;
+        Py_ssize_t s = a > at ? a : at;
+        Py_ssize_t end = b < point - 1 ? b : point - 1;
+        while (s <= end) {
+            PyObject *m; /* a new reference, or Py_None (new) */
+            if (known_from >= 0 && known_from <= s && (known == NULL || s <= known_start)) {
+                m = known != NULL ? known : Py_None;
+                Py_INCREF(m);
+            } else if (end - s >= long_span) {
+                PyObject *got = call2(search, view, s);
+                if (got == NULL)
+                    goto fail;
+                Py_XDECREF(known);
+                known = NULL;
+                known_from = s;
+                if (got != Py_None) {
+                    known = got;
+                    Py_INCREF(got);
+                    if (match_pos(got, str_start, &known_start) < 0) {
+                        Py_DECREF(got);
+                        goto fail;
+                    }
+                }
+                m = got;
+            } else {
+                m = call2(match, view, s);
+                if (m == NULL)
+                    goto fail;
+                if (m == Py_None && fallback != NULL) {
+                    Py_DECREF(m);
+                    m = call2(fallback, view, s);
+                    if (m == NULL)
+                        goto fail;
+                }
+                if (m == Py_None) {
+                    Py_DECREF(m);
+                    s += 1;
+                    continue;
+                }
+            }
+            if (m == Py_None) { /* no match starts at or after s */
+                Py_DECREF(m);
+                Py_XDECREF(known);
+                return found;
+            }
+            Py_ssize_t ms, me;
+            if (match_pos(m, str_start, &ms) < 0 || match_pos(m, str_end, &me) < 0) {
+                Py_DECREF(m);
+                goto fail;
+            }
+            if (ms > end) {
+                Py_DECREF(m);
+                break;
+            }
+            int bad = PyList_Append(found, m);
+            Py_DECREF(m);
+            if (bad < 0)
+                goto fail;
+            at = s = me;
+        }
+    }
+    Py_XDECREF(known);
+    return found;
+fail:
+    Py_XDECREF(known);
+    Py_DECREF(found);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
     {"distinct", distinct, METH_O,
      "distinct(text) -> str: the characters of text that are not ASCII, each once, in order of first occurrence"},
+    {"matches_in", (PyCFunction)(void (*)(void))matches_in, METH_FASTCALL,
+     "matches_in(match, fallback, search, view, spans, first, point, long_span) -> list: prefilter.matches_in"},
     {"merge", (PyCFunction)(void (*)(void))merge, METH_FASTCALL,
      "merge(spans, lo) -> list: sorted, merged closed ranges of (int, int) pairs, clipped to start at lo"},
     {NULL, NULL, 0, NULL}};
@@ -350,6 +476,10 @@ static struct PyModuleDef moduledef = {PyModuleDef_HEAD_INIT, "_wholec", NULL, -
 
 PyMODINIT_FUNC PyInit__wholec(void) {
     if (PyType_Ready(&CollectorType) < 0)
+        return NULL;
+    str_start = PyUnicode_InternFromString("start");
+    str_end = PyUnicode_InternFromString("end");
+    if (str_start == NULL || str_end == NULL)
         return NULL;
     PyObject *m = PyModule_Create(&moduledef);
     if (m == NULL)

@@ -226,8 +226,7 @@ def matches(engine: Engine, view: str) -> list[tuple[Detector, list[Any]]]:
         if own is None:
             found = list(d.compiled.finditer(view))
         else:
-            quick = _quick(d) if STDLIB else None
-            found = _pf.matches_in(d, view, own, 0, n, quick)
+            found = _matches_in(d, view, own, n)
         if found:
             per.append((d, found))
     return per
@@ -290,30 +289,59 @@ def _no_classes(pattern: str) -> str:
     return "".join(out)
 
 
+# False: `_matches_in` is `prefilter.matches_in` in Python, not the compiled `_wholec.matches_in` (the same loop;
+# tests/redact/test_whole_quick.py compares the two and the one pass with each).
+NATIVE_MATCHES = True
+
+
+def _matches_in(d: Detector, view: str, spans: list[tuple[int, int]], n: int) -> list[Any]:
+    """`prefilter.matches_in(d, view, spans, 0, n)`, asked with `_quick`'s patterns (`STDLIB`), by the compiled
+    loop where it is built (`NATIVE_MATCHES`)."""
+    parts = _quick_parts(d) if STDLIB else None
+    helper = _fp.wholec if NATIVE_MATCHES else None
+    if helper is not None:
+        match, fallback = parts if parts is not None else (d.compiled.match, None)
+        return helper.matches_in(match, fallback, d.compiled.search, view, spans, 0, n, _pf.LONG_SPAN)  # type: ignore[no-any-return]
+    return _pf.matches_in(d, view, spans, 0, n, _quick(d) if parts is not None else None)
+
+
 @lru_cache(maxsize=256)
 def _quick(d: Detector) -> Callable[[str, int], Any] | None:
+    """`_quick_parts` as one function."""
+    parts = _quick_parts(d)
+    if parts is None:
+        return None
+    fast, full = parts
+    if full is None:
+        return fast
+    fallback = full
+
+    def match(view: str, q: int) -> Any:
+        m = fast(view, q)
+        return m if m is not None else fallback(view, q)
+
+    return match
+
+
+@lru_cache(maxsize=256)
+def _quick_parts(d: Detector) -> tuple[Callable[[str, int], Any], Callable[[str, int], Any] | None] | None:
     """What answers `d.compiled.match(view, q)` faster, for a built-in detector: its pattern in the stdlib
     engine (`_stdlib`); or, where the pattern is leading lookaheads and then one alternation (nested in groups
     that hold nothing else: `(?=…)(?:(?:A|B))`), its first alternative there, and the `regex` pattern where
     that does not match (an alternation returns its first alternative that matches, and nothing follows it). The
-    same Match positions and groups either way. None: no such form (the detector's own `match` is used)."""
+    same Match positions and groups either way. As (the stdlib pattern's `match`, the detector's own where that
+    is asked next, else None); None: no such form (the detector's own `match` is used)."""
     if id(d) not in BUILTIN_IDS:
         return None
     pattern, flags = d.compiled.pattern, d.compiled.flags
     whole_rx = _stdlib(pattern, flags)
     if whole_rx is not None:
-        return whole_rx.match  # type: ignore[no-any-return]
+        return whole_rx.match, None
     first = _first_alternative(pattern)
     rx = _stdlib(first, flags) if first is not None else None
     if rx is None:
         return None
-    fast, full = rx.match, d.compiled.match
-
-    def match(view: str, q: int) -> Any:
-        m = fast(view, q)
-        return m if m is not None else full(view, q)
-
-    return match
+    return rx.match, d.compiled.match
 
 
 def _first_alternative(pattern: str) -> str | None:
