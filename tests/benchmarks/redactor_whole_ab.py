@@ -155,6 +155,7 @@ SWITCHES_35: tuple[tuple[Any, str], ...] = (
     (wholedb, "NATIVE_MERGE"),
     (wholedb, "NATIVE_COLLECT"),
     (whole, "NATIVE_MATCHES"),
+    (whole, "LEAN_LOCATE"),
 )
 
 

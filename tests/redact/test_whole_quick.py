@@ -12,7 +12,9 @@ Two switches, each compared on against off against the stream (`feed(text)` + `f
 - `wholedb.NATIVE_COLLECT`: the hyperscan hits kept by the compiled `_wholec.Collector` in place of a Python
   handler (also the candidates compared, on the corpora and Hypothesis texts, and the type's refusals);
 - `whole.NATIVE_MATCHES`: `prefilter.matches_in`'s loop in C (`_wholec.matches_in`; also compared with it
-  detector by detector on Hypothesis texts and spans, and on the corpora).
+  detector by detector on Hypothesis texts and spans, and on the corpora);
+- `whole.LEAN_LOCATE`: a card's windows by `windows.card_windows_lean` (also compared with `card_windows` on
+  Hypothesis runs).
 On the four corpora of tests/benchmarks/corpora27.py, issue 17's texts, every case of the five suites strung
 together, a view that drops characters, options and subclasses (test_whole_lean.py's helpers), and Hypothesis
 texts.
@@ -31,7 +33,7 @@ import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sluicegate.redaction import Hash, Redactor, fastpath, prefilter, whole, wholedb
+from sluicegate.redaction import Hash, Redactor, fastpath, prefilter, whole, wholedb, windows
 from sluicegate.redaction.detector import LOOKBEHIND
 
 from . import suite_cases
@@ -308,3 +310,27 @@ def test_the_compiled_loop_on_the_corpora_and_its_refusals() -> None:
         helper.matches_in(d.compiled.match, None, d.compiled.search, "x", [(0, 0, 0)], 0, 1, 256)
     with pytest.raises(ZeroDivisionError):
         helper.matches_in(lambda v, s: 1 / 0, None, d.compiled.search, "x", [(0, 0)], 0, 1, 256)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            ["4111", "1111", "4", "12", "123", "0", "5", "+", " ", "-", ".", "\t", "\u00b7", "a", "\u0663"]
+        ),
+        max_size=14,
+    ).map("".join)
+    | st.text(st.sampled_from(list("0123456789 -.+\u00b7")), max_size=30)
+)
+def test_card_windows_lean_is_card_windows(run: str) -> None:
+    assert windows.card_windows_lean(run) == windows.card_windows(run)
+
+
+def test_card_windows_lean_on_the_corpora_runs() -> None:
+    seen = 0
+    suites = ["\n".join(c["text"] for c in suite_cases.load(suite)) for suite in suite_cases.NAMES]
+    for text in [*CORPORA.values(), *suites]:
+        for m in regex.finditer(r"\+?[0-9](?:[ \t.\-\u00b7]?[0-9]){12,75}", text):
+            assert windows.card_windows_lean(m.group()) == windows.card_windows(m.group())
+            seen += 1
+    assert seen > 50

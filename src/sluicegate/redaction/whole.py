@@ -34,6 +34,7 @@ from . import labels
 from . import prefilter as _pf
 from . import scan as _scan
 from . import wholedb as _db
+from . import windows as _windows
 from .detector import LOOKBEHIND, Detector, first_chars
 from .reach import reach as pattern_reach
 from .settle import _SCAN, Engine, Finding
@@ -707,6 +708,9 @@ def findings(
     return out
 
 
+# False: `chosen` asks a card's windows of `windows.card_windows`, not of its lean form `card_windows_lean` (the
+# same answer; tests/redact/test_whole_quick.py compares them and the one pass with each).
+LEAN_LOCATE = True
 # False: `Redactor._redact_whole` takes `findings` and `Redactor._render` (the reference `chosen` and the lean
 # render are compared with in tests/redact/test_whole_lean.py).
 LEAN = True
@@ -727,6 +731,8 @@ def chosen(
         i = index[id(d)]
         validate = d.validate
         locate = d.locate
+        if LEAN_LOCATE and locate is _windows.card_windows:
+            locate = _windows.card_windows_lean
         if locate is not None:
             for m in found:
                 at = m.start()
