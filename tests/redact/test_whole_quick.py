@@ -7,8 +7,9 @@ Two switches, each compared on against off against the stream (`feed(text)` + `f
   here also engine against engine at every position of generated texts and of the corpora;
 - `whole.QUIET_FARS`: `certified` first tries its places with the trigger reach of the detectors wholedb.py's
   pass found no trigger of, in place of their `far`;
-- `wholedb.NATIVE_MERGE`: candidates merged by the compiled `_wholec.merge` in place of `prefilter._merge`
-  (also compared with it on Hypothesis lists of pairs);
+- `wholedb.NATIVE_MERGE`: candidates merged by the compiled `_wholec.merge` in place of `prefilter._merge`,
+  and `certified`'s runs of matches by `_wholec.runs` (both also compared with the Python forms on Hypothesis
+  lists of pairs);
 - `wholedb.NATIVE_COLLECT`: the hyperscan hits kept by the compiled `_wholec.Collector` in place of a Python
   handler (also the candidates compared, on the corpora and Hypothesis texts, and the type's refusals);
 - `whole.NATIVE_MATCHES`: `prefilter.matches_in`'s loop in C (`_wholec.matches_in`; also compared with it
@@ -182,6 +183,18 @@ def test_the_compiled_merge_is_prefilters(spans: list[tuple[int, int]], lo: int)
     if fastpath.wholec is not None:
         assert fastpath.wholec.merge(list(spans), lo) == prefilter._merge(spans, lo)
     assert wholedb.merge(list(spans), lo) == prefilter._merge(spans, lo)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(_SPAN, max_size=40))
+def test_the_compiled_runs_are_the_python_ones(spans: list[tuple[int, int]]) -> None:
+    with mock.patch.object(wholedb, "NATIVE_MERGE", False):
+        want = whole._runs(list(spans))
+    assert whole._runs(list(spans)) == want
+    if fastpath.wholec is not None:
+        assert fastpath.wholec.runs(list(spans)) == want
+        with pytest.raises(TypeError):
+            fastpath.wholec.runs([(1, 2, 3)])
 
 
 def test_the_compiled_merge_refuses_what_is_not_pairs_of_ints() -> None:

@@ -87,25 +87,24 @@ static int pair_cmp(const void *x, const void *y) {
 static PyObject *pairs_list(const Pair *pairs, Py_ssize_t n);
 static Py_ssize_t merge_pairs(Pair *pairs, Py_ssize_t n, long long lo);
 
-static PyObject *merge(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 2 || !PyList_Check(args[0])) {
-        PyErr_SetString(PyExc_TypeError, "merge(spans, lo): spans must be a list of (int, int) pairs");
+/* The (int, int) pairs of a list, in a new buffer (PyMem_Free it), or NULL with an exception set. */
+static Pair *parse_pairs(PyObject *spans, Py_ssize_t *count) {
+    if (!PyList_Check(spans)) {
+        PyErr_SetString(PyExc_TypeError, "spans must be a list of (int, int) pairs");
         return NULL;
     }
-    long long lo = PyLong_AsLongLong(args[1]);
-    if (lo == -1 && PyErr_Occurred())
-        return NULL;
-    PyObject *spans = args[0];
     Py_ssize_t n = PyList_GET_SIZE(spans);
     Pair *pairs = PyMem_Malloc((n > 0 ? n : 1) * sizeof(Pair));
-    if (pairs == NULL)
-        return PyErr_NoMemory();
+    if (pairs == NULL) {
+        PyErr_NoMemory();
+        return NULL;
+    }
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *t = PyList_GET_ITEM(spans, i);
         if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 2 || !PyLong_Check(PyTuple_GET_ITEM(t, 0)) ||
             !PyLong_Check(PyTuple_GET_ITEM(t, 1))) {
             PyMem_Free(pairs);
-            PyErr_SetString(PyExc_TypeError, "merge(spans, lo): spans must be a list of (int, int) pairs");
+            PyErr_SetString(PyExc_TypeError, "spans must be a list of (int, int) pairs");
             return NULL;
         }
         pairs[i].a = PyLong_AsLongLong(PyTuple_GET_ITEM(t, 0));
@@ -115,6 +114,61 @@ static PyObject *merge(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ss
             return NULL;
         }
     }
+    *count = n;
+    return pairs;
+}
+
+/* `runs(spans) -> (starts, ends)`: whole.py `_places_hold`'s runs of matches, the spans sorted and each joined
+to the run before it where it starts inside it (a < that run's end; touching ones are not joined). */
+static PyObject *runs(PyObject *Py_UNUSED(module), PyObject *spans) {
+    Py_ssize_t n;
+    Pair *pairs = parse_pairs(spans, &n);
+    if (pairs == NULL)
+        return NULL;
+    qsort(pairs, (size_t)n, sizeof(Pair), pair_cmp);
+    Py_ssize_t m = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (m > 0 && pairs[i].a < pairs[m - 1].b) {
+            if (pairs[i].b > pairs[m - 1].b)
+                pairs[m - 1].b = pairs[i].b;
+        } else {
+            pairs[m++] = pairs[i];
+        }
+    }
+    PyObject *starts = PyList_New(m), *ends = PyList_New(m);
+    if (starts == NULL || ends == NULL)
+        goto fail;
+    for (Py_ssize_t j = 0; j < m; j++) {
+        PyObject *a = PyLong_FromLongLong(pairs[j].a), *b = PyLong_FromLongLong(pairs[j].b);
+        if (a == NULL || b == NULL) {
+            Py_XDECREF(a);
+            Py_XDECREF(b);
+            goto fail;
+        }
+        PyList_SET_ITEM(starts, j, a);
+        PyList_SET_ITEM(ends, j, b);
+    }
+    PyMem_Free(pairs);
+    return Py_BuildValue("(NN)", starts, ends);
+fail:
+    Py_XDECREF(starts);
+    Py_XDECREF(ends);
+    PyMem_Free(pairs);
+    return NULL;
+}
+
+static PyObject *merge(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "merge(spans, lo): spans must be a list of (int, int) pairs");
+        return NULL;
+    }
+    long long lo = PyLong_AsLongLong(args[1]);
+    if (lo == -1 && PyErr_Occurred())
+        return NULL;
+    Py_ssize_t n;
+    Pair *pairs = parse_pairs(args[0], &n);
+    if (pairs == NULL)
+        return NULL;
     Py_ssize_t m = merge_pairs(pairs, n, lo);
     PyObject *out = pairs_list(pairs, m);
     PyMem_Free(pairs);
@@ -468,6 +522,7 @@ static PyMethodDef methods[] = {
      "distinct(text) -> str: the characters of text that are not ASCII, each once, in order of first occurrence"},
     {"matches_in", (PyCFunction)(void (*)(void))matches_in, METH_FASTCALL,
      "matches_in(match, fallback, search, view, spans, first, point, long_span) -> list: prefilter.matches_in"},
+    {"runs", runs, METH_O, "runs(spans) -> (starts, ends): the spans sorted, overlapping ones joined"},
     {"merge", (PyCFunction)(void (*)(void))merge, METH_FASTCALL,
      "merge(spans, lo) -> list: sorted, merged closed ranges of (int, int) pairs, clipped to start at lo"},
     {NULL, NULL, 0, NULL}};

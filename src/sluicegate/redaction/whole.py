@@ -33,6 +33,7 @@ from . import fastpath as _fp
 from . import labels
 from . import prefilter as _pf
 from . import scan as _scan
+from . import validators as _validators
 from . import wholedb as _db
 from . import windows as _windows
 from .detector import LOOKBEHIND, Detector, first_chars
@@ -709,7 +710,8 @@ def findings(
 
 
 # False: `chosen` asks a card's windows of `windows.card_windows`, not of its lean form `card_windows_lean` (the
-# same answer; tests/redact/test_whole_quick.py compares them and the one pass with each).
+# same answer), and an address's check of `validators.ip_address` without first its dotted-quad shortcut inline
+# (tests/redact/test_whole_quick.py compares them and the one pass with each).
 LEAN_LOCATE = True
 # False: `Redactor._redact_whole` takes `findings` and `Redactor._render` (the reference `chosen` and the lean
 # render are compared with in tests/redact/test_whole_lean.py).
@@ -745,6 +747,23 @@ def chosen(
                             add((a, a - b, i, b))
             continue
         group = d.has_value_group
+        if (
+            LEAN_LOCATE
+            and not group
+            and not allow
+            and validate is _validators.ip_address
+            and _validators.SHORTCUTS
+            and _validators.FAST
+        ):
+            # (`ip_address` answers True at once where its dotted quad matches: asked here without its call)
+            quad = _validators._QUAD.fullmatch
+            for m in found:
+                a, b = m.span()
+                if a < b:
+                    value = view[a:b]
+                    if quad(value) is not None or validate(value):
+                        add((a, a - b, i, b))
+            continue
         for m in found:
             a, b = m.span("v") if group else m.span()
             if a < b:
@@ -870,6 +889,27 @@ def _alternatives(pattern: str, flags: int) -> tuple[regex.Pattern[str], ...] | 
         return None
 
 
+def _runs(spans: list[tuple[int, int]]) -> tuple[list[int], list[int]]:
+    """The starts and ends of the runs of overlapping match spans (one joins the run before it where it starts
+    before that run's end), by the compiled `_wholec.runs` where it is built (`NATIVE_MERGE` of wholedb.py)."""
+    helper = _fp.wholec if _db.NATIVE_MERGE else None
+    if helper is not None:
+        try:
+            return helper.runs(spans)  # type: ignore[no-any-return]
+        except (TypeError, OverflowError):
+            pass
+    starts: list[int] = []
+    ends: list[int] = []
+    for a, b in sorted(spans):
+        if ends and a < ends[-1]:
+            if b > ends[-1]:
+                ends[-1] = b
+        else:
+            starts.append(a)
+            ends.append(b)
+    return starts, ends
+
+
 def _places_hold(
     engine: Engine,
     view: str,
@@ -890,16 +930,8 @@ def _places_hold(
             fars.append(f)
         else:
             fixed = max(fixed, k)
-    spans = sorted([m.span() for _, found in per for m in found])
-    starts: list[int] = []
-    ends: list[int] = []
-    for a, b in spans:
-        if ends and a < ends[-1]:
-            if b > ends[-1]:
-                ends[-1] = b
-        else:
-            starts.append(a)
-            ends.append(b)
+    spans = [m.span() for _, found in per for m in found]
+    starts, ends = _runs(spans)
     places: list[tuple[int, int]] = []
     step = max(1, window // _PER_WINDOW)
     for g in range(0, n, step):
