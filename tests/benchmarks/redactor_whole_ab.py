@@ -156,6 +156,8 @@ SWITCHES_35: tuple[tuple[Any, str], ...] = (
     (wholedb, "NATIVE_COLLECT"),
     (whole, "NATIVE_MATCHES"),
     (whole, "LEAN_LOCATE"),
+    (whole, "BY_ID"),
+    (wholedb, "BY_ID"),
 )
 
 

@@ -15,7 +15,9 @@ Two switches, each compared on against off against the stream (`feed(text)` + `f
 - `whole.NATIVE_MATCHES`: `prefilter.matches_in`'s loop in C (`_wholec.matches_in`; also compared with it
   detector by detector on Hypothesis texts and spans, and on the corpora);
 - `whole.LEAN_LOCATE`: a card's windows by `windows.card_windows_lean` (also compared with `card_windows` on
-  Hypothesis runs).
+  Hypothesis runs);
+- `whole.BY_ID`, `wholedb.BY_ID`: the plan of `certified`, `_quick`'s patterns and wholedb's databases remembered
+  by the identity of the detector selection (or detector) as well as by their caches' keys.
 On the four corpora of tests/benchmarks/corpora27.py, issue 17's texts, every case of the five suites strung
 together, a view that drops characters, options and subclasses (test_whole_lean.py's helpers), and Hypothesis
 texts.

@@ -158,6 +158,35 @@ def _block_far(d: Detector, view: str) -> Far | None:
     return far
 
 
+# False: `_plan_of` and `_quick_parts_of` go to their `lru_cache`s each time (whose keys hash every detector, a
+# frozen dataclass: ~0.3 µs each), not first to a memory by the selection's identity.
+BY_ID = True
+_PLANS: dict[int, tuple[object, frozenset[int], tuple[tuple[int | None, Far], ...] | None]] = {}
+_QUICK: dict[int, tuple[Detector, Any]] = {}
+
+
+def _plan_of(detectors: tuple[Detector, ...], builtin: frozenset[int]) -> tuple[tuple[int | None, Far], ...] | None:
+    """`_plan(detectors, builtin)`, remembered by the selection's identity (`BY_ID`)."""
+    got = _PLANS.get(id(detectors)) if BY_ID else None
+    if got is not None and got[0] is detectors and got[1] is builtin:
+        return got[2]
+    out = _plan(detectors, builtin)
+    if BY_ID and len(_PLANS) < 64:
+        _PLANS[id(detectors)] = (detectors, builtin, out)  # (kept alive: the id is not reused meanwhile)
+    return out
+
+
+def _quick_parts_of(d: Detector) -> Any:
+    """`_quick_parts(d)`, remembered by the detector's identity (`BY_ID`)."""
+    got = _QUICK.get(id(d)) if BY_ID else None
+    if got is not None and got[0] is d:
+        return got[1]
+    out = _quick_parts(d)
+    if BY_ID and len(_QUICK) < 1024:
+        _QUICK[id(d)] = (d, out)
+    return out
+
+
 @lru_cache(maxsize=32)
 def _plan(detectors: tuple[Detector, ...], builtin: frozenset[int]) -> tuple[tuple[int | None, Far], ...] | None:
     """Per detector: (how far past a place a path may read when that is a constant, else None; its `far`),
@@ -299,7 +328,7 @@ NATIVE_MATCHES = True
 def _matches_in(d: Detector, view: str, spans: list[tuple[int, int]], n: int) -> list[Any]:
     """`prefilter.matches_in(d, view, spans, 0, n)`, asked with `_quick`'s patterns (`STDLIB`), by the compiled
     loop where it is built (`NATIVE_MATCHES`)."""
-    parts = _quick_parts(d) if STDLIB else None
+    parts = _quick_parts_of(d) if STDLIB else None
     helper = _fp.wholec if NATIVE_MATCHES else None
     if helper is not None:
         match, fallback = parts if parts is not None else (d.compiled.match, None)
@@ -815,7 +844,7 @@ def certified(
         blocks.append(block)
     if n < window:
         return True  # no check has `max_hold` characters held
-    plan = _plan(engine.detectors, builtin)
+    plan = _plan_of(engine.detectors, builtin)
     if plan is None:
         return False
     # First without the prefilter's hits (on prose in other scripts its pass costs more than the rest of this
