@@ -18,14 +18,13 @@ they were asked at, and how many hyperscan callbacks the pass made.
 
     python tests/benchmarks/redactor_whole_ab.py --kb 64 --repeats 9 --switches
 
-`--switches` (issue 27, stop 34): "before" is this checkout with the switches of what comes after the candidates
-off (`SWITCHES`: `whole.LEAN`, `whole.SPLIT_OPENERS`, `normalize.DISTINCT`, `validators.FAST`,
-`Redactor._LAZY_STREAM`), "after" with them on; `Redactor._redact_whole` itself of a Redactor made before the
-clock, and `redact(text)` (with the Redactor it makes; "pure": `Redactor._COMPILED` patched to False);
-then the one pass's stages with the switches on (ms per text, medians): the view (`_append`), `matches` (of it,
-the candidates alone: wholedb.py's pass with `[fast]`, `_native_starts` without), `certified`, the findings
-(`chosen`) and the render.
-"""
+`--switches` (issue 27, stop 34; `--switches 35`: stop 35's, `SWITCHES_35`): "before" is this checkout with the
+switches of what comes after the candidates off (`SWITCHES`: `whole.LEAN`, `whole.SPLIT_OPENERS`,
+`normalize.DISTINCT`, `validators.FAST`, `Redactor._LAZY_STREAM`), "after" with them on; `Redactor._redact_whole`
+itself of a Redactor made before the clock, and `redact(text)` (with the Redactor it makes; "pure":
+`Redactor._COMPILED` patched to False); then the one pass's stages with the switches on (ms per text, medians): the
+view (`_append`), `matches` (of it, the candidates alone: wholedb.py's pass with `[fast]`, `_native_starts`
+without), `certified`, the findings (`chosen`) and the render."""
 
 from __future__ import annotations
 
@@ -104,10 +103,10 @@ def counts(make: Callable[[], Redactor], mod: Any, text: str) -> tuple[int, int,
     calls = [0]
     orig_in = mod._pf.matches_in
 
-    def counted_in(d: Any, v: str, spans: list[tuple[int, int]], first: int, point: int) -> list[Any]:
+    def counted_in(d: Any, v: str, spans: list[tuple[int, int]], first: int, point: int, *more: Any) -> list[Any]:
         n = sum(min(b, point - 1) - max(a, first) + 1 for a, b in spans if b >= first and a < point)
         asked[id(d)] = asked.get(id(d), 0) + n
-        return orig_in(d, v, spans, first, point)
+        return orig_in(d, v, spans, first, point, *more)
 
     class Counted:  # a hyperscan database whose callbacks are counted (its type cannot be patched)
         def __init__(self, db: Any) -> None:
@@ -148,6 +147,17 @@ SWITCHES: tuple[tuple[Any, str], ...] = (
     (normalize, "DISTINCT"),
     (validators, "FAST"),
     (Redactor, "_LAZY_STREAM"),
+)
+# `--switches 35` (issue 27, stop 35): the fewer engine calls of whole.py (tests/redact/test_whole_quick.py).
+SWITCHES_35: tuple[tuple[Any, str], ...] = (
+    (whole, "STDLIB"),
+    (whole, "QUIET_FARS"),
+    (wholedb, "NATIVE_MERGE"),
+    (wholedb, "NATIVE_COLLECT"),
+    (whole, "NATIVE_MATCHES"),
+    (whole, "LEAN_LOCATE"),
+    (whole, "BY_ID"),
+    (wholedb, "BY_ID"),
 )
 
 
@@ -259,9 +269,18 @@ def main() -> int:
     ap.add_argument("--kb", type=int, default=64)
     ap.add_argument("--repeats", type=int, default=7)
     ap.add_argument("--base", default="fbec573")
-    ap.add_argument("--switches", action="store_true", help="stop 34's switches off against on (no --base)")
+    ap.add_argument(
+        "--switches",
+        nargs="?",
+        const="34",
+        choices=["34", "35"],
+        help="stop 34's (or 35's) switches off against on (no --base)",
+    )
     args = ap.parse_args()
     if args.switches:
+        if args.switches == "35":
+            global SWITCHES
+            SWITCHES = SWITCHES_35
         texts = {name: make(args.kb * 1024) for name, make in CORPORA.items()}
         texts["planted17"] = C.planted(args.kb * 1024).text
         texts["prose17"] = C.prose(args.kb * 1024)

@@ -19,7 +19,7 @@ checks the covering property directly and compares the two paths feed by feed.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -248,14 +248,24 @@ _NARROW_K = 16
 LONG_SPAN = 256
 
 
-def matches_in(d: Detector, view: str, spans: list[tuple[int, int]], first: int, point: int) -> list[Any]:
+def matches_in(
+    d: Detector,
+    view: str,
+    spans: list[tuple[int, int]],
+    first: int,
+    point: int,
+    match: Callable[[str, int], Any] | None = None,
+) -> list[Any]:
     """What `d.compiled.finditer(view, first)` yields before `point`, asking the engine only at candidates.
 
     No match starts outside `spans` (`Prefilter.hits`: a complete match holds its trigger), so a position
     outside them is skipped, and `search(view, s)` (used on a long range) is remembered: it also answers every
-    later `s` up to the start of the match it found."""
+    later `s` up to the start of the match it found. `match`: what answers `d.compiled.match(view, s)` (the
+    same match, e.g. whole.py's `_quick`), where given."""
     found: list[Any] = []
-    match, search = d.compiled.match, d.compiled.search
+    search = d.compiled.search
+    if match is None:
+        match = d.compiled.match
     at = first
     known_from, known = -1, None  # search(view, known_from) returned `known`
     for a, b in spans:

@@ -20,6 +20,7 @@ texts, with and without the `[fast]` prefilter).
 
 from __future__ import annotations
 
+import re
 from array import array
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
@@ -32,7 +33,9 @@ from . import fastpath as _fp
 from . import labels
 from . import prefilter as _pf
 from . import scan as _scan
+from . import validators as _validators
 from . import wholedb as _db
+from . import windows as _windows
 from .detector import LOOKBEHIND, Detector, first_chars
 from .reach import reach as pattern_reach
 from .settle import _SCAN, Engine, Finding
@@ -155,6 +158,35 @@ def _block_far(d: Detector, view: str) -> Far | None:
     return far
 
 
+# False: `_plan_of` and `_quick_parts_of` go to their `lru_cache`s each time (whose keys hash every detector, a
+# frozen dataclass: ~0.3 µs each), not first to a memory by the selection's identity.
+BY_ID = True
+_PLANS: dict[int, tuple[object, frozenset[int], tuple[tuple[int | None, Far], ...] | None]] = {}
+_QUICK: dict[int, tuple[Detector, Any]] = {}
+
+
+def _plan_of(detectors: tuple[Detector, ...], builtin: frozenset[int]) -> tuple[tuple[int | None, Far], ...] | None:
+    """`_plan(detectors, builtin)`, remembered by the selection's identity (`BY_ID`)."""
+    got = _PLANS.get(id(detectors)) if BY_ID else None
+    if got is not None and got[0] is detectors and got[1] is builtin:
+        return got[2]
+    out = _plan(detectors, builtin)
+    if BY_ID and len(_PLANS) < 64:
+        _PLANS[id(detectors)] = (detectors, builtin, out)  # (kept alive: the id is not reused meanwhile)
+    return out
+
+
+def _quick_parts_of(d: Detector) -> Any:
+    """`_quick_parts(d)`, remembered by the detector's identity (`BY_ID`)."""
+    got = _QUICK.get(id(d)) if BY_ID else None
+    if got is not None and got[0] is d:
+        return got[1]
+    out = _quick_parts(d)
+    if BY_ID and len(_QUICK) < 1024:
+        _QUICK[id(d)] = (d, out)
+    return out
+
+
 @lru_cache(maxsize=32)
 def _plan(detectors: tuple[Detector, ...], builtin: frozenset[int]) -> tuple[tuple[int | None, Far], ...] | None:
     """Per detector: (how far past a place a path may read when that is a constant, else None; its `far`),
@@ -204,7 +236,7 @@ def matches(engine: Engine, view: str) -> list[tuple[Detector, list[Any]]]:
             else:
                 match = _rest_rx(d).match  # type: ignore[union-attr]
                 starts = [(q, q) for a, b in near for q in range(a, min(b, n - 1) + 1) if match(view, q)]
-                own = _pf._merge([*own, *starts], 0)
+                own = _db.merge([*own, *starts], 0)
         if own is None and (_all_near(d) or _rest_rx(d) is not None) and (labelled is not None or view.isascii()):
             if labelled is None:
                 labelled = _label_spans(view)
@@ -222,10 +254,204 @@ def matches(engine: Engine, view: str) -> list[tuple[Detector, list[Any]]]:
                 else:
                     starts = [(m.start(), m.start()) for m in rest.finditer(view, overlapped=True)]
                 own = sorted({*own, *starts})
-        found = _pf.matches_in(d, view, own, 0, n) if own is not None else list(d.compiled.finditer(view))
+        if own is None:
+            found = list(d.compiled.finditer(view))
+        else:
+            found = _matches_in(d, view, own, n)
         if found:
             per.append((d, found))
     return per
+
+
+# False: every detector is asked with its own `regex` pattern at its candidates, not `_quick`'s stdlib one
+# (tests/redact/test_whole_quick.py compares the two and the stream).
+STDLIB = True
+# What a pattern `_stdlib` hands to the stdlib engine may hold: ASCII characters, escapes of punctuation only
+# (no class shorthand, property or word boundary, whose meaning differs between the two engines), and of the
+# groups only non-capturing ones, named ones and lookarounds (no flags, atomic groups or references).
+_STDLIB_OK = regex.compile(r"(?:[ -\[\]-~]|\\[.\-+()\[\]{}*?|^$/:@#%&=!<>,;'\"~ ])*")
+_BAD_GROUP = regex.compile(r"\((?!\?:|\?=|\?!|\?<=|\?<!|\?P<[A-Za-z_][A-Za-z0-9_]*>)(?=\?)")
+# A quantifier right after another (a possessive `{1,6}+`, a lazy `*?`) or `(?` after `\`: not handed over.
+_DOUBLE = regex.compile(r"[}*+?][+?]")
+
+
+def _stdlib(pattern: str, flags: int) -> Any:
+    """`pattern` compiled by the stdlib `re` engine where that engine answers every `match(view, q)` as the
+    `regex` package (version 0, `UNICODE` alone: the detectors' flags) does, else None. Both are backtracking
+    engines that try alternatives left to right and quantifiers greedily, with the same syntax for what
+    `_STDLIB_OK` lets through (classes of ASCII characters and ranges, literals, groups, bounded and unbounded
+    greedy quantifiers, lookarounds; a lookbehind of one width only, or `re` refuses it); the per-call cost of
+    `re` is about a third of `regex`'s (0.15 against 0.45 µs on 64 KB views), most of an address's check in
+    logs. tests/redact/test_whole_quick.py compares the two engines at every position of generated texts."""
+    if flags != regex.V0 | regex.UNICODE or not pattern.isascii() or _STDLIB_OK.fullmatch(pattern) is None:
+        return None
+    if _BAD_GROUP.search(pattern) or _DOUBLE.search(_no_classes(pattern)):
+        return None
+    try:
+        return re.compile(pattern)
+    except re.error:
+        return None
+
+
+def _no_classes(pattern: str) -> str:
+    """`pattern` with each character class (and each escaped character) replaced by `x`: what is left holds
+    the quantifiers as written (`[+?]` is two characters of a class, not a quantifier)."""
+    out: list[str] = []
+    i, n = 0, len(pattern)
+    while i < n:
+        ch = pattern[i]
+        if ch == "\\":
+            out.append("x")
+            i += 2
+            continue
+        if ch == "[":
+            i += 1
+            if i < n and pattern[i] == "^":
+                i += 1
+            if i < n and pattern[i] == "]":
+                i += 1
+            while i < n and pattern[i] != "]":
+                i += 2 if pattern[i] == "\\" else 1
+            out.append("x")
+            i += 1
+            continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+# False: `_matches_in` is `prefilter.matches_in` in Python, not the compiled `_wholec.matches_in` (the same loop;
+# tests/redact/test_whole_quick.py compares the two and the one pass with each).
+NATIVE_MATCHES = True
+
+
+def _matches_in(d: Detector, view: str, spans: list[tuple[int, int]], n: int) -> list[Any]:
+    """`prefilter.matches_in(d, view, spans, 0, n)`, asked with `_quick`'s patterns (`STDLIB`), by the compiled
+    loop where it is built (`NATIVE_MATCHES`)."""
+    parts = _quick_parts_of(d) if STDLIB else None
+    helper = _fp.wholec if NATIVE_MATCHES else None
+    if helper is not None:
+        match, fallback = parts if parts is not None else (d.compiled.match, None)
+        return helper.matches_in(match, fallback, d.compiled.search, view, spans, 0, n, _pf.LONG_SPAN)  # type: ignore[no-any-return]
+    return _pf.matches_in(d, view, spans, 0, n, _quick(d) if parts is not None else None)
+
+
+@lru_cache(maxsize=256)
+def _quick(d: Detector) -> Callable[[str, int], Any] | None:
+    """`_quick_parts` as one function."""
+    parts = _quick_parts(d)
+    if parts is None:
+        return None
+    fast, full = parts
+    if full is None:
+        return fast
+    fallback = full
+
+    def match(view: str, q: int) -> Any:
+        m = fast(view, q)
+        return m if m is not None else fallback(view, q)
+
+    return match
+
+
+@lru_cache(maxsize=256)
+def _quick_parts(d: Detector) -> tuple[Callable[[str, int], Any], Callable[[str, int], Any] | None] | None:
+    """What answers `d.compiled.match(view, q)` faster, for a built-in detector: its pattern in the stdlib
+    engine (`_stdlib`); or, where the pattern is leading lookaheads and then one alternation (nested in groups
+    that hold nothing else: `(?=…)(?:(?:A|B))`), its first alternative there, and the `regex` pattern where
+    that does not match (an alternation returns its first alternative that matches, and nothing follows it). The
+    same Match positions and groups either way. As (the stdlib pattern's `match`, the detector's own where that
+    is asked next, else None); None: no such form (the detector's own `match` is used)."""
+    if id(d) not in BUILTIN_IDS:
+        return None
+    pattern, flags = d.compiled.pattern, d.compiled.flags
+    whole_rx = _stdlib(pattern, flags)
+    if whole_rx is not None:
+        return whole_rx.match, None
+    first = _first_alternative(pattern)
+    rx = _stdlib(first, flags) if first is not None else None
+    if rx is None:
+        return None
+    return rx.match, d.compiled.match
+
+
+def _first_alternative(pattern: str) -> str | None:
+    """For `L(?:(?:A|B|…))` (L: lookaheads `(?=…)`, any number of `(?:` around one top-level alternation),
+    `L` + `(?:A)`; else None."""
+    lead = ""
+    rest = pattern
+    while rest.startswith("(?="):
+        end = _group_end(rest)
+        if end is None:
+            return None
+        lead, rest = lead + rest[:end], rest[end:]
+    while rest.startswith("(?:") and _group_end(rest) == len(rest):
+        inner = rest[3:-1]
+        parts = _top_alternatives(inner)
+        if parts is None:
+            return None
+        if len(parts) > 1:
+            return lead + "(?:" + parts[0] + ")"
+        rest = inner
+    return None
+
+
+def _group_end(text: str) -> int | None:
+    """The index after the group that opens `text` (classes and escapes skipped), or None."""
+    depth = 0
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if ch == "[":
+            i += 1
+            if i < n and text[i] == "^":
+                i += 1
+            if i < n and text[i] == "]":
+                i += 1
+            while i < n and text[i] != "]":
+                i += 2 if text[i] == "\\" else 1
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    return None
+
+
+def _top_alternatives(text: str) -> list[str] | None:
+    """`text` split at its top-level `|` (classes and escapes skipped); None if its groups do not balance."""
+    parts: list[str] = []
+    depth, at, i, n = 0, 0, 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if ch == "[":
+            i += 1
+            if i < n and text[i] == "^":
+                i += 1
+            if i < n and text[i] == "]":
+                i += 1
+            while i < n and text[i] != "]":
+                i += 2 if text[i] == "\\" else 1
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth < 0:
+                return None
+        elif ch == "|" and depth == 0:
+            parts.append(text[at:i])
+            at = i + 1
+        i += 1
+    parts.append(text[at:])
+    return parts if depth == 0 else None
 
 
 # Switched off by tests to compare with the path without it.
@@ -396,7 +622,7 @@ def _label_spans(view: str) -> list[tuple[int, int]]:
         while at >= 0:
             spans.append((at + len(t), at + LOOKBEHIND))
             at = low.find(t, at + 1)
-    return _pf._merge(spans, 0)
+    return _db.merge(spans, 0)
 
 
 def _starts_in(d: Detector, view: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -512,6 +738,10 @@ def findings(
     return out
 
 
+# False: `chosen` asks a card's windows of `windows.card_windows`, not of its lean form `card_windows_lean` (the
+# same answer), an address's check of `validators.ip_address` without first its dotted-quad shortcut inline, and
+# `windows.ssn_windows` of every run (tests/redact/test_whole_quick.py compares them and the one pass with each).
+LEAN_LOCATE = True
 # False: `Redactor._redact_whole` takes `findings` and `Redactor._render` (the reference `chosen` and the lean
 # render are compared with in tests/redact/test_whole_lean.py).
 LEAN = True
@@ -532,10 +762,17 @@ def chosen(
         i = index[id(d)]
         validate = d.validate
         locate = d.locate
+        if LEAN_LOCATE and locate is _windows.card_windows:
+            locate = _windows.card_windows_lean
+        # (`ssn_windows` answers [] at once for one group of ASCII digits, most of JSON's: not called for it)
+        plain = LEAN_LOCATE and locate is _windows.ssn_windows and _validators.FAST
         if locate is not None:
             for m in found:
+                run = m.group()
+                if plain and run.isdigit() and run.isascii():
+                    continue
                 at = m.start()
-                for a, b in locate(m.group()):
+                for a, b in locate(run):
                     a += at
                     b += at
                     if a < b:
@@ -544,6 +781,23 @@ def chosen(
                             add((a, a - b, i, b))
             continue
         group = d.has_value_group
+        if (
+            LEAN_LOCATE
+            and not group
+            and not allow
+            and validate is _validators.ip_address
+            and _validators.SHORTCUTS
+            and _validators.FAST
+        ):
+            # (`ip_address` answers True at once where its dotted quad matches: asked here without its call)
+            quad = _validators._QUAD.fullmatch
+            for m in found:
+                a, b = m.span()
+                if a < b:
+                    value = view[a:b]
+                    if quad(value) is not None or validate(value):
+                        add((a, a - b, i, b))
+            continue
         for m in found:
             a, b = m.span("v") if group else m.span()
             if a < b:
@@ -590,12 +844,14 @@ def certified(
         blocks.append(block)
     if n < window:
         return True  # no check has `max_hold` characters held
-    plan = _plan(engine.detectors, builtin)
+    plan = _plan_of(engine.detectors, builtin)
     if plan is None:
         return False
     # First without the prefilter's hits (on prose in other scripts its pass costs more than the rest of this
     # check, and declines), then with them: a detector with none anywhere has no path that reads its trigger
     # reach (prefilter.py's covering property), so that reach bounds it and its `far` need not be asked.
+    if QUIET_FARS and quiet and _places_hold(engine, view, per, window, plan, blocks, dict.fromkeys(quiet, [])):
+        return True  # (below: the same without them, then with the prefilter's own hits)
     if _places_hold(engine, view, per, window, plan, blocks, None):
         return True
     if engine.prefilter is None or n <= _pf.MIN_RANGE:
@@ -604,6 +860,11 @@ def certified(
     return hits is not None and _places_hold(engine, view, per, window, plan, blocks, hits)
 
 
+# False: `certified` first tries its places with every `far` (as before), not with the trigger reach of the
+# detectors wholedb.py's pass found no trigger of (`quiet`: the claim the second try makes of the prefilter's
+# own hits, which are the same triggers on the same encoding), whose `far` (a search each, for 9 of the 16
+# unbounded detectors on JSON and logs) is then not asked. Where that try fails, the tries below are made.
+QUIET_FARS = True
 # False: `certified` searches a block detector's opener as one pattern (its alternatives are compared with it in
 # tests/redact/test_whole_lean.py).
 SPLIT_OPENERS = True
@@ -662,6 +923,27 @@ def _alternatives(pattern: str, flags: int) -> tuple[regex.Pattern[str], ...] | 
         return None
 
 
+def _runs(spans: list[tuple[int, int]]) -> tuple[list[int], list[int]]:
+    """The starts and ends of the runs of overlapping match spans (one joins the run before it where it starts
+    before that run's end), by the compiled `_wholec.runs` where it is built (`NATIVE_MERGE` of wholedb.py)."""
+    helper = _fp.wholec if _db.NATIVE_MERGE else None
+    if helper is not None:
+        try:
+            return helper.runs(spans)  # type: ignore[no-any-return]
+        except (TypeError, OverflowError):
+            pass
+    starts: list[int] = []
+    ends: list[int] = []
+    for a, b in sorted(spans):
+        if ends and a < ends[-1]:
+            if b > ends[-1]:
+                ends[-1] = b
+        else:
+            starts.append(a)
+            ends.append(b)
+    return starts, ends
+
+
 def _places_hold(
     engine: Engine,
     view: str,
@@ -682,16 +964,8 @@ def _places_hold(
             fars.append(f)
         else:
             fixed = max(fixed, k)
-    spans = sorted((m.start(), m.end()) for _, found in per for m in found)
-    starts: list[int] = []
-    ends: list[int] = []
-    for a, b in spans:
-        if ends and a < ends[-1]:
-            if b > ends[-1]:
-                ends[-1] = b
-        else:
-            starts.append(a)
-            ends.append(b)
+    spans = [m.span() for _, found in per for m in found]
+    starts, ends = _runs(spans)
     places: list[tuple[int, int]] = []
     step = max(1, window // _PER_WINDOW)
     for g in range(0, n, step):

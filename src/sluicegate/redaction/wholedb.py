@@ -25,12 +25,14 @@ before it. An ASCII view is scanned once for all of it; another view once per en
 from __future__ import annotations
 
 import re
+from array import array
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from typing import Any
 
 import regex
 
+from . import fastpath as _fp
 from . import labels
 from . import prefilter as _pf
 from .detector import Detector
@@ -138,6 +140,9 @@ class Candidates:
         # folds, the label words as UTF-8); the first two are the same bytes unless the view holds one of the
         # characters the prefilter folds or stands in for.
         self.triggered = frozenset(i for _, (i, _k, _m) in folded)  # covered by the prefilter's own triggers
+        # (`_collected`: a slot per detector index, then the label words' and the closing quotes')
+        self._slots = len(detectors) + 2
+        self._packed: dict[int, tuple[list[tuple[int, int, int]], bytes]] = {}
         self._ascii = _compile(plain + folded + close + found)
         self._same = _compile(plain + folded + close)  # a view whose two encodings are the same bytes
         self._plain = _compile(plain + close)
@@ -168,6 +173,9 @@ class Candidates:
     def _candidates(
         self, view: str, window: int
     ) -> tuple[dict[int, list[tuple[int, int]]], list[tuple[int, int]] | None]:
+        helper = _fp.wholec if NATIVE_COLLECT else None
+        if helper is not None:
+            return self._collected(view, window, helper)
         raw: dict[int, list[tuple[int, int]]] = {i: [] for i in self.covered}
         words: list[tuple[int, int]] = []  # (end, tail length); byte offsets in UTF-8 until converted
         closes: list[int] = []
@@ -198,14 +206,76 @@ class Candidates:
                 if c is not None:
                     spans[j] = (c.end(), b)
         budget = 64 + len(view) // _pf.HIT_BUDGET
-        hits = {i: _pf._merge(spans, 0) if spans else spans for i, spans in raw.items() if len(spans) <= budget}
+        hits = {i: merge(spans, 0) if spans else spans for i, spans in raw.items() if len(spans) <= budget}
         if self.rests:
             opens = _opens(view, closes)
             hits.update((-1 - i, opens) for i in self.rests)
         gap = self.gap
         ends = [(e, e - t + window if gap is None else min(e + gap, e - t + window)) for e, t in words]
-        labelled = _pf._merge(ends, 0) if self.knows_labels else None
+        labelled = merge(ends, 0) if self.knows_labels else None
         return hits, labelled
+
+    def _collected(
+        self, view: str, window: int, helper: Any
+    ) -> tuple[dict[int, list[tuple[int, int]]], list[tuple[int, int]] | None]:
+        """`_candidates` with the hits kept by the compiled `Collector` (`NATIVE_COLLECT`): the same scans, each
+        hit's pair made in C, and each detector's merged there (but those `_narrow` moves first)."""
+        col = helper.Collector(self._slots)
+        words_at, closes_at = self._slots - 2, self._slots - 1
+        if view.isascii():
+            self._scan_into(self._ascii, view.encode("ascii"), col)
+            words = col.pairs(words_at)
+        else:
+            folded = _pf.encode(view)
+            if any(c in view for c in _pf._SPECIAL):
+                self._scan_into(self._plain, view.encode("ascii", "replace"), col)
+                self._scan_into(self._folded, folded, col)
+            else:
+                self._scan_into(self._same, folded, col)
+            utf8 = view.encode("utf-8", "surrogatepass")
+            self._scan_into(self._words, utf8, col)
+            words = col.pairs(words_at)
+            words.sort()
+            at = chars = 0
+            for j, (b, t) in enumerate(words):  # byte offsets to characters
+                chars += len(utf8[at:b].decode("utf-8", "surrogatepass"))
+                at = b
+                words[j] = (chars, t)
+        budget = 64 + len(view) // _pf.HIT_BUDGET
+        hits: dict[int, list[tuple[int, int]]] = {}
+        for i in self.covered:
+            narrow = self._narrow.get(i)
+            if narrow is None:
+                count = col.count(i)
+                if count <= budget:
+                    hits[i] = col.merged(i, 0) if count else []
+                continue
+            k, stop = narrow
+            spans = col.pairs(i)
+            for j, (a, b) in enumerate(spans):
+                f = a + k
+                c = stop(view, a if a > 0 else 0, f)
+                if c is not None:
+                    spans[j] = (c.end(), b)
+            if len(spans) <= budget:
+                hits[i] = merge(spans, 0) if spans else spans
+        if self.rests:
+            opens = _opens(view, [e for e, _ in col.pairs(closes_at)])
+            hits.update((-1 - i, opens) for i in self.rests)
+        gap = self.gap
+        ends = [(e, e - t + window if gap is None else min(e + gap, e - t + window)) for e, t in words]
+        labelled = merge(ends, 0) if self.knows_labels else None
+        return hits, labelled
+
+    def _scan_into(self, compiled: tuple[Any, list[tuple[int, int, int]]] | None, data: bytes, col: Any) -> None:
+        if compiled is None or not data:
+            return
+        db, meta = compiled
+        packed = self._packed.get(id(meta))
+        if packed is None or packed[0] is not meta:
+            packed = self._packed[id(meta)] = (meta, _pack(meta, self._slots))
+        col.use(packed[1])
+        db.scan(data, match_event_handler=col)
 
     def hits(self, view: str) -> dict[int, list[tuple[int, int]]]:
         """Per detector index i, merged closed ranges of where its matches can start (no entry: too dense, or
@@ -235,6 +305,41 @@ def _opens(view: str, closes: list[int]) -> list[tuple[int, int]]:
                 if s >= 0:
                     got.add(s)
     return [(s, s) for s in sorted(got)]
+
+
+# False: `merge` is `prefilter._merge` in Python, not the compiled `_wholec.merge` (tests/redact/test_whole_quick.py
+# compares the two and the one pass with each).
+NATIVE_MERGE = True
+
+
+# False: `Candidates` keeps its hits with a Python handler (`_scan`), not the compiled `_wholec.Collector`
+# (tests/redact/test_whole_quick.py compares the two and the one pass with each).
+NATIVE_COLLECT = True
+
+
+def _pack(meta: list[tuple[int, int, int]], slots: int) -> bytes:
+    """`Collector.use`'s meta for a compiled database's (detector index or kind, K, shortest) per expression."""
+    out = array("i")
+    for i, k, mn in meta:
+        if i >= 0:
+            out.extend((i, 1 if k == _AFTER else 0, 0 if k == _AFTER else k, mn))
+        elif i == _WORD_KIND:
+            out.extend((slots - 2, 2, 0, mn))
+        else:
+            out.extend((slots - 1, 3, 0, 0))
+    assert out.itemsize == 4
+    return out.tobytes()
+
+
+def merge(spans: list[tuple[int, int]], lo: int) -> list[tuple[int, int]]:
+    """`prefilter._merge(spans, lo)`, by the compiled helper where it is built (`NATIVE_MERGE`)."""
+    helper = _fp.wholec if NATIVE_MERGE else None
+    if helper is not None:
+        try:
+            return helper.merge(spans, lo)  # type: ignore[no-any-return]
+        except (TypeError, OverflowError):
+            pass
+    return _pf._merge(spans, lo)
 
 
 _RANGE_KIND, _WORD_KIND, _CLOSE_KIND = 0, -1, -2
@@ -318,8 +423,22 @@ def _scan(
 
 def shared(detectors: Sequence[Detector]) -> Candidates | None:
     """One set of databases per detector selection, or None without the extra (or where hyperscan cannot
-    compile them)."""
-    return _shared(tuple(detectors)) if _pf._hs is not None else None
+    compile them). Remembered by the selection's identity too (`_BY_ID`): the one pass asks twice per text,
+    and the cache's key hashes each detector (a frozen dataclass: ~0.3 µs each)."""
+    if _pf._hs is None:
+        return None
+    got = _BY_ID.get(id(detectors)) if BY_ID else None
+    if got is not None and got[0] is detectors:
+        return got[1]
+    out = _shared(tuple(detectors))
+    if BY_ID and len(_BY_ID) < 64:
+        _BY_ID[id(detectors)] = (detectors, out)  # (the selection kept alive: its id is not reused meanwhile)
+    return out
+
+
+# False: `shared` is not remembered by identity (tests/redact/test_whole_quick.py compares).
+BY_ID = True
+_BY_ID: dict[int, tuple[Sequence[Detector], Candidates | None]] = {}
 
 
 @lru_cache(maxsize=32)

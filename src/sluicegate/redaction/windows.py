@@ -11,6 +11,8 @@ detection view (ASCII digits; ' ', '-', '.', a tab or a middle dot between group
 
 from __future__ import annotations
 
+import re
+
 import regex
 
 from . import validators
@@ -170,3 +172,42 @@ def _first_iban(run: str) -> list[tuple[int, int]]:
                     return []
                 return [(0, end)] if validators.iban(value) else []
     return []
+
+
+# The digit groups by the stdlib engine (the same spans as `_GROUP`: ASCII digits in both), for the lean form below.
+_GROUP_RE = re.compile(r"[0-9]+")
+
+
+def card_windows_lean(run: str) -> list[tuple[int, int]]:
+    """`card_windows(run)`, with less Python per call (issue 27, stop 35: on 64 KB of logs its 19 runs cost a
+    fifth of the one pass's choice of findings): the groups found by the stdlib engine, a lone candidate window
+    taken as `_pick` would take it, and the empty stretches around the windows not counted (they hold no digit).
+    The same answer for every string (tests/redact/test_whole_quick.py compares the two)."""
+    groups = [m.span() for m in _GROUP_RE.finditer(run)]
+    last = len(groups) - 1
+    dotted = "." in run or "\u00b7" in run
+    plus = run.startswith("+")
+    candidates: list[tuple[int, int, int]] = []
+    for i in range(1 if plus else 0, len(groups)):
+        digits = 0
+        for j in range(i, len(groups)):
+            digits += groups[j][1] - groups[j][0]
+            if digits > 19:
+                break
+            if digits < 13:
+                continue
+            sizes = tuple(y - x for x, y in groups[i : j + 1])
+            rank = _card_rank(sizes, i == 0 and j == last)
+            if dotted and rank != 0:
+                continue
+            a, b = groups[i][0], groups[j][1]
+            if rank is not None and validators.credit_card(run[a:b]):
+                candidates.append((rank, a, b))
+    chosen = [(candidates[0][1], candidates[0][2])] if len(candidates) == 1 else _pick(candidates)
+    bounds = [0, *(x for span in chosen for x in span), len(run)]
+    for k, (x, y) in enumerate(zip(bounds[::2], bounds[1::2], strict=False)):
+        if x == y or (k == 0 and plus):
+            continue
+        if sum(ch.isdigit() for ch in run[x:y]) > _STRAY_DIGITS:
+            return []
+    return chosen
