@@ -2,7 +2,8 @@
 environment it lists, every stored shape and pair is what is read off now, byte for byte, and the compiled paths
 build no shape for the built-ins; in one it does not list (another `regex`, another Python), nothing is read from
 it and the candidates are the ones of shapes built at run time. `--verify` lists an environment only for the same
-bytes."""
+bytes. The same for the built-ins' open tails (both values of `opentail.GUARDED`) and label gaps, which a fresh
+Redactor then reads from the file instead of parsing the patterns again."""
 
 from __future__ import annotations
 
@@ -11,24 +12,29 @@ import json
 import shutil
 import zlib
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 from unittest import mock
 
 import pytest
 
-from sluicegate.redaction import Redactor, fastpath, shape, shapecache, whole
+from sluicegate.redaction import Redactor, fastpath, opentail, shape, shapecache, whole, wholedb
 from sluicegate.redaction.starters import Starters
 
 from .test_whole_candidates import TEXTS
 
 UNLISTED = "regex 0.0; cpython 0.0"
+REGENERATE_HINT = f"regenerate with {shapecache.REGENERATE}"
 
 
 def _clear() -> None:
     shapecache.clear()
     fastpath._shape.cache_clear()
     fastpath._per_detector.cache_clear()
+    fastpath._tail.cache_clear()
+    fastpath._label_gap.cache_clear()
+    opentail._open_tail.cache_clear()
     whole._native_plan.cache_clear()
     whole._pair_table.cache_clear()
     whole._shape_pairs.cache_clear()
@@ -64,6 +70,15 @@ def _mismatches(data: dict[str, Any]) -> list[str]:
     table = zlib.decompress(base64.b64decode(data["pairs"]["table"]))
     if table != shapecache.compute_pairs(Starters(st._detectors, st._trusted)):  # (a fresh `Starters`)
         out.append("pairs")
+    stored = data["derived"]
+    for pattern, flags, guarded in shapecache.wanted_tails():
+        tail = opentail._open_tail.__wrapped__(pattern, flags, guarded)  # (not opentail's own cache)
+        got = stored["tails"][shapecache.tail_key_of(pattern, flags, guarded)]
+        if (None if tail is None else tail.packed()) != (None if got is None else (base64.b64decode(got[0]), got[1])):
+            out.append(f"tail {guarded} {pattern}")
+    for d in shapecache.wanted_gaps():
+        if stored["gaps"][shapecache.gap_key_of(d)] != wholedb.label_gap(d):
+            out.append(f"gap {d.pattern}")
     return out
 
 
@@ -76,8 +91,11 @@ def _flipped(text: str, at: int) -> str:
 def _nothing_read() -> bool:
     st = Redactor()._engine.starters
     assert st is not None
-    return shapecache.pair_table(st) is None and all(
-        shapecache.lookup(*w) == (False, None) for w in shapecache.wanted()
+    return (
+        shapecache.pair_table(st) is None
+        and all(shapecache.lookup(*w) == (False, None) for w in shapecache.wanted())
+        and all(shapecache.tail(*w) == (False, None) for w in shapecache.wanted_tails())
+        and all(shapecache.gap(d) == (False, None) for d in shapecache.wanted_gaps())
     )
 
 
@@ -92,6 +110,9 @@ def test_the_file_is_of_this_checkout_s_sources() -> None:
     assert st is not None
     assert data["pairs"]["key"] == shapecache.pairs_key(st), stale
     assert {shapecache.key_of(*w) for w in shapecache.wanted()} == set(data["shapes"]), stale
+    assert data["derived"]["key"] == shapecache.derived_key(), stale
+    assert {shapecache.tail_key_of(*w) for w in shapecache.wanted_tails()} == set(data["derived"]["tails"]), stale
+    assert {shapecache.gap_key_of(d) for d in shapecache.wanted_gaps()} == set(data["derived"]["gaps"]), stale
     assert data["environments"] and all(isinstance(e, str) for e in data["environments"])
 
 
@@ -172,10 +193,10 @@ def test_an_edited_source_makes_the_file_stale(tmp_path: Path) -> None:
     verifying refuses with "stale"."""
     here = Path(shapecache.__file__).parent
     data = _file()
-    for name in ("shape.py", "starters.py"):
+    for name in ("shape.py", "starters.py", "opentail.py", "wholedb.py"):
         folder = tmp_path / name
         folder.mkdir()
-        for source in (*shapecache._SOURCES, *shapecache._PAIR_SOURCES):
+        for source in {*shapecache._SOURCES, *shapecache._PAIR_SOURCES, *shapecache._DERIVED_SOURCES}:
             shutil.copy(here / source, folder / source)
         with mock.patch.object(shapecache, "__file__", str(folder / "shapecache.py")):
             assert shapecache.source_key() == data["source"]
@@ -185,13 +206,91 @@ def test_an_edited_source_makes_the_file_stale(tmp_path: Path) -> None:
             with mock.patch.object(shapecache, "environment", lambda: data["environments"][0]):
                 found = shapecache.differences(data)
                 assert len(found) == 1 and found[0].startswith("stale:") and name in found[0], found
+                assert REGENERATE_HINT in found[0]
                 assert shapecache.verify(data) == (None, found)
                 if name == "shape.py":
                     assert shapecache.source_key() != data["source"]
                     assert shapecache.lookup(*shapecache.wanted()[0]) == (False, None)
-                else:
+                elif name == "starters.py":
                     st = Redactor()._engine.starters
                     assert st is not None and shapecache.pair_table(st) is None
+                else:  # the tails and gaps are not read, the rest is
+                    assert shapecache.derived_key() != data["derived"]["key"]
+                    assert all(shapecache.tail(*w) == (False, None) for w in shapecache.wanted_tails())
+                    assert all(shapecache.gap(d) == (False, None) for d in shapecache.wanted_gaps())
+                    assert shapecache.lookup(*shapecache.wanted()[0])[0]
+                    _clear()
+                    with _counted() as (tails, gaps):
+                        Redactor()
+                    assert tails and gaps  # (computed at run time, as before)
+
+
+@contextmanager
+def _counted() -> Iterator[tuple[list[tuple[str, int, bool]], list[Any]]]:
+    """The open tails and label gaps computed (not read from the file) while it is open."""
+    tails: list[tuple[str, int, bool]] = []
+    gaps: list[Any] = []
+    real_tail, real_gap = opentail.open_tail, wholedb.label_gap
+
+    def tail(pattern: str, flags: int = 0, guarded: bool | None = None) -> object:
+        tails.append((pattern, flags, opentail.GUARDED if guarded is None else guarded))
+        return real_tail(pattern, flags, guarded)
+
+    def gap(d: Any) -> int | None:
+        gaps.append(d)
+        return real_gap(d)
+
+    with mock.patch.object(opentail, "open_tail", tail), mock.patch.object(wholedb, "label_gap", gap):
+        yield tails, gaps
+
+
+def _tails_and_gap(guarded: bool) -> tuple[tuple[Any, ...], int]:
+    """The compiled feed's open tails and label gap for the default selection (`_per_detector`'s last two: the
+    others hold compiled objects, compared by identity)."""
+    engine = Redactor()._engine
+    got = fastpath._per_detector(fastpath._Selection(tuple(engine.detectors)), False, False, False, False, guarded)
+    return got[3], got[4]
+
+
+def test_a_fresh_redactor_reads_the_tails_and_gaps_from_the_file_where_it_is_listed() -> None:
+    """Listed: a new Redactor (with either value of `opentail.GUARDED`) computes no open tail and no label gap;
+    not listed: every one it asks for; both give the same per-detector tuples as with the file switched off."""
+    listed = shapecache.environment() in _file()["environments"]
+    for guarded in (True, False):
+        got = []
+        for env, use in ((shapecache.environment(), True), (UNLISTED, True), (shapecache.environment(), False)):
+            _clear()
+            with (
+                mock.patch.object(opentail, "GUARDED", guarded),
+                mock.patch.object(shapecache, "USE", use),
+                mock.patch.object(shapecache, "environment", lambda env=env: env),
+                _counted() as (tails, gaps),
+            ):
+                Redactor()
+                got.append(_tails_and_gap(guarded))
+            if listed and env != UNLISTED and use:
+                assert tails == [] and gaps == [], (guarded, tails)
+            else:
+                wanted = [w for w in shapecache.wanted_tails() if w[2] == guarded]
+                assert sorted(tails) == sorted(wanted) and len(gaps) == len(shapecache.wanted_gaps())
+        assert got[0] == got[1] == got[2]
+        assert any(t is not None for t in got[0][0]) and got[0][1] > 0
+
+
+def test_the_stored_tails_are_the_computed_ones_under_both_switches() -> None:
+    """The file's values (as `shapecache.tail` hands them to the feed) are `open_tail`'s, guarded or not: the two
+    switches give different tails for some detector (else one of them would not be tested)."""
+    if shapecache.environment() not in _file()["environments"]:
+        pytest.skip("not listed here: test_here_the_file_is_the_same_bytes_if_listed_and_unread_if_not checks that")
+    differ = 0
+    for pattern, flags, guarded in shapecache.wanted_tails():
+        stored, packed = shapecache.tail(pattern, flags, guarded)
+        want = opentail._open_tail.__wrapped__(pattern, flags, guarded)
+        assert stored and packed == (None if want is None else want.packed()), pattern
+        differ += guarded and packed != shapecache.tail(pattern, flags, False)[1]
+    assert differ
+    for d in shapecache.wanted_gaps():
+        assert shapecache.gap(d) == (True, wholedb.label_gap(d))
 
 
 def test_a_flipped_stored_bit_is_found_and_verifying_refuses_it(tmp_path: Path) -> None:
@@ -203,10 +302,21 @@ def test_a_flipped_stored_bit_is_found_and_verifying_refuses_it(tmp_path: Path) 
     bad_shape["shapes"][key][1] = _flipped(bad_shape["shapes"][key][1], 40)
     bad_pairs = json.loads(json.dumps(data))
     bad_pairs["pairs"]["table"] = _flipped(bad_pairs["pairs"]["table"], 8 * (ord("a") * 128 + ord("@")))
+    tail = next(k for k, v in sorted(data["derived"]["tails"].items()) if v is not None)
+    bad_tail = json.loads(json.dumps(data))
+    bits = bytearray(base64.b64decode(bad_tail["derived"]["tails"][tail][0]))
+    bits[6] ^= 1  # (a digit: `chars`)
+    bad_tail["derived"]["tails"][tail][0] = base64.b64encode(bytes(bits)).decode()
+    gap = next(iter(sorted(data["derived"]["gaps"])))
+    bad_gap = json.loads(json.dumps(data))
+    bad_gap["derived"]["gaps"][gap] += 1
     with mock.patch.object(shapecache, "environment", lambda: UNLISTED):
         assert len(_mismatches(bad_shape)) == 1 and _mismatches(bad_pairs) == ["pairs"]
+        assert len(_mismatches(bad_tail)) == 1 and len(_mismatches(bad_gap)) == 1
         assert shapecache.verify(bad_shape) == (None, [f"shape {key}: other bytes"])
         assert shapecache.verify(bad_pairs) == (None, ["pair table: other bytes"])
+        assert shapecache.verify(bad_tail) == (None, [f"tail {tail}: other value"])
+        assert shapecache.verify(bad_gap) == (None, [f"gap {gap}: other value"])
         path = tmp_path / "shapes.json"
         path.write_text(json.dumps(bad_shape), encoding="utf-8")
         assert shapecache.main(["--verify", "--file", str(path)]) == 1

@@ -106,7 +106,13 @@ def _near_gap(detectors: Any) -> int:
 
 @lru_cache(maxsize=64)
 def _label_gap(d: Any) -> int | None:
-    """`wholedb.label_gap(d)`, read once per detector (it parses the pattern: a new Redactor must not)."""
+    """`wholedb.label_gap(d)`, read once per detector (it parses the pattern: a new Redactor must not), and for a
+    built-in from shapecache.py's file where that lists the environment."""
+    from .shapecache import gap
+
+    stored, got = gap(d)  # (by the pattern and its `near_rest`, all `label_gap` reads of a detector)
+    if stored:
+        return got
     from .wholedb import label_gap
 
     return label_gap(d)
@@ -143,7 +149,13 @@ def _rest_match(first: str | None, rest: str, flags: int) -> Callable[..., Any]:
 @lru_cache(maxsize=256)
 def _tail(pattern: str, flags: int, guarded: bool = True) -> tuple[bytes, int] | None:
     """The compiled feed's copy of a pattern's open tail (opentail.py; `guarded`: with trailing guards), shared by
-    every Redactor; None if none."""
+    every Redactor; None if none. The built-ins' are read off once and kept in shapecache.py's file (a lookup by
+    the pattern, its flags and `guarded`: a custom pattern is not found there)."""
+    from .shapecache import tail
+
+    stored, packed = tail(pattern, flags, guarded)
+    if stored:
+        return packed
     from .opentail import open_tail
 
     got = open_tail(pattern, flags, guarded)

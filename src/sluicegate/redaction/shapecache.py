@@ -8,12 +8,18 @@ pattern, flags and places). The same file keeps the whole-text pass's pair table
 ASCII character pair, the detectors that may start at the second after the first, starters.py's answers, which
 the pass otherwise asks Python for ~1,000-2,000 times in a process's first call, 10-50 ms) for the default
 detector selection. Another selection (entities, custom detectors) or a custom pattern fills its own as before.
+It also keeps what the compiled feed reads off each built-in's pattern when a Redactor is built (fastpath.py
+`_per_detector`): its open tail (opentail.py, with and without trailing guards, for either value of
+`opentail.GUARDED`) and the label gap of the label detectors (wholedb.py `label_gap`). Both parse the pattern
+again, and cost a process's first `Redactor()` ~160 ms of its ~180 (stop 35's GUARDED gave more detectors a tail).
 
 Two keys decide whether the file is read, and a miss only means "built at run time, as before" (nothing is
 ever written at run time: site-packages may be read-only):
 - the *source key* (`source_key()`; `pairs_key()` for the table): a hash of shape.py, parsetree.py and
   reach.py's source, `STATES` and `FORMAT` (the table: starters.py and detector.py's source, `FORMAT`, and
-  every detector's pattern, flags, `first`, `context` and trust). It must equal the stored one, and
+  every detector's pattern, flags, `first`, `context` and trust; the tails and gaps: `derived_key()`, of
+  opentail.py, tails.py, parsetree.py, reach.py, wholedb.py and labels.py, and `FORMAT`, each entry keyed by
+  the pattern, its flags and the switch, or the pattern and its `near_rest`). It must equal the stored one, and
   tests/redact/test_shapecache.py fails if it does not: an edited walk and a forgotten regeneration are caught.
 - the *environment* (`environment()`: the `regex` version, the Python implementation and major.minor). What is
   read off also depends on `regex`'s parser and on Python, which the project does not pin (CI runs 3.11-3.13
@@ -47,9 +53,12 @@ if TYPE_CHECKING:
 # Switched off by tests and the benchmark to compare with the shapes built at run time.
 USE = True
 FILE = Path(__file__).resolve().parents[1] / "data" / "redact" / "shapes.json"
-FORMAT = 2  # the file's layout (a new layout: the stored source keys differ, nothing is read)
+FORMAT = 3  # the file's layout (a new layout: the stored source keys differ, nothing is read)
 _SOURCES = ("shape.py", "parsetree.py", "reach.py")
 _PAIR_SOURCES = ("starters.py", "detector.py")
+# What an open tail (opentail.py and what it imports) and a label gap (wholedb.label_gap: parsetree.py, reach.py
+# and the label words' groups of labels.py; the words themselves are in the patterns, which key the entries).
+_DERIVED_SOURCES = ("opentail.py", "tails.py", "parsetree.py", "reach.py", "wholedb.py", "labels.py")
 REGENERATE = "python -m sluicegate.redaction.shapecache (then --verify under the other Pythons CI runs)"
 
 Packed = tuple[int, bytes, int]
@@ -88,6 +97,21 @@ def pairs_key(starters: Starters) -> str | None:
         for d, trusted in zip(starters._detectors, starters._trusted, strict=True)
     ]
     return _hash_sources(_PAIR_SOURCES, repr(fields))
+
+
+def derived_key() -> str | None:
+    """The code the stored open tails and label gaps were read off with (None if a source cannot be read)."""
+    return _hash_sources(_DERIVED_SOURCES, "tails, gaps")
+
+
+def tail_key_of(pattern: str, flags: int, guarded: bool) -> str:
+    return hashlib.sha256(f"tail|{flags}|{int(guarded)}|{pattern}".encode()).hexdigest()[:40]
+
+
+def gap_key_of(d: Any) -> str:
+    """A label gap's entry: `label_gap` reads the detector's pattern and its `near_rest` (detector.py's, so
+    that is in the key rather than detector.py's source)."""
+    return hashlib.sha256(f"gap|{d.pattern}|{d.near_rest!r}".encode()).hexdigest()[:40]
 
 
 @lru_cache(maxsize=1)
@@ -171,11 +195,60 @@ def lookup(pattern: str, flags: int, places: int) -> tuple[bool, Packed | None]:
     return (k in got), got.get(k)
 
 
+Tail = tuple[bytes, int]  # `OpenTail.packed()`: the 16-byte set of `chars` and `most` (-1: unbounded)
+Derived = dict[str, dict[str, Any]]  # {"tails": {tail key: Tail | None}, "gaps": {gap key: int | None}}
+
+
+@lru_cache(maxsize=1)
+def _stored_derived() -> Derived:
+    data = _data()
+    try:
+        got = data["derived"]
+        if got["key"] != derived_key():
+            return {"tails": {}, "gaps": {}}
+        return _unpack_derived(got)
+    except (ValueError, KeyError, TypeError, AttributeError, IndexError):
+        return {"tails": {}, "gaps": {}}
+
+
+def _unpack_derived(got: Any) -> Derived:
+    tails: dict[str, Any] = {}
+    for k, v in got["tails"].items():
+        if v is None:
+            tails[str(k)] = None
+            continue
+        bits = base64.b64decode(v[0], validate=True)
+        if len(bits) != 16:
+            raise ValueError("an open tail's set is 16 bytes")
+        tails[str(k)] = (bits, int(v[1]))
+    gaps = {str(k): None if v is None else int(v) for k, v in got["gaps"].items()}
+    return {"tails": tails, "gaps": gaps}
+
+
+def tail(pattern: str, flags: int, guarded: bool) -> tuple[bool, Tail | None]:
+    """(stored, what `opentail.open_tail(pattern, flags, guarded)` packs to: None where it has none)."""
+    if not USE:
+        return False, None
+    got = _stored_derived()["tails"]
+    k = tail_key_of(pattern, flags, guarded)
+    return (k in got), got.get(k)
+
+
+def gap(d: Any) -> tuple[bool, int | None]:
+    """(stored, `wholedb.label_gap(d)`: None where it is not known)."""
+    if not USE:
+        return False, None
+    got = _stored_derived()["gaps"]
+    k = gap_key_of(d)
+    return (k in got), got.get(k)
+
+
 def clear() -> None:
     """Forget what was read from the file (tests that switch the environment or the file)."""
     _data.cache_clear()
     _stored.cache_clear()
     _stored_pairs.cache_clear()
+    _stored_derived.cache_clear()
 
 
 def wanted() -> list[tuple[str, int, int]]:
@@ -195,6 +268,45 @@ def wanted() -> list[tuple[str, int, int]]:
         if rest is not None:  # (compiled: its flags as `regex` reports them)
             out.append((rest.pattern, rest.flags, fastpath.REST_PLACES))
     return list(dict.fromkeys(out))
+
+
+def wanted_tails() -> list[tuple[str, int, bool]]:
+    """Every (pattern, flags, guarded) whose open tail the compiled feed reads for the built-ins (fastpath.py
+    `_per_detector`: the detectors that are not block ones), for both values of `opentail.GUARDED`."""
+    from .registry import BUILTIN
+
+    out = [(d.pattern, d.compiled.flags, g) for d in BUILTIN if not d.steady for g in (True, False)]
+    return list(dict.fromkeys(out))
+
+
+def wanted_gaps() -> list[Any]:
+    """The built-in detectors whose label gap the compiled feed reads (those with a `near` claim)."""
+    from .registry import BUILTIN
+
+    return [d for d in BUILTIN if d.near is not None]
+
+
+def read_off_derived() -> Derived:
+    """Every wanted open tail and label gap as read off now with this checkout's code (not through a cache)."""
+    from .opentail import _open_tail
+    from .wholedb import label_gap
+
+    tails: dict[str, Any] = {}
+    for pattern, flags, guarded in wanted_tails():
+        got = _open_tail.__wrapped__(pattern, flags, guarded)
+        tails[tail_key_of(pattern, flags, guarded)] = None if got is None else got.packed()
+    return {"tails": tails, "gaps": {gap_key_of(d): label_gap(d) for d in wanted_gaps()}}
+
+
+def _text_derived(derived: Derived) -> dict[str, Any]:
+    return {
+        "key": derived_key(),
+        "tails": {
+            k: None if v is None else [base64.b64encode(v[0]).decode(), v[1]]
+            for k, v in sorted(derived["tails"].items())
+        },
+        "gaps": dict(sorted(derived["gaps"].items())),
+    }
 
 
 def read_off() -> tuple[dict[str, Packed | None], str | None, bytes | None]:
@@ -231,6 +343,9 @@ def differences(data: dict[str, Any]) -> list[str]:
         return [f"format {data.get('format')!r}, not {FORMAT}: regenerate with {REGENERATE}"]
     if data.get("source") != source_key():
         return [f"stale: shape.py, parsetree.py or reach.py changed; regenerate with {REGENERATE}"]
+    if data["derived"]["key"] != derived_key():
+        names = ", ".join(_DERIVED_SOURCES)
+        return [f"stale: one of {names} changed (open tails, label gaps); regenerate with {REGENERATE}"]
     shapes, key, table = read_off()
     stored, stored_key, stored_table = stored_content(data)
     if stored_key != key:
@@ -240,6 +355,12 @@ def differences(data: dict[str, Any]) -> list[str]:
     out += [f"shape {k}: other bytes" for k in shapes.keys() & stored.keys() if shapes[k] != stored[k]]
     if table != stored_table:
         out.append("pair table: other bytes")
+    derived, stored_derived = read_off_derived(), _unpack_derived(data["derived"])
+    for part in ("tails", "gaps"):
+        now, kept = derived[part], stored_derived[part]
+        out += [f"{part[:-1]} {k}: not stored" for k in now.keys() - kept.keys()]
+        out += [f"{part[:-1]} {k}: stored, not wanted" for k in kept.keys() - now.keys()]
+        out += [f"{part[:-1]} {k}: other value" for k in now.keys() & kept.keys() if now[k] != kept[k]]
     return sorted(out)
 
 
@@ -263,6 +384,7 @@ def generate(previous: dict[str, Any] | None = None) -> dict[str, Any]:
         "environments": sorted(set(envs)),
         "shapes": text,
         "pairs": pairs,
+        "derived": _text_derived(read_off_derived()),
     }
 
 
