@@ -19,7 +19,7 @@ from unittest import mock
 
 import pytest
 
-from sluicegate.redaction import Redactor, fastpath, opentail, shape, shapecache, whole, wholedb
+from sluicegate.redaction import Redactor, fastpath, opentail, prefilter, shape, shapecache, tails, whole, wholedb
 from sluicegate.redaction.starters import Starters
 
 from .test_whole_candidates import TEXTS
@@ -35,6 +35,8 @@ def _clear() -> None:
     fastpath._tail.cache_clear()
     fastpath._label_gap.cache_clear()
     opentail._open_tail.cache_clear()
+    whole.far_of.cache_clear()
+    wholedb._shared.cache_clear()
     whole._native_plan.cache_clear()
     whole._pair_table.cache_clear()
     whole._shape_pairs.cache_clear()
@@ -79,6 +81,11 @@ def _mismatches(data: dict[str, Any]) -> list[str]:
     for d in shapecache.wanted_gaps():
         if stored["gaps"][shapecache.gap_key_of(d)] != wholedb.label_gap(d):
             out.append(f"gap {d.pattern}")
+    for pattern, flags in shapecache.wanted_fars():
+        want = tails._pairs(pattern, flags)
+        kept = stored["fars"][shapecache.far_key_of(pattern, flags)]
+        if want != (None if kept is None else [(w, frozenset(a)) for w, a in kept]):
+            out.append(f"far {pattern}")
     return out
 
 
@@ -96,6 +103,7 @@ def _nothing_read() -> bool:
         and all(shapecache.lookup(*w) == (False, None) for w in shapecache.wanted())
         and all(shapecache.tail(*w) == (False, None) for w in shapecache.wanted_tails())
         and all(shapecache.gap(d) == (False, None) for d in shapecache.wanted_gaps())
+        and all(shapecache.far_pairs(*w) == (False, None) for w in shapecache.wanted_fars())
     )
 
 
@@ -113,6 +121,7 @@ def test_the_file_is_of_this_checkout_s_sources() -> None:
     assert data["derived"]["key"] == shapecache.derived_key(), stale
     assert {shapecache.tail_key_of(*w) for w in shapecache.wanted_tails()} == set(data["derived"]["tails"]), stale
     assert {shapecache.gap_key_of(d) for d in shapecache.wanted_gaps()} == set(data["derived"]["gaps"]), stale
+    assert {shapecache.far_key_of(*w) for w in shapecache.wanted_fars()} == set(data["derived"]["fars"]), stale
     assert data["environments"] and all(isinstance(e, str) for e in data["environments"])
 
 
@@ -218,11 +227,12 @@ def test_an_edited_source_makes_the_file_stale(tmp_path: Path) -> None:
                     assert shapecache.derived_key() != data["derived"]["key"]
                     assert all(shapecache.tail(*w) == (False, None) for w in shapecache.wanted_tails())
                     assert all(shapecache.gap(d) == (False, None) for d in shapecache.wanted_gaps())
+                    assert all(shapecache.far_pairs(*w) == (False, None) for w in shapecache.wanted_fars())
                     assert shapecache.lookup(*shapecache.wanted()[0])[0]
                     _clear()
-                    with _counted() as (tails, gaps):
+                    with _counted() as (tails_, gaps):
                         Redactor()
-                    assert tails and gaps  # (computed at run time, as before)
+                    assert tails_ and gaps  # (computed at run time, as before)
 
 
 @contextmanager
@@ -291,6 +301,43 @@ def test_the_stored_tails_are_the_computed_ones_under_both_switches() -> None:
     assert differ
     for d in shapecache.wanted_gaps():
         assert shapecache.gap(d) == (True, wholedb.label_gap(d))
+    for pattern, flags in shapecache.wanted_fars():
+        assert shapecache.far_pairs(pattern, flags) == (True, tails._pairs(pattern, flags)), pattern
+        assert tails.pairs(pattern, flags) == tails._pairs(pattern, flags)
+
+
+def test_the_whole_pass_reads_its_far_bounds_and_label_gap_from_the_file_where_it_is_listed() -> None:
+    """The whole-text pass's far bounds (whole.py `far_of`: `tails.pairs`) and the hyperscan candidates' label gap
+    (wholedb.py) of the built-ins: none read off where the file lists the environment, all where it does not,
+    and the same far bounds (`Tail`) either way."""
+    listed = shapecache.environment() in _file()["environments"]
+    engine = Redactor()._engine
+    views = [TEXTS[k] for k in sorted(TEXTS)]
+    got = []
+    for env in (shapecache.environment(), UNLISTED):
+        _clear()
+        asked: list[tuple[str, int]] = []
+
+        def counted(pattern: str, flags: int, asked: list[tuple[str, int]] = asked, real: Any = tails._pairs) -> Any:
+            asked.append((pattern, flags))
+            return real(pattern, flags)
+
+        with (
+            mock.patch.object(shapecache, "environment", lambda env=env: env),
+            mock.patch.object(tails, "_pairs", counted),
+            mock.patch.object(wholedb, "BY_ID", False),  # (its databases built again: `_shared` is cleared)
+            _counted() as (_, gaps),
+        ):
+            fars = [whole.far_of(d, True) for d in engine.detectors]
+            got.append([[None if f is None else f(v, q) for v in views for q in (0, 7, 100)] for f in fars])
+            if prefilter._hs is not None:  # (the [fast] extra: the candidates' database)
+                assert wholedb.shared(engine.detectors) is not None
+        if listed and env != UNLISTED:
+            assert asked == [] and gaps == []
+        else:
+            assert asked and set(asked) <= set(shapecache.wanted_fars())
+            assert gaps or prefilter._hs is None
+    assert got[0] == got[1] and any(x is not None for x in got[0][-1])
 
 
 def test_a_flipped_stored_bit_is_found_and_verifying_refuses_it(tmp_path: Path) -> None:
@@ -310,13 +357,17 @@ def test_a_flipped_stored_bit_is_found_and_verifying_refuses_it(tmp_path: Path) 
     gap = next(iter(sorted(data["derived"]["gaps"])))
     bad_gap = json.loads(json.dumps(data))
     bad_gap["derived"]["gaps"][gap] += 1
+    far = next(k for k, v in sorted(data["derived"]["fars"].items()) if v is not None)
+    bad_far = json.loads(json.dumps(data))
+    bad_far["derived"]["fars"][far][0][0] += 1  # (w of its first kind of path)
     with mock.patch.object(shapecache, "environment", lambda: UNLISTED):
         assert len(_mismatches(bad_shape)) == 1 and _mismatches(bad_pairs) == ["pairs"]
-        assert len(_mismatches(bad_tail)) == 1 and len(_mismatches(bad_gap)) == 1
+        assert len(_mismatches(bad_tail)) == 1 and len(_mismatches(bad_gap)) == 1 and len(_mismatches(bad_far)) == 1
         assert shapecache.verify(bad_shape) == (None, [f"shape {key}: other bytes"])
         assert shapecache.verify(bad_pairs) == (None, ["pair table: other bytes"])
         assert shapecache.verify(bad_tail) == (None, [f"tail {tail}: other value"])
         assert shapecache.verify(bad_gap) == (None, [f"gap {gap}: other value"])
+        assert shapecache.verify(bad_far) == (None, [f"far {far}: other value"])
         path = tmp_path / "shapes.json"
         path.write_text(json.dumps(bad_shape), encoding="utf-8")
         assert shapecache.main(["--verify", "--file", str(path)]) == 1

@@ -12,6 +12,8 @@ It also keeps what the compiled feed reads off each built-in's pattern when a Re
 `_per_detector`): its open tail (opentail.py, with and without trailing guards, for either value of
 `opentail.GUARDED`) and the label gap of the label detectors (wholedb.py `label_gap`). Both parse the pattern
 again, and cost a process's first `Redactor()` ~160 ms of its ~180 (stop 35's GUARDED gave more detectors a tail).
+And the (w, A) pairs of tails.py (`tails.pairs`) of each built-in's pattern and opener, which the whole-text
+pass's far bounds (whole.py `far_of`) read off on its first call (~100 ms more).
 
 Two keys decide whether the file is read, and a miss only means "built at run time, as before" (nothing is
 ever written at run time: site-packages may be read-only):
@@ -114,6 +116,10 @@ def gap_key_of(d: Any) -> str:
     return hashlib.sha256(f"gap|{d.pattern}|{d.near_rest!r}".encode()).hexdigest()[:40]
 
 
+def far_key_of(pattern: str, flags: int) -> str:
+    return hashlib.sha256(f"far|{flags}|{pattern}".encode()).hexdigest()[:40]
+
+
 @lru_cache(maxsize=1)
 def _data() -> dict[str, Any]:
     """The file if it is of this format and lists this environment, else {} (nothing is used)."""
@@ -196,7 +202,9 @@ def lookup(pattern: str, flags: int, places: int) -> tuple[bool, Packed | None]:
 
 
 Tail = tuple[bytes, int]  # `OpenTail.packed()`: the 16-byte set of `chars` and `most` (-1: unbounded)
-Derived = dict[str, dict[str, Any]]  # {"tails": {tail key: Tail | None}, "gaps": {gap key: int | None}}
+# {"tails": {tail key: Tail | None}, "gaps": {gap key: int | None}, "fars": {far key: tails.pairs() | None}}
+Derived = dict[str, dict[str, Any]]
+_EMPTY: Derived = {"tails": {}, "gaps": {}, "fars": {}}
 
 
 @lru_cache(maxsize=1)
@@ -205,10 +213,10 @@ def _stored_derived() -> Derived:
     try:
         got = data["derived"]
         if got["key"] != derived_key():
-            return {"tails": {}, "gaps": {}}
+            return _EMPTY
         return _unpack_derived(got)
     except (ValueError, KeyError, TypeError, AttributeError, IndexError):
-        return {"tails": {}, "gaps": {}}
+        return _EMPTY
 
 
 def _unpack_derived(got: Any) -> Derived:
@@ -222,7 +230,11 @@ def _unpack_derived(got: Any) -> Derived:
             raise ValueError("an open tail's set is 16 bytes")
         tails[str(k)] = (bits, int(v[1]))
     gaps = {str(k): None if v is None else int(v) for k, v in got["gaps"].items()}
-    return {"tails": tails, "gaps": gaps}
+    fars = {
+        str(k): None if v is None else [(int(w), frozenset(str(a) for a in atoms)) for w, atoms in v]
+        for k, v in got["fars"].items()
+    }
+    return {"tails": tails, "gaps": gaps, "fars": fars}
 
 
 def tail(pattern: str, flags: int, guarded: bool) -> tuple[bool, Tail | None]:
@@ -240,6 +252,15 @@ def gap(d: Any) -> tuple[bool, int | None]:
         return False, None
     got = _stored_derived()["gaps"]
     k = gap_key_of(d)
+    return (k in got), got.get(k)
+
+
+def far_pairs(pattern: str, flags: int) -> tuple[bool, list[tuple[int, frozenset[str]]] | None]:
+    """(stored, `tails.pairs(pattern, flags)`: None where it has none)."""
+    if not USE:
+        return False, None
+    got = _stored_derived()["fars"]
+    k = far_key_of(pattern, flags)
     return (k in got), got.get(k)
 
 
@@ -286,16 +307,34 @@ def wanted_gaps() -> list[Any]:
     return [d for d in BUILTIN if d.near is not None]
 
 
+def wanted_fars() -> list[tuple[str, int]]:
+    """Every (pattern, flags) whose `tails.pairs` the whole-text pass may read for a built-in (whole.py `far_of`:
+    the compiled pattern, or a block's opener), whether or not its `reach` makes it ask."""
+    from .registry import BUILTIN
+
+    out = []
+    for d in BUILTIN:
+        out.append((d.compiled.pattern, d.compiled.flags))
+        if d.opener_rx is not None:
+            out.append((d.opener_rx.pattern, d.opener_rx.flags))
+    return list(dict.fromkeys(out))
+
+
 def read_off_derived() -> Derived:
     """Every wanted open tail and label gap as read off now with this checkout's code (not through a cache)."""
     from .opentail import _open_tail
+    from .tails import _pairs
     from .wholedb import label_gap
 
     tails: dict[str, Any] = {}
     for pattern, flags, guarded in wanted_tails():
         got = _open_tail.__wrapped__(pattern, flags, guarded)
         tails[tail_key_of(pattern, flags, guarded)] = None if got is None else got.packed()
-    return {"tails": tails, "gaps": {gap_key_of(d): label_gap(d) for d in wanted_gaps()}}
+    return {
+        "tails": tails,
+        "gaps": {gap_key_of(d): label_gap(d) for d in wanted_gaps()},
+        "fars": {far_key_of(p, f): _pairs(p, f) for p, f in wanted_fars()},
+    }
 
 
 def _text_derived(derived: Derived) -> dict[str, Any]:
@@ -306,6 +345,9 @@ def _text_derived(derived: Derived) -> dict[str, Any]:
             for k, v in sorted(derived["tails"].items())
         },
         "gaps": dict(sorted(derived["gaps"].items())),
+        "fars": {
+            k: None if v is None else [[w, sorted(atoms)] for w, atoms in v] for k, v in sorted(derived["fars"].items())
+        },
     }
 
 
@@ -356,7 +398,7 @@ def differences(data: dict[str, Any]) -> list[str]:
     if table != stored_table:
         out.append("pair table: other bytes")
     derived, stored_derived = read_off_derived(), _unpack_derived(data["derived"])
-    for part in ("tails", "gaps"):
+    for part in ("tails", "gaps", "fars"):
         now, kept = derived[part], stored_derived[part]
         out += [f"{part[:-1]} {k}: not stored" for k in now.keys() - kept.keys()]
         out += [f"{part[:-1]} {k}: stored, not wanted" for k in kept.keys() - now.keys()]

@@ -55,7 +55,18 @@ Pair = tuple[int, frozenset[str]]  # (characters accepted outside unbounded repe
 
 
 def pairs(pattern: str, flags: int = 0) -> list[Pair] | None:
-    """The (w, A) pairs of `pattern` (A as regex atoms, each matching one character), or None if unknown."""
+    """The (w, A) pairs of `pattern` (A as regex atoms, each matching one character), or None if unknown. A
+    built-in's are read off once and kept in shapecache.py's file (by pattern and flags): the whole-text pass's
+    first call would parse ~15 patterns again."""
+    from .shapecache import far_pairs
+
+    stored, got = far_pairs(pattern, flags)
+    if stored:
+        return None if got is None else list(got)
+    return _pairs(pattern, flags)
+
+
+def _pairs(pattern: str, flags: int) -> list[Pair] | None:
     got = parsed(pattern, flags)
     if got is None:
         return None

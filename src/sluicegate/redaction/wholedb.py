@@ -111,7 +111,7 @@ class Candidates:
             if d.entity in _LABELS:
                 if d.near_rest is not None and d.near_rest[2].startswith(_REST_BEGINS):
                     self.rests.add(i)
-                gaps.append(label_gap(d))
+                gaps.append(_fp._label_gap(d))  # (once a process, from shapecache.py's file where it can)
                 continue
             if d.entity in SHAPES:
                 for pattern, shortest in SHAPES[d.entity]:
