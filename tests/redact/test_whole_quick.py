@@ -107,6 +107,13 @@ def test_what_is_not_handed_to_the_stdlib_engine() -> None:
         assert whole._stdlib(pattern, v0) is None, pattern
     assert whole._stdlib(r"[0-9]{3}", v0 | regex.IGNORECASE) is None
     assert whole._stdlib(r"[+?]{2}x", v0) is not None  # (a class that holds `+?`: not a quantifier)
+    # What `regex` reads and `re` takes for literals: POSIX classes and fuzzy constraints (review 35).
+    for pattern in (r"[[:alpha:]]", r"[^[:space:]]", r"[a[:digit:]]", r"(?:ab){e<=1}", r"(?:ab){1<=e<=2}", r"a{e}"):
+        assert whole._stdlib(pattern, v0) is None, pattern
+    for pattern in (r"a{x}", r"a{ 1}", r"a{1, 2}", r"a{1,2", r"a{}", r"a{,}"):  # (a brace not a count: refused)
+        assert whole._stdlib(pattern, v0) is None, pattern
+    for pattern in (r"a{3}", r"a{1,}", r"a{,2}", r"a{1,2}", r"[{:]x", r"\{e<=1\}", r"[\[:]x"):
+        assert whole._stdlib(pattern, v0) is not None, pattern
     assert whole._first_alternative(r"(?=[0-9])(?:(?:ab|cd)|ef)") == r"(?=[0-9])(?:(?:ab|cd))"
     assert whole._first_alternative(r"(?=[0-9])(?:(?:ab|cd)x)") is None  # (something after the alternation)
     assert whole._first_alternative(r"(?=[0-9])(?:(?:ab|cd))") == r"(?=[0-9])(?:ab)"
