@@ -50,6 +50,9 @@ SWITCHES = (
     (wholedb, "NATIVE_MERGE"),
     (wholedb, "NATIVE_COLLECT"),
     (whole, "NATIVE_MATCHES"),
+    (whole, "LEAN_LOCATE"),
+    (whole, "BY_ID"),
+    (wholedb, "BY_ID"),
 )
 
 
