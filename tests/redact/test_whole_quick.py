@@ -337,18 +337,53 @@ def test_the_compiled_loop_on_the_corpora_and_its_refusals() -> None:
         helper.matches_in(lambda v, s: 1 / 0, None, d.compiled.search, "x", [(0, 0)], 0, 1, 256)
 
 
+# Runs that reach each branch of the lean form: a `+` run whose first group is more than the stray digits allowed
+# (kept: a country code), dotted runs (only a whole-run grouping counts), several candidates (`_pick`), and stray
+# digits either side (the run refused).
+_CARD_RUNS = [
+    "+12345 4111 1111 1111 1111",
+    "+12345 4111 1111 1111 1111 12345",
+    "+1 4111 1111 1111 1111",
+    "+4111 1111 1111 1111",
+    "+12345.4111.1111.1111.1111",
+    "4111.1111.1111.1111",
+    "4111.111.11111.1111",
+    "4111\u00b71111\u00b71111\u00b71111",
+    "4111 1111 1111 1111 4111 1111 1111 1111",
+    "4111 1111 1111 1111 5 4111 1111 1111 1111",
+    "4111111111111111 4111 1111 1111 1111",
+    "12345 4111 1111 1111 1111",
+    "4111 1111 1111 1111 12345",
+    "12345 4111 1111 1111 1111 67890",
+    "1 4111 1111 1111 1111 2",
+    "1234 4111 1111 1111 1111 5678",
+]
+
+
 @settings(max_examples=1000, deadline=None)
 @given(
     st.lists(
         st.sampled_from(
-            ["4111", "1111", "4", "12", "123", "0", "5", "+", " ", "-", ".", "\t", "\u00b7", "a", "\u0663"]
+            ["4111", "1111", "4", "12", "123", "12345", "0", "5", "+", " ", "-", ".", "\t", "\u00b7", "a", "\u0663"]
         ),
         max_size=14,
     ).map("".join)
     | st.text(st.sampled_from(list("0123456789 -.+\u00b7")), max_size=30)
+    | st.sampled_from(_CARD_RUNS)
 )
 def test_card_windows_lean_is_card_windows(run: str) -> None:
     assert windows.card_windows_lean(run) == windows.card_windows(run)
+
+
+@pytest.mark.parametrize("run", _CARD_RUNS)
+def test_card_windows_lean_is_card_windows_on_each_branch(run: str) -> None:
+    assert windows.card_windows_lean(run) == windows.card_windows(run)
+
+
+def test_the_card_runs_reach_the_branches() -> None:
+    # Not vacuous: some of the runs above are windows, some are refused, and a `+` run keeps its long first group.
+    found = [windows.card_windows(run) for run in _CARD_RUNS]
+    assert found[0] == [(7, 26)] and [] in found and sum(len(f) > 1 for f in found) >= 1
 
 
 def test_card_windows_lean_on_the_corpora_runs() -> None:
