@@ -313,6 +313,31 @@ def test_hypothesis_the_compiled_loop_is_matches_in(
                 assert [m.span() for m in got] == want, d.entity
 
 
+def test_the_compiled_loop_stops_at_a_match_past_its_span_or_point() -> None:
+    """A long span's search finds a match that starts one past the span's end (clipped at `point - 1`, or the
+    span's own last position): not kept, as `prefilter.matches_in` keeps none (review 35: `ms > end` there)."""
+    helper = fastpath.wholec
+    if helper is None:
+        assert os.environ.get("SLUICEGATE_PURE") == "1"
+        return
+    (d,) = [d for d in Redactor()._engine.detectors if d.entity == "US_SSN"]
+    text = "a" * 30 + " 123-45-6789 tail"
+    at = text.index("1")
+    cases = [
+        ([(0, len(text) - 1)], at, []),  # (the span clipped to end at point - 1, the match starting at point)
+        ([(0, at - 1)], len(text), []),  # (the span ends one before the match)
+        ([(0, at - 1), (at + 4, at + 6)], len(text), []),  # (and the next span starts inside it)
+        ([(0, len(text) - 1)], at + 1, [(at, at + 11)]),  # (not vacuous: one more and it is found)
+        ([(0, at)], len(text), [(at, at + 11)]),
+    ]
+    for spans, point, want in cases:
+        for long_span in (8, prefilter.LONG_SPAN):
+            with mock.patch.object(prefilter, "LONG_SPAN", long_span):
+                assert [m.span() for m in prefilter.matches_in(d, text, spans, 0, point)] == want, (spans, point)
+            got = helper.matches_in(d.compiled.match, None, d.compiled.search, text, spans, 0, point, long_span)
+            assert [m.span() for m in got] == want, (spans, point, long_span)
+
+
 def test_the_compiled_loop_on_the_corpora_and_its_refusals() -> None:
     helper = fastpath.wholec
     if helper is None:
