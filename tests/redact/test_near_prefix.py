@@ -3,7 +3,8 @@ an answer "none" remembered for a prefix of the text after the start is the answ
 
 The claim rests on two facts, checked here against the engine: the answer there is the detector's for that text
 alone (test_label_near.py checks it), and "none" for a text is "none" for every text that begins with it (no path
-revives; the label detectors hold no assertion that appended text could satisfy: no `\\b`, `\\B`, `$`, `\\Z`).
+revives; the label detectors hold no assertion that appended text could satisfy: no `\\b`, `\\B`, `\\m`, `\\M`, `$`,
+`\\Z`, `\\G`, no WORD flag).
 Then the stream with the prefixes on, off and the pure path, byte for byte, and that the prefixes are taken.
 """
 
@@ -14,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -32,11 +34,34 @@ def _native() -> Any:
     return fastpath.native
 
 
+# What could read text appended later, or the position a search began (regex's zero-width assertions): word
+# boundaries (`\\b`, `\\B`, a word's start and end `\\m`, `\\M`), the end (`$`, `\\Z`, `\\z`), the search anchor
+# `\\G`, a conditional `(?(`, and the WORD flag (`(?w)`, scoped `(?wi:` or given to compile), which changes what
+# the boundaries and `$` read. A substring test errs on the safe side (an escaped backslash before `m` refuses).
+_LATE = ("\\b", "\\B", "\\m", "\\M", "$", "\\Z", "\\z", "\\G", "(?(")
+_WORD_FLAG = regex.compile(r"\(\?[a-zA-Z0-9-]*w")
+
+
+def _late_assertions(pattern: str, flags: int) -> list[str]:
+    """The tokens of `_LATE` in `pattern`, and "WORD" where the WORD flag is set inline or in `flags`."""
+    found = [token for token in _LATE if token in pattern]
+    if _WORD_FLAG.search(pattern) or flags & regex.WORD:
+        found.append("WORD")
+    return found
+
+
+def test_the_guard_sees_each_assertion() -> None:
+    v0 = regex.V0 | regex.UNICODE
+    for pattern in (r"\mab", r"ab\M", r"(?w)ab", r"(?wi:ab)", r"(?i-w:ab)", r"\Gab", r"a\b", r"a$", r"(?(1)a|b)"):
+        assert _late_assertions(pattern, v0), pattern
+    assert _late_assertions("ab", v0 | regex.WORD) == ["WORD"]
+    assert _late_assertions(r"(?i:ab)[\s]{0,3}+(?=[:=])(?P<w>\w)", v0) == []
+
+
 def test_the_label_detectors_hold_no_assertion_that_text_could_satisfy_later() -> None:
     assert _NEAR
     for d in _NEAR:
-        for token in ("\\b", "\\B", "$", "\\Z", "\\z", "(?("):
-            assert token not in d.compiled.pattern, (d.entity, token)
+        assert _late_assertions(d.compiled.pattern, d.compiled.flags) == [], d.entity
 
 
 # No label word in the context: a start there is the compiled feed's no-tail case.
