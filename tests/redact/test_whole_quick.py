@@ -220,6 +220,17 @@ def test_the_compiled_merge_refuses_what_is_not_pairs_of_ints() -> None:
     with pytest.raises(TypeError):
         fastpath.wholec.merge((1, 2), 0)
     assert wholedb.merge([(1 << 70, 1 << 71)], 0) == [(1 << 70, 1 << 71)]  # (the Python form then)
+    top = (1 << 63) - 1  # (LLONG_MAX: `b + 1` would overflow in C, so refused there and merged in Python)
+    for spans in ([(0, top), (top, top)], [(top, top)], [(top, 1)]):
+        with pytest.raises(OverflowError):
+            fastpath.wholec.merge(list(spans), 0)
+        with pytest.raises(OverflowError):
+            fastpath.wholec.runs(list(spans))
+        assert wholedb.merge(list(spans), 0) == prefilter._merge(spans, 0)
+        with mock.patch.object(wholedb, "NATIVE_MERGE", False):
+            want = whole._runs(list(spans))
+        assert whole._runs(list(spans)) == want
+    assert fastpath.wholec.merge([(0, top - 1), (top - 1, top - 1)], 0) == [(0, top - 1)]
     assert fastpath.wholec.merge([], 5) == []
 
 
