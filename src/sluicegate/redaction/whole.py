@@ -286,8 +286,8 @@ def _stdlib(pattern: str, flags: int) -> Any:
     greedy quantifiers, lookarounds; a lookbehind of one width only, or `re` refuses it); the per-call cost of
     `re` is about a third of `regex`'s (0.15 against 0.45 µs on 64 KB views), most of an address's check in
     logs. Refused besides: lazy and possessive quantifiers (`_DOUBLE`: no built-in needs one, so the subset
-    the engines are compared on stays small), a POSIX class `[[:alpha:]]` inside a class (`regex` reads it, `re` a nested set
-    of literals) and a brace that is not a count (`_BRACE`: a fuzzy constraint to `regex`).
+    the engines are compared on stays small), a POSIX class `[[:alpha:]]` inside a class (`regex` reads it,
+    `re` a nested set of literals) and a brace that is not a count (`_BRACE`: a fuzzy constraint to `regex`).
     tests/redact/test_whole_quick.py compares the two engines at every position of generated texts."""
     if flags != regex.V0 | regex.UNICODE or not pattern.isascii() or _STDLIB_OK.fullmatch(pattern) is None:
         return None
@@ -860,7 +860,7 @@ def certified(
     # First without the prefilter's hits (on prose in other scripts its pass costs more than the rest of this
     # check, and declines), then with them: a detector with none anywhere has no path that reads its trigger
     # reach (prefilter.py's covering property), so that reach bounds it and its `far` need not be asked.
-    if QUIET_FARS and quiet and _places_hold(engine, view, per, window, plan, blocks, dict.fromkeys(quiet, [])):
+    if QUIET_FARS and quiet and _places_hold(engine, view, per, window, plan, blocks, {i: [] for i in quiet}):
         return True  # (below: the same without them, then with the prefilter's own hits)
     if _places_hold(engine, view, per, window, plan, blocks, None):
         return True
