@@ -66,12 +66,16 @@ class _Counted:
         counted_f = self._wrapped.setdefault(id(f), counted)
         return self._real(reads, counted_f, view, x)
 
+    def patched(self) -> object:
+        """`_Reads.far` through this counter (as the method `mock.patch.object` puts on the class)."""
+        return lambda reads, f, view, x: self.far(reads, f, view, x)
+
 
 @pytest.mark.parametrize("max_hold", [8192, 512])
 def test_reads_stay_within_the_budget_and_each_far_is_asked_once(max_hold: int) -> None:
     for name, text in _texts():
         counted = _Counted()
-        with mock.patch.object(whole._Reads, "far", lambda self, f, v, x: counted.far(self, f, v, x)):
+        with mock.patch.object(whole._Reads, "far", counted.patched()):
             Redactor(max_hold=max_hold)._redact_whole(text)
         # One far may read to the view's end after the budget's last character: the cap is budget + 1 views.
         assert counted.read <= (whole.READ_BUDGET + 1) * len(text), name
@@ -84,7 +88,7 @@ def test_the_budget_is_what_stops_the_reading() -> None:
     counted = _Counted()
     with (
         mock.patch.object(whole, "READ_BUDGET", 0),
-        mock.patch.object(whole._Reads, "far", lambda self, f, v, x: counted.far(self, f, v, x)),
+        mock.patch.object(whole._Reads, "far", counted.patched()),
     ):
         Redactor(max_hold=512)._redact_whole(text)
     assert counted.read > 100 * len(text)
