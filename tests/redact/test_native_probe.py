@@ -17,7 +17,8 @@ from sluicegate.redaction import Redactor, fastpath, tracker
 from sluicegate.redaction.registry import BUILTIN
 from tests.benchmarks.corpora27 import CORPORA
 
-from .test_feed_lean import Call, _run, corpus_cuts, corpus_texts, suite_cuts
+from .sameness import Call, corpus_cuts, corpus_texts, suite_cuts
+from .sameness import run as _run
 
 
 def _native() -> Any:

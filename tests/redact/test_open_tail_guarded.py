@@ -22,8 +22,9 @@ from sluicegate.redaction.registry import BUILTIN
 from tests.benchmarks import corpus as C
 from tests.benchmarks.corpora27 import CORPORA
 
+from .sameness import Call, corpus_cuts, corpus_texts, suite_cuts
+from .sameness import run as _run
 from .suite_cases import NAMES, load
-from .test_feed_lean import Call, _run, corpus_cuts, corpus_texts, suite_cuts
 
 
 def _tails() -> list[tuple[Any, OpenTail]]:
