@@ -15,20 +15,18 @@ from __future__ import annotations
 import ast
 import inspect
 import random
-from collections.abc import Callable
-from functools import cache
 from typing import Any
 
 import pytest
 import regex
-from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sluicegate.redaction import Redactor, fastpath, prefilter
 from sluicegate.redaction.normalize import _SPECIAL, TABLE
 from tests.benchmarks.corpora27 import CORPORA
 
-from .test_feed_lean import Call, _calls_with_lookaheads, _cut, corpus_cuts, corpus_texts, suite_cuts
+from . import sameness
+from .sameness import Make
 
 
 def _native() -> Any:
@@ -37,26 +35,13 @@ def _native() -> Any:
     return fastpath.native
 
 
-@cache
-def _subjects(fast: bool, max_hold: int = 8192) -> dict[str, Callable[[], Redactor]]:
-    """ "on" (the default build), "off" (its compiled feed rebuilt with `fixed_off=True`), "pure"."""
-
-    class On(Redactor):
-        _COMPILED = fast
-
-    class Pure(Redactor):
-        _COMPILED = fast
-        _NATIVE = False
-
-    make_on = On.factory(max_hold=max_hold)
-
-    def off() -> Redactor:
-        r = make_on()
-        assert r._tracker is not None and r._quick_native is not None
-        r._quick_native = fastpath.compiled_feed(r._tracker, r._max_hold, fixed_off=True)
-        return r
-
-    return {"on": make_on, "off": off, "pure": Pure.factory(max_hold=max_hold)}
+def _subjects(fast: bool, max_hold: int = 8192) -> dict[str, Make]:
+    """ "on" (the default build), "off" (its compiled feed rebuilt with `fixed_off=True`); `same` adds the pure
+    path (compared on the steps and the held text: its tracker is not driven by candidates)."""
+    return {
+        "on": sameness.variant(fast, max_hold),
+        "off": sameness.variant(fast, max_hold, feed=(("fixed_off", True),)),
+    }
 
 
 def _state(r: Redactor) -> tuple[Any, ...]:
@@ -67,34 +52,14 @@ def _state(r: Redactor) -> tuple[Any, ...]:
     return r._raw, r._view, r._base, r._next_check, r._positions, tracked
 
 
-def _run(make: Callable[[], Redactor], calls: list[Call], truncated: bool = False) -> list[tuple[Any, ...]]:
-    r = make()
-    out: list[tuple[Any, ...]] = []
-    for piece, ahead in calls:
-        step = r.feed(piece, lookahead=ahead) if ahead else r.feed(piece)
-        out.append((step.text, step.stopped, step.events, r.held, _state(r)))
-    last = r.flush(truncated=truncated)
-    out.append((last.text, last.stopped, last.events, r.held, _state(r)))
-    return out
-
-
-def _same(calls: list[Call], fast: bool, max_hold: int = 8192, truncated: bool = False) -> None:
-    got = {name: _run(make, calls, truncated) for name, make in _subjects(fast, max_hold).items()}
-    assert got["on"] == got["off"], calls  # the steps and every state field
-    # the pure path: the steps and the held text (its tracker is not driven by candidates)
-    assert [g[:4] for g in got["on"]] == [g[:4] for g in got["pure"]], calls
-
-
 @pytest.mark.parametrize("fast", [True, False])
 def test_the_same_steps_and_state_on_the_corpora(fast: bool) -> None:
-    for calls in corpus_cuts(corpus_texts(), 34):
-        _same(calls, fast)
+    sameness.on_corpora(_subjects, fast, 34, state=_state)
 
 
 @pytest.mark.parametrize("fast", [True, False])
 def test_the_same_steps_and_state_on_the_suites(fast: bool) -> None:
-    for calls, max_hold in suite_cuts(17):
-        _same(calls, fast, max_hold)
+    sameness.on_suites(_subjects, fast, 17, state=_state)
 
 
 _PIECES = st.one_of(
@@ -107,20 +72,11 @@ _PIECES = st.one_of(
 )
 
 
-@settings(max_examples=150, deadline=None)
-@given(
-    st.lists(_PIECES, max_size=20).map("".join),
-    st.lists(st.integers(1, 12), min_size=1, max_size=8),
-    st.lists(st.integers(0, 6), min_size=1, max_size=8),
-    st.sampled_from([8192, 40]),
-    st.booleans(),
-)
+@sameness.chunkings(_PIECES, max_examples=150)
 def test_the_same_steps_and_state_on_generated_texts(
     text: str, sizes: list[int], aheads: list[int], max_hold: int, truncated: bool
 ) -> None:
-    calls = _calls_with_lookaheads(text, sizes, aheads)
-    for fast in (True, False):
-        _same(calls, fast, max_hold, truncated)
+    sameness.on_chunking(_subjects, text, sizes, aheads, max_hold, truncated, state=_state)
 
 
 def test_special_is_a_one_character_class() -> None:
@@ -170,7 +126,8 @@ def test_min_range_is_read_in_every_feed() -> None:
         for value in (old, 1, 10_000):
             prefilter.MIN_RANGE = value
             text = CORPORA["logs"](3000)
-            _same(_cut(text, [4, 7, 1]), True)
+            # (the pure path's steps computed again at each value, not the session's: it may read the setting)
+            sameness.same(_subjects(True), sameness.cut(text, [4, 7, 1]), True, state=_state, cached=False)
     finally:
         prefilter.MIN_RANGE = old
 

@@ -13,9 +13,7 @@ complete) is the detector's wherever the compiled feed asks the rest instead.
 
 from __future__ import annotations
 
-import random
-from collections.abc import Callable, Iterator
-from functools import cache
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -31,7 +29,8 @@ from sluicegate.redaction.shape import shape
 from tests.benchmarks import corpus as C
 from tests.benchmarks.corpora27 import CORPORA
 
-from .suite_cases import NAMES, load
+from . import sameness
+from .sameness import Make
 
 _REST = tuple(d for d in BUILTIN if d.near_rest is not None)
 
@@ -42,106 +41,10 @@ def _native() -> Any:
     return fastpath.native
 
 
-@cache
-def _subjects(fast: bool, max_hold: int = 8192) -> dict[str, Callable[[], Redactor]]:
-    """The subjects: "on" (the default build), "off" (the Python method over the feed as before), "pure"."""
-
-    class On(Redactor):
-        _COMPILED = fast
-
-    class Off(Redactor):
-        _COMPILED = fast
-        feed = fastpath.python_feed(Redactor)
-
-    class Pure(Redactor):
-        _COMPILED = fast
-        _NATIVE = False
-
-    make_off = Off.factory(max_hold=max_hold)
-
-    def off() -> Redactor:
-        r = make_off()
-        assert r._tracker is not None and r._quick_native is not None
-        r._quick_native = fastpath.compiled_feed(r._tracker, r._max_hold, lean_off=True)
-        return r
-
-    # (classes made and detectors compiled once per configuration; each call is a fresh Redactor: test_factory)
-    return {"on": On.factory(max_hold=max_hold), "off": off, "pure": Pure.factory(max_hold=max_hold)}
-
-
-Call = tuple[str, str]  # (piece, lookahead)
-
-
-def _run(make: Callable[[], Redactor], calls: list[Call], truncated: bool = False) -> list[tuple[Any, ...]]:
-    r = make()
-    out: list[tuple[Any, ...]] = []
-    for piece, ahead in calls:
-        step = r.feed(piece, lookahead=ahead) if ahead else r.feed(piece)
-        out.append((step.text, step.stopped, step.events, r.held))
-    last = r.flush(truncated=truncated)
-    out.append((last.text, last.stopped, last.events, r.held))
-    return out
-
-
-def _same(calls: list[Call], fast: bool, max_hold: int = 8192, truncated: bool = False) -> None:
-    got = {name: _run(make, calls, truncated) for name, make in _subjects(fast, max_hold).items()}
-    assert got["on"] == got["off"], calls
-    assert got["on"] == got["pure"], calls
-
-
-def _cut(text: str, sizes: list[int]) -> list[Call]:
-    out, at, k = [], 0, 0
-    while at < len(text):
-        n = sizes[k % len(sizes)]
-        out.append((text[at : at + n], ""))
-        at += n
-        k += 1
-    return out
-
-
-def _calls_with_lookaheads(text: str, sizes: list[int], aheads: list[int]) -> list[Call]:
-    """`text` cut at `sizes` (in turn), the k-th call with the next `aheads[k % len(aheads)]` characters as its
-    lookahead where that is not 0: a true lookahead (the start of what comes next), as a stage before would hand
-    on. Also test_release_lean's."""
-    calls = _cut(text, sizes)
-    at = 0
-    for k, (piece, _) in enumerate(calls):
-        at += len(piece)
-        n = aheads[k % len(aheads)]
-        if n:
-            calls[k] = (piece, text[at : at + n])
-    return calls
-
-
-def corpus_texts() -> list[str]:
-    """The four corpora27 generators' texts and issue 17's planted text and prose (the byte-identity files'
-    corpus)."""
-    return [make(6000) for make in CORPORA.values()] + [C.planted(6000).text, C.prose(3000)]
-
-
-def suite_texts() -> list[str]:
-    """Every case of the five suites."""
-    return [case["text"] for name in NAMES for case in load(name)]
-
-
-def corpus_cuts(texts: list[str], seed: int) -> Iterator[list[Call]]:
-    """Each text cut into 4s, into 1s and into 50 random sizes up to 64 (`seed`): the byte-identity files'
-    comparison on the corpora."""
-    rng = random.Random(seed)
-    for text in texts:
-        for sizes in ([4], [1], [rng.randint(1, 64) for _ in range(50)]):
-            yield _cut(text, sizes)
-
-
-def suite_cuts(seed: int) -> Iterator[tuple[list[Call], int]]:
-    """Each suite case cut into 4s and into 20 random sizes up to 9 (`seed`) at the default `max_hold`, then into
-    5s at `max_hold` 24 (where streams stop): (calls, max_hold), the byte-identity files' comparison on the
-    suites."""
-    rng = random.Random(seed)
-    for text in suite_texts():
-        for sizes in ([4], [rng.randint(1, 9) for _ in range(20)]):
-            yield _cut(text, sizes), 8192
-        yield _cut(text, [5]), 24
+def _subjects(fast: bool, max_hold: int = 8192) -> dict[str, Make]:
+    """ "on" (the default build), "off" (the Python method over the feed as before); `same` adds the pure path."""
+    off = sameness.variant(fast, max_hold, (("feed", fastpath.python_feed(Redactor)),), (("lean_off", True),))
+    return {"on": sameness.variant(fast, max_hold), "off": off}
 
 
 def test_the_compiled_method_is_on_the_class_and_the_python_one_behind_it() -> None:
@@ -213,14 +116,12 @@ def test_bad_input_is_the_python_methods_error() -> None:
 
 @pytest.mark.parametrize("fast", [True, False])
 def test_the_same_steps_on_the_corpora(fast: bool) -> None:
-    for calls in corpus_cuts(corpus_texts(), 33):
-        _same(calls, fast)
+    sameness.on_corpora(_subjects, fast, 33)
 
 
 @pytest.mark.parametrize("fast", [True, False])
 def test_the_same_steps_on_the_suites(fast: bool) -> None:
-    for calls, max_hold in suite_cuts(17):  # (at max_hold 24 stops: the method after a stop, the Python one's Step)
-        _same(calls, fast, max_hold)
+    sameness.on_suites(_subjects, fast, 17)
 
 
 _PIECES = st.one_of(
@@ -232,20 +133,11 @@ _PIECES = st.one_of(
 )
 
 
-@settings(max_examples=150, deadline=None)
-@given(
-    st.lists(_PIECES, max_size=20).map("".join),
-    st.lists(st.integers(1, 12), min_size=1, max_size=8),
-    st.lists(st.integers(0, 6), min_size=1, max_size=8),
-    st.sampled_from([8192, 40]),
-    st.booleans(),
-)
+@sameness.chunkings(_PIECES, max_examples=150)
 def test_the_same_steps_on_generated_texts(
     text: str, sizes: list[int], aheads: list[int], max_hold: int, truncated: bool
 ) -> None:
-    calls = _calls_with_lookaheads(text, sizes, aheads)
-    for fast in (True, False):
-        _same(calls, fast, max_hold, truncated)
+    sameness.on_chunking(_subjects, text, sizes, aheads, max_hold, truncated)
 
 
 def _kind(m: regex.Match[str] | None) -> str:
@@ -282,7 +174,7 @@ def _rest_asks(text: str, near: Callable[[str, int], bool] | None = None) -> int
 
 def test_the_rest_answers_as_the_detector_on_the_corpora_and_the_suites() -> None:
     texts = [make(6000) for make in CORPORA.values()] + [C.planted(6000).text, C.prose(6000)]
-    texts += [case["text"] for name in NAMES for case in load(name)]
+    texts += sameness.suite_texts()
     assert sum(_rest_asks(t) for t in texts) > 1000
 
 
@@ -335,7 +227,7 @@ def test_a_piece_that_fills_max_hold_is_not_searched_by_the_compiled_feed() -> N
         assert searched == [1]  # not asked: the Python path took it
     finally:
         redactor.configure_native()
-    pure = _subjects(True, 64)["pure"]()
+    pure = sameness.pure(True, 64)()
     assert [first, step] == [pure.feed("é ok "), pure.feed("é" * 100)]
 
 

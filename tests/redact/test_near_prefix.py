@@ -23,7 +23,8 @@ from sluicegate.redaction import Redactor, fastpath
 from sluicegate.redaction.registry import BUILTIN
 from tests.benchmarks.corpora27 import CORPORA
 
-from .test_feed_lean import Call, _run, corpus_cuts, corpus_texts, suite_cuts
+from .sameness import Call, corpus_cuts, corpus_texts, suite_cuts
+from .sameness import run as _run
 
 _NEAR = tuple(d for d in BUILTIN if d.near is not None)
 

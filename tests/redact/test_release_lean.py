@@ -11,75 +11,41 @@ small `max_hold`), with and without `[fast]`; and every `settle_short` answer th
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from functools import cache
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from sluicegate.redaction import Redactor, fastpath
 from sluicegate.redaction.settle import Engine
 
-from .test_feed_lean import _PIECES, Call, _calls_with_lookaheads, _run, corpus_cuts, corpus_texts, suite_cuts
+from . import sameness
+from .sameness import Make, corpus_texts
+from .test_feed_lean import _PIECES
 
 
-@cache
-def _subjects(fast: bool, max_hold: int = 8192) -> dict[str, Callable[[], Redactor]]:
-    """ "on" (the default build), "off" (every settle through `_release`), "pure" (no compiled feed)."""
-
-    class On(Redactor):
-        _COMPILED = fast
-
-    class Off(Redactor):
-        _COMPILED = fast
-        _LEAN_RELEASE = False
-
-    class Pure(Redactor):
-        _COMPILED = fast
-        _NATIVE = False
-
-    # (classes made and detectors compiled once per configuration; each call is a fresh Redactor: test_factory)
+def _subjects(fast: bool, max_hold: int = 8192) -> dict[str, Make]:
+    """ "on" (the default build), "off" (every settle through `_release`); `same` adds the pure path."""
     return {
-        "on": On.factory(max_hold=max_hold),
-        "off": Off.factory(max_hold=max_hold),
-        "pure": Pure.factory(max_hold=max_hold),
+        "on": sameness.variant(fast, max_hold),
+        "off": sameness.variant(fast, max_hold, (("_LEAN_RELEASE", False),)),
     }
-
-
-def _same(calls: list[Call], fast: bool, max_hold: int = 8192, truncated: bool = False) -> None:
-    got = {name: _run(make, calls, truncated) for name, make in _subjects(fast, max_hold).items()}
-    assert got["on"] == got["off"], calls
-    assert got["on"] == got["pure"], calls
 
 
 @pytest.mark.parametrize("fast", [True, False])
 def test_the_same_steps_on_the_corpora(fast: bool) -> None:
-    for calls in corpus_cuts(corpus_texts(), 27):
-        _same(calls, fast)
+    sameness.on_corpora(_subjects, fast, 27)
 
 
 @pytest.mark.parametrize("fast", [True, False])
 def test_the_same_steps_on_the_suites(fast: bool) -> None:
-    for calls, max_hold in suite_cuts(33):
-        _same(calls, fast, max_hold)
+    sameness.on_suites(_subjects, fast, 33)
 
 
-@settings(max_examples=150, deadline=None)
-@given(
-    st.lists(_PIECES, max_size=20).map("".join),
-    st.lists(st.integers(1, 12), min_size=1, max_size=8),
-    st.lists(st.integers(0, 6), min_size=1, max_size=8),
-    st.sampled_from([8192, 40]),
-    st.booleans(),
-)
+@sameness.chunkings(_PIECES, max_examples=150)
 def test_the_same_steps_on_generated_texts(
     text: str, sizes: list[int], aheads: list[int], max_hold: int, truncated: bool
 ) -> None:
-    calls = _calls_with_lookaheads(text, sizes, aheads)
-    for fast in (True, False):
-        _same(calls, fast, max_hold, truncated)
+    sameness.on_chunking(_subjects, text, sizes, aheads, max_hold, truncated)
 
 
 @pytest.mark.parametrize("fast", [True, False])

@@ -17,7 +17,6 @@ position the detectors match in those texts.
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import cache
 from typing import Any
 
 import pytest
@@ -32,7 +31,9 @@ from sluicegate.redaction.registry import BUILTIN
 from sluicegate.redaction.settle import Engine
 from tests.benchmarks.corpora27 import CORPORA
 
-from .test_feed_lean import _PIECES, Call, _cut, _run, corpus_cuts, corpus_texts, suite_cuts, suite_texts
+from . import sameness
+from .sameness import Make, corpus_texts, suite_texts
+from .test_feed_lean import _PIECES
 
 _SWITCHES = ("_LAZY_CHOOSE", "_REUSE_MATCH", "_C_RELEASE")
 
@@ -43,28 +44,12 @@ def _native() -> Any:
     return fastpath.native
 
 
-@cache
-def _subjects(fast: bool, max_hold: int = 8192) -> dict[str, Callable[[], Redactor]]:
-    """ "on" (the default build), "off" (both switches off: stop 33's lean release), each switch alone off, and
-    "pure" (no compiled feed)."""
+def _subjects(fast: bool, max_hold: int = 8192) -> dict[str, Make]:
+    """ "on" (the default build), "off" (both switches off: stop 33's lean release) and each switch alone off;
+    `same` adds the pure path (no compiled feed)."""
     _native()
-    out: dict[str, Callable[[], Redactor]] = {}
-    for name, off in [("on", ()), ("off", _SWITCHES), *((f"no{s}", (s,)) for s in _SWITCHES)]:
-        attrs: dict[str, Any] = {"_COMPILED": fast, **dict.fromkeys(off, False)}
-        out[name] = type(f"Subject{name}", (Redactor,), attrs).factory(max_hold=max_hold)
-
-    class Pure(Redactor):
-        _COMPILED = fast
-        _NATIVE = False
-
-    out["pure"] = Pure.factory(max_hold=max_hold)
-    return out
-
-
-def _same(calls: list[Call], fast: bool, max_hold: int = 8192, truncated: bool = False) -> None:
-    got = {name: _run(make, calls, truncated) for name, make in _subjects(fast, max_hold).items()}
-    for name, steps in got.items():
-        assert steps == got["on"], (name, calls)
+    offs = [("on", ()), ("off", _SWITCHES), *((f"no{s}", (s,)) for s in _SWITCHES)]
+    return {name: sameness.variant(fast, max_hold, tuple((s, False) for s in off)) for name, off in offs}
 
 
 def test_the_switches_are_on_and_the_keepers_are_handed_to_the_feed() -> None:
@@ -88,36 +73,19 @@ def test_the_switches_are_on_and_the_keepers_are_handed_to_the_feed() -> None:
 
 @pytest.mark.parametrize("fast", [True, False])
 def test_the_same_steps_on_the_corpora(fast: bool) -> None:
-    for calls in corpus_cuts(corpus_texts(), 34):
-        _same(calls, fast)
+    sameness.on_corpora(_subjects, fast, 34)
 
 
 @pytest.mark.parametrize("fast", [True, False])
 def test_the_same_steps_on_the_suites(fast: bool) -> None:
-    for calls, max_hold in suite_cuts(340):
-        _same(calls, fast, max_hold)
+    sameness.on_suites(_subjects, fast, 340)
 
 
-@settings(max_examples=150, deadline=None)
-@given(
-    st.lists(_PIECES, max_size=20).map("".join),
-    st.lists(st.integers(1, 12), min_size=1, max_size=8),
-    st.lists(st.integers(0, 6), min_size=1, max_size=8),
-    st.sampled_from([8192, 40]),
-    st.booleans(),
-)
+@sameness.chunkings(_PIECES, max_examples=150)
 def test_the_same_steps_on_generated_texts(
     text: str, sizes: list[int], aheads: list[int], max_hold: int, truncated: bool
 ) -> None:
-    calls = _cut(text, sizes)
-    at = 0
-    for k, (piece, _) in enumerate(calls):
-        at += len(piece)
-        n = aheads[k % len(aheads)]
-        if n:
-            calls[k] = (piece, text[at : at + n])
-    for fast in (True, False):
-        _same(calls, fast, max_hold, truncated)
+    sameness.on_chunking(_subjects, text, sizes, aheads, max_hold, truncated)
 
 
 class _PythonRelease(Redactor):

@@ -27,7 +27,8 @@ from hypothesis import strategies as st
 
 from sluicegate.redaction import Redactor, validators
 
-from .test_feed_lean import Call, _run, corpus_cuts, corpus_texts, suite_cuts
+from .sameness import Call, corpus_cuts, corpus_texts, suite_cuts
+from .sameness import run as _run
 
 
 @contextmanager
