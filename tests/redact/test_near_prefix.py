@@ -23,7 +23,7 @@ from sluicegate.redaction import Redactor, fastpath
 from sluicegate.redaction.registry import BUILTIN
 from tests.benchmarks.corpora27 import CORPORA
 
-from .sameness import Call, corpus_cuts, corpus_texts, suite_cuts
+from .sameness import Call, corpus_cuts, corpus_texts, reference, suite_cuts
 from .sameness import run as _run
 
 _NEAR = tuple(d for d in BUILTIN if d.near is not None)
@@ -84,14 +84,13 @@ def test_none_for_a_text_is_none_for_every_longer_one(context: str, after: str, 
 def _compare(calls: list[Call], max_hold: int = 8192) -> None:
     native = _native()
     on = Redactor.factory(max_hold=max_hold)
-    pure = type("Pure", (Redactor,), {"_NATIVE": False, "_COMPILED": False}).factory(max_hold=max_hold)
     got = _run(on, calls)
     was = native.set_near_prefixes(False)
     try:
         assert _run(on, calls) == got, calls
     finally:
         native.set_near_prefixes(was)
-    assert _run(pure, calls) == got, calls
+    assert got == reference(calls, False, max_hold), calls  # the pure path (once a session: sameness.py)
 
 
 def _fresh_caches() -> None:
