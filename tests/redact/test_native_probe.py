@@ -17,7 +17,8 @@ from sluicegate.redaction import Redactor, fastpath, tracker
 from sluicegate.redaction.registry import BUILTIN
 from tests.benchmarks.corpora27 import CORPORA
 
-from .test_feed_lean import Call, _run, corpus_cuts, corpus_texts, suite_cuts
+from .sameness import Call, corpus_cuts, corpus_texts, reference, suite_cuts
+from .sameness import run as _run
 
 
 def _native() -> Any:
@@ -124,7 +125,6 @@ def test_odd_arguments_go_to_the_python_probe() -> None:
 
 def _compare(calls: list[Call], max_hold: int = 8192) -> None:
     on = Redactor.factory(max_hold=max_hold)
-    pure = type("Pure", (Redactor,), {"_NATIVE": False, "_COMPILED": False}).factory(max_hold=max_hold)
     got = _run(on, calls)
 
     def off() -> Redactor:
@@ -135,7 +135,7 @@ def _compare(calls: list[Call], max_hold: int = 8192) -> None:
             tracker.C_PROBE = True
 
     assert _run(off, calls) == got, calls
-    assert _run(pure, calls) == got, calls
+    assert got == reference(calls, False, max_hold), calls  # the pure path (once a session: sameness.py)
 
 
 @pytest.mark.parametrize("seed", [35])

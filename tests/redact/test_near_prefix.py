@@ -3,7 +3,8 @@ an answer "none" remembered for a prefix of the text after the start is the answ
 
 The claim rests on two facts, checked here against the engine: the answer there is the detector's for that text
 alone (test_label_near.py checks it), and "none" for a text is "none" for every text that begins with it (no path
-revives; the label detectors hold no assertion that appended text could satisfy: no `\\b`, `\\B`, `$`, `\\Z`).
+revives; the label detectors hold no assertion that appended text could satisfy: no `\\b`, `\\B`, `\\m`, `\\M`, `$`,
+`\\Z`, `\\G`, no WORD flag).
 Then the stream with the prefixes on, off and the pure path, byte for byte, and that the prefixes are taken.
 """
 
@@ -14,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -21,7 +23,8 @@ from sluicegate.redaction import Redactor, fastpath
 from sluicegate.redaction.registry import BUILTIN
 from tests.benchmarks.corpora27 import CORPORA
 
-from .test_feed_lean import Call, _run, corpus_cuts, corpus_texts, suite_cuts
+from .sameness import Call, corpus_cuts, corpus_texts, reference, suite_cuts
+from .sameness import run as _run
 
 _NEAR = tuple(d for d in BUILTIN if d.near is not None)
 
@@ -32,11 +35,34 @@ def _native() -> Any:
     return fastpath.native
 
 
+# What could read text appended later, or the position a search began (regex's zero-width assertions): word
+# boundaries (`\\b`, `\\B`, a word's start and end `\\m`, `\\M`), the end (`$`, `\\Z`, `\\z`), the search anchor
+# `\\G`, a conditional `(?(`, and the WORD flag (`(?w)`, scoped `(?wi:` or given to compile), which changes what
+# the boundaries and `$` read. A substring test errs on the safe side (an escaped backslash before `m` refuses).
+_LATE = ("\\b", "\\B", "\\m", "\\M", "$", "\\Z", "\\z", "\\G", "(?(")
+_WORD_FLAG = regex.compile(r"\(\?[a-zA-Z0-9-]*w")
+
+
+def _late_assertions(pattern: str, flags: int) -> list[str]:
+    """The tokens of `_LATE` in `pattern`, and "WORD" where the WORD flag is set inline or in `flags`."""
+    found = [token for token in _LATE if token in pattern]
+    if _WORD_FLAG.search(pattern) or flags & regex.WORD:
+        found.append("WORD")
+    return found
+
+
+def test_the_guard_sees_each_assertion() -> None:
+    v0 = regex.V0 | regex.UNICODE
+    for pattern in (r"\mab", r"ab\M", r"(?w)ab", r"(?wi:ab)", r"(?i-w:ab)", r"\Gab", r"a\b", r"a$", r"(?(1)a|b)"):
+        assert _late_assertions(pattern, v0), pattern
+    assert _late_assertions("ab", v0 | regex.WORD) == ["WORD"]
+    assert _late_assertions(r"(?i:ab)[\s]{0,3}+(?=[:=])(?P<w>\w)", v0) == []
+
+
 def test_the_label_detectors_hold_no_assertion_that_text_could_satisfy_later() -> None:
     assert _NEAR
     for d in _NEAR:
-        for token in ("\\b", "\\B", "$", "\\Z", "\\z", "(?("):
-            assert token not in d.compiled.pattern, (d.entity, token)
+        assert _late_assertions(d.compiled.pattern, d.compiled.flags) == [], d.entity
 
 
 # No label word in the context: a start there is the compiled feed's no-tail case.
@@ -58,14 +84,13 @@ def test_none_for_a_text_is_none_for_every_longer_one(context: str, after: str, 
 def _compare(calls: list[Call], max_hold: int = 8192) -> None:
     native = _native()
     on = Redactor.factory(max_hold=max_hold)
-    pure = type("Pure", (Redactor,), {"_NATIVE": False, "_COMPILED": False}).factory(max_hold=max_hold)
     got = _run(on, calls)
     was = native.set_near_prefixes(False)
     try:
         assert _run(on, calls) == got, calls
     finally:
         native.set_near_prefixes(was)
-    assert _run(pure, calls) == got, calls
+    assert got == reference(calls, False, max_hold), calls  # the pure path (once a session: sameness.py)
 
 
 def _fresh_caches() -> None:

@@ -22,8 +22,9 @@ from sluicegate.redaction.registry import BUILTIN
 from tests.benchmarks import corpus as C
 from tests.benchmarks.corpora27 import CORPORA
 
+from .sameness import Call, corpus_cuts, corpus_texts, reference, suite_cuts
+from .sameness import run as _run
 from .suite_cases import NAMES, load
-from .test_feed_lean import Call, _run, corpus_cuts, corpus_texts, suite_cuts
 
 
 def _tails() -> list[tuple[Any, OpenTail]]:
@@ -129,10 +130,9 @@ def _off(make: Callable[[], Redactor]) -> Callable[[], Redactor]:
 
 def _compare(calls: list[Call], max_hold: int = 8192) -> None:
     on = Redactor.factory(max_hold=max_hold)
-    pure = type("Pure", (Redactor,), {"_NATIVE": False, "_COMPILED": False}).factory(max_hold=max_hold)
     got = _run(on, calls)
     assert _run(_off(on), calls) == got, calls
-    assert _run(pure, calls) == got, calls
+    assert got == reference(calls, False, max_hold), calls  # the pure path (once a session: sameness.py)
 
 
 @pytest.mark.parametrize("seed", [35])

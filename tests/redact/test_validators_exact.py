@@ -3,7 +3,8 @@
 - `validators.JWT_FLAT`: a JWT header that decodes to a flat JSON object (`_FLAT_OBJECT`) is taken as one without
   `json.loads`. Claim: every byte string `_FLAT_OBJECT` accepts, `json.loads` reads as a dict; so `jwt` answers
   the same with the shortcut on and off, on every input (flat, nested, escaped, non-ASCII, control characters,
-  BOMs, NULs, huge integers, whitespace JSON does not know, random bytes).
+  BOMs, NULs, huge integers, whitespace JSON does not know, random bytes); generated valid flat objects with one
+  piece a near miss, and a fixed list of near misses of a valid header, so a shortcut that is too wide shows.
 - `validators.IBAN_TABLE`: an ASCII alphanumeric IBAN converted by one `str.translate` to the digits
   `str(int(ch, 36))` gives each character; anything else (a non-ASCII digit `int` reads, a letter it does not, a
   stray symbol) by the loop, as before: the same answer or the same exception.
@@ -26,7 +27,8 @@ from hypothesis import strategies as st
 
 from sluicegate.redaction import Redactor, validators
 
-from .test_feed_lean import Call, _run, corpus_cuts, corpus_texts, suite_cuts
+from .sameness import Call, corpus_cuts, corpus_texts, reference, suite_cuts
+from .sameness import run as _run
 
 
 @contextmanager
@@ -76,6 +78,79 @@ def _objects(draw: st.DrawFn) -> bytes:
         return text.encode(encoding)
     except UnicodeEncodeError:
         return text.encode("utf-8")
+
+
+_JSON_WS = st.sampled_from(["", "", " ", "\t", "\n", "\r", " \r\n "])
+_PLAIN = st.text(st.characters(min_codepoint=0x20, max_codepoint=0x7E, exclude_characters='"\\'), max_size=6)
+# Values `_FLAT_OBJECT` takes, and the near misses of each (JSON's answer is then the one).
+_GOOD_VALUES = (
+    _PLAIN.map(lambda t: f'"{t}"')
+    | st.integers(-(10**18) + 1, 10**18 - 1).map(str)
+    | st.sampled_from(["0", "-0", "true", "false", "null", "9" * 18, "-" + "9" * 18])
+)
+_NEAR_VALUES = st.sampled_from(
+    [
+        "01", "-01", "00", "-00", "0" * 18, "1.0", "1e3", "1E3", "-", "+1", "1" + "0" * 18, "-" + "9" * 19, "0x1",
+        '"\\n"', '"a\\"b"', '"\\u00e9"', '"\x7f"', '"\x1f"', '"\t"', '"é"', "[]", "{}", '{"b":1}', "[1]",
+        "True", "nul", "nulls", "truex", "NaN", '"a', "",
+    ]
+)  # fmt: skip
+
+
+@st.composite
+def _flat_objects(draw: st.DrawFn) -> bytes:
+    """Valid flat objects (most draws) in JSON's whitespace layouts, and the same with one member's key, value
+    or separator a near miss: what a wrong shortcut (e.g. `01` taken as a number) would answer differently."""
+    members = []
+    for _ in range(draw(st.integers(0, 4))):
+        key = f'"{draw(_PLAIN)}"'
+        value = draw(_GOOD_VALUES)
+        members.append([draw(_JSON_WS), key, draw(_JSON_WS), ":", draw(_JSON_WS), value, draw(_JSON_WS)])
+    if members and draw(st.booleans()):
+        member = draw(st.sampled_from(members))
+        slot = draw(st.sampled_from([1, 3, 5, 5, 5, 0]))
+        near = {1: st.sampled_from(['"é"', '"\\n"', "a", '"a\x00"', "1"]), 3: st.sampled_from(["", "::", "="])}
+        member[slot] = draw(near.get(slot, _NEAR_VALUES if slot == 5 else st.sampled_from(["\x0b", "\x0c", "\xa0"])))
+    inner = ",".join("".join(m) for m in members) if members else draw(_JSON_WS)
+    return (draw(_JSON_WS) + "{" + inner + "}" + draw(_JSON_WS)).encode()
+
+
+@settings(max_examples=3000, deadline=None)
+@given(_flat_objects())
+def test_a_valid_flat_object_or_a_near_miss_decides_as_json_does(header: bytes) -> None:
+    if validators._FLAT_OBJECT.fullmatch(header) is not None:
+        assert isinstance(json.loads(header), dict), header
+    on, off = _both(validators.jwt, _token(header))
+    assert on == off, header
+
+
+# Near misses of a valid header, each compared on against off (review 35: a shortcut that took `01` as a number
+# answered True where `json.loads` raises, and the generated objects above rarely reached it).
+_NEAR_HEADERS = [
+    b'{"a":01}', b'{"a":-01}', b'{"a":00}', b'{"a":1.0}', b'{"a":1e3}', b'{"a":1E3}', b'{"a":-}', b'{"a":+1}',
+    b'{"a":"\x7f"}', b'{"a":"\x1f"}', b'{"a":"\\"b"}', b'{"a":"\\u00e9"}', b'{"a\\n":1}',
+    b'{"a":1234567890123456789}', b'{"a":-1234567890123456789}', b'{"a":123456789012345678}', b'{"a":-0}',
+    b'{"a":{"b":1}}', b'{"a":[1]}', b'{"a":[]}', b'{ "a" : 1 }', b'{\r\n"a"\t:\n1\r}', b'{\x0b"a":1}',
+    b'{"a":1}\x0c', b'\xc2\xa0{"a":1}', b'{"a":1,"a":2}', b'{"a":true,"b":false,"c":null}', b'{"a":True}',
+    b'{"a":nul}', b'{"a":nulls}', b'{"\xc3\xa9":1}', b'{"a":"\xc3\xa9"}', b"{}", b"{ }", b"{,}", b'{"a":1,}',
+    b'{"a"}', b'{"a":}', b"{:1}", b'{"a":1 "b":2}', b'{"a":1}{}', b"[]", b'\xef\xbb\xbf{"a":1}', b'{"a":1}\x00',
+    b'{"a":"\\x"}', b'{"a":"\\"}', b'{"a":0}', b'{"a":-12}', b'{"a":"b","c":"d"}',
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("header", _NEAR_HEADERS)
+def test_near_misses_of_a_header_decide_as_json_does(header: bytes) -> None:
+    on, off = _both(validators.jwt, _token(header))
+    assert on == off, header
+    try:
+        want = isinstance(json.loads(header), dict)
+    except ValueError:
+        want = False
+    assert on == want, header
+
+
+def test_the_review_token_as_written() -> None:
+    assert _both(validators.jwt, "eyJhIjowMX0.x.y") == (False, False)  # ({"a":01}: json.loads raises)
 
 
 def _token(header: bytes) -> str:
@@ -140,8 +215,8 @@ def _compare(calls: list[Call], max_hold: int = 8192) -> None:
     got = _run(on, calls)
     with _off():
         assert _run(on, calls) == got, calls
-        assert _run(pure, calls) == got, calls
-    assert _run(pure, calls) == got, calls
+        assert _run(pure, calls) == got, calls  # (the pure path with the shortcuts off: not the cached one)
+    assert got == reference(calls, False, max_hold), calls  # the pure path (once a session: sameness.py)
 
 
 class _Counted:

@@ -50,6 +50,9 @@ SWITCHES = (
     (wholedb, "NATIVE_MERGE"),
     (wholedb, "NATIVE_COLLECT"),
     (whole, "NATIVE_MATCHES"),
+    (whole, "LEAN_LOCATE"),
+    (whole, "BY_ID"),
+    (wholedb, "BY_ID"),
 )
 
 
@@ -107,6 +110,13 @@ def test_what_is_not_handed_to_the_stdlib_engine() -> None:
         assert whole._stdlib(pattern, v0) is None, pattern
     assert whole._stdlib(r"[0-9]{3}", v0 | regex.IGNORECASE) is None
     assert whole._stdlib(r"[+?]{2}x", v0) is not None  # (a class that holds `+?`: not a quantifier)
+    # What `regex` reads and `re` takes for literals: POSIX classes and fuzzy constraints (review 35).
+    for pattern in (r"[[:alpha:]]", r"[^[:space:]]", r"[a[:digit:]]", r"(?:ab){e<=1}", r"(?:ab){1<=e<=2}", r"a{e}"):
+        assert whole._stdlib(pattern, v0) is None, pattern
+    for pattern in (r"a{x}", r"a{ 1}", r"a{1, 2}", r"a{1,2", r"a{}", r"a{,}"):  # (a brace not a count: refused)
+        assert whole._stdlib(pattern, v0) is None, pattern
+    for pattern in (r"a{3}", r"a{1,}", r"a{,2}", r"a{1,2}", r"[{:]x", r"\{e<=1\}", r"[\[:]x"):
+        assert whole._stdlib(pattern, v0) is not None, pattern
     assert whole._first_alternative(r"(?=[0-9])(?:(?:ab|cd)|ef)") == r"(?=[0-9])(?:(?:ab|cd))"
     assert whole._first_alternative(r"(?=[0-9])(?:(?:ab|cd)x)") is None  # (something after the alternation)
     assert whole._first_alternative(r"(?=[0-9])(?:(?:ab|cd))") == r"(?=[0-9])(?:ab)"
@@ -210,6 +220,17 @@ def test_the_compiled_merge_refuses_what_is_not_pairs_of_ints() -> None:
     with pytest.raises(TypeError):
         fastpath.wholec.merge((1, 2), 0)
     assert wholedb.merge([(1 << 70, 1 << 71)], 0) == [(1 << 70, 1 << 71)]  # (the Python form then)
+    top = (1 << 63) - 1  # (LLONG_MAX: `b + 1` would overflow in C, so refused there and merged in Python)
+    for spans in ([(0, top), (top, top)], [(top, top)], [(top, 1)]):
+        with pytest.raises(OverflowError):
+            fastpath.wholec.merge(list(spans), 0)
+        with pytest.raises(OverflowError):
+            fastpath.wholec.runs(list(spans))
+        assert wholedb.merge(list(spans), 0) == prefilter._merge(spans, 0)
+        with mock.patch.object(wholedb, "NATIVE_MERGE", False):
+            want = whole._runs(list(spans))
+        assert whole._runs(list(spans)) == want
+    assert fastpath.wholec.merge([(0, top - 1), (top - 1, top - 1)], 0) == [(0, top - 1)]
     assert fastpath.wholec.merge([], 5) == []
 
 
@@ -303,6 +324,31 @@ def test_hypothesis_the_compiled_loop_is_matches_in(
                 assert [m.span() for m in got] == want, d.entity
 
 
+def test_the_compiled_loop_stops_at_a_match_past_its_span_or_point() -> None:
+    """A long span's search finds a match that starts one past the span's end (clipped at `point - 1`, or the
+    span's own last position): not kept, as `prefilter.matches_in` keeps none (review 35: `ms > end` there)."""
+    helper = fastpath.wholec
+    if helper is None:
+        assert os.environ.get("SLUICEGATE_PURE") == "1"
+        return
+    (d,) = [d for d in Redactor()._engine.detectors if d.entity == "US_SSN"]
+    text = "a" * 30 + " 123-45-6789 tail"
+    at = text.index("1")
+    cases = [
+        ([(0, len(text) - 1)], at, []),  # (the span clipped to end at point - 1, the match starting at point)
+        ([(0, at - 1)], len(text), []),  # (the span ends one before the match)
+        ([(0, at - 1), (at + 4, at + 6)], len(text), []),  # (and the next span starts inside it)
+        ([(0, len(text) - 1)], at + 1, [(at, at + 11)]),  # (not vacuous: one more and it is found)
+        ([(0, at)], len(text), [(at, at + 11)]),
+    ]
+    for spans, point, want in cases:
+        for long_span in (8, prefilter.LONG_SPAN):
+            with mock.patch.object(prefilter, "LONG_SPAN", long_span):
+                assert [m.span() for m in prefilter.matches_in(d, text, spans, 0, point)] == want, (spans, point)
+            got = helper.matches_in(d.compiled.match, None, d.compiled.search, text, spans, 0, point, long_span)
+            assert [m.span() for m in got] == want, (spans, point, long_span)
+
+
 def test_the_compiled_loop_on_the_corpora_and_its_refusals() -> None:
     helper = fastpath.wholec
     if helper is None:
@@ -327,18 +373,53 @@ def test_the_compiled_loop_on_the_corpora_and_its_refusals() -> None:
         helper.matches_in(lambda v, s: 1 / 0, None, d.compiled.search, "x", [(0, 0)], 0, 1, 256)
 
 
+# Runs that reach each branch of the lean form: a `+` run whose first group is more than the stray digits allowed
+# (kept: a country code), dotted runs (only a whole-run grouping counts), several candidates (`_pick`), and stray
+# digits either side (the run refused).
+_CARD_RUNS = [
+    "+12345 4111 1111 1111 1111",
+    "+12345 4111 1111 1111 1111 12345",
+    "+1 4111 1111 1111 1111",
+    "+4111 1111 1111 1111",
+    "+12345.4111.1111.1111.1111",
+    "4111.1111.1111.1111",
+    "4111.111.11111.1111",
+    "4111\u00b71111\u00b71111\u00b71111",
+    "4111 1111 1111 1111 4111 1111 1111 1111",
+    "4111 1111 1111 1111 5 4111 1111 1111 1111",
+    "4111111111111111 4111 1111 1111 1111",
+    "12345 4111 1111 1111 1111",
+    "4111 1111 1111 1111 12345",
+    "12345 4111 1111 1111 1111 67890",
+    "1 4111 1111 1111 1111 2",
+    "1234 4111 1111 1111 1111 5678",
+]
+
+
 @settings(max_examples=1000, deadline=None)
 @given(
     st.lists(
         st.sampled_from(
-            ["4111", "1111", "4", "12", "123", "0", "5", "+", " ", "-", ".", "\t", "\u00b7", "a", "\u0663"]
+            ["4111", "1111", "4", "12", "123", "12345", "0", "5", "+", " ", "-", ".", "\t", "\u00b7", "a", "\u0663"]
         ),
         max_size=14,
     ).map("".join)
     | st.text(st.sampled_from(list("0123456789 -.+\u00b7")), max_size=30)
+    | st.sampled_from(_CARD_RUNS)
 )
 def test_card_windows_lean_is_card_windows(run: str) -> None:
     assert windows.card_windows_lean(run) == windows.card_windows(run)
+
+
+@pytest.mark.parametrize("run", _CARD_RUNS)
+def test_card_windows_lean_is_card_windows_on_each_branch(run: str) -> None:
+    assert windows.card_windows_lean(run) == windows.card_windows(run)
+
+
+def test_the_card_runs_reach_the_branches() -> None:
+    # Not vacuous: some of the runs above are windows, some are refused, and a `+` run keeps its long first group.
+    found = [windows.card_windows(run) for run in _CARD_RUNS]
+    assert found[0] == [(7, 26)] and [] in found and sum(len(f) > 1 for f in found) >= 1
 
 
 def test_card_windows_lean_on_the_corpora_runs() -> None:

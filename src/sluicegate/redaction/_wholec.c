@@ -11,6 +11,7 @@ one-character string object per character (~25 ns each, 1 ms of the whole text's
 string's own code units. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <limits.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -87,7 +88,8 @@ static int pair_cmp(const void *x, const void *y) {
 static PyObject *pairs_list(const Pair *pairs, Py_ssize_t n);
 static Py_ssize_t merge_pairs(Pair *pairs, Py_ssize_t n, long long lo);
 
-/* The (int, int) pairs of a list, in a new buffer (PyMem_Free it), or NULL with an exception set. */
+/* The (int, int) pairs of a list, in a new buffer (PyMem_Free it), or NULL with an exception set (an
+OverflowError for a value outside long long or equal to LLONG_MAX, where the callers take the Python form). */
 static Pair *parse_pairs(PyObject *spans, Py_ssize_t *count) {
     if (!PyList_Check(spans)) {
         PyErr_SetString(PyExc_TypeError, "spans must be a list of (int, int) pairs");
@@ -111,6 +113,12 @@ static Pair *parse_pairs(PyObject *spans, Py_ssize_t *count) {
         pairs[i].b = PyLong_AsLongLong(PyTuple_GET_ITEM(t, 1));
         if (PyErr_Occurred()) {
             PyMem_Free(pairs);
+            return NULL;
+        }
+        if (pairs[i].a == LLONG_MAX || pairs[i].b == LLONG_MAX) {
+            /* (`merge_pairs` reads `b + 1`: refused here, so the caller takes the Python form) */
+            PyMem_Free(pairs);
+            PyErr_SetString(PyExc_OverflowError, "spans must be below LLONG_MAX");
             return NULL;
         }
     }

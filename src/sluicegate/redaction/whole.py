@@ -278,6 +278,9 @@ _STDLIB_OK = regex.compile(r"(?:[ -\[\]-~]|\\[.\-+()\[\]{}*?|^$/:@#%&=!<>,;'\"~ 
 _BAD_GROUP = regex.compile(r"\((?!\?:|\?=|\?!|\?<=|\?<!|\?P<[A-Za-z_][A-Za-z0-9_]*>)(?=\?)")
 # A quantifier right after another (a possessive `{1,6}+`, a lazy `*?`) or `(?` after `\`: not handed over.
 _DOUBLE = regex.compile(r"[}*+?][+?]")
+# A `{` outside classes that is not a count `{m}`, `{m,}`, `{,n}`, `{m,n}`: `regex` may read it as a fuzzy
+# constraint (`{e<=1}`, `{1<=e<=2}`, `{e}`) where `re` reads a literal; so any other brace is not handed over.
+_BRACE = regex.compile(r"\{(?![0-9]+(?:,[0-9]*)?\}|,[0-9]+\})")
 
 
 def _stdlib(pattern: str, flags: int) -> Any:
@@ -287,10 +290,14 @@ def _stdlib(pattern: str, flags: int) -> Any:
     `_STDLIB_OK` lets through (classes of ASCII characters and ranges, literals, groups, bounded and unbounded
     greedy quantifiers, lookarounds; a lookbehind of one width only, or `re` refuses it); the per-call cost of
     `re` is about a third of `regex`'s (0.15 against 0.45 µs on 64 KB views), most of an address's check in
-    logs. tests/redact/test_whole_quick.py compares the two engines at every position of generated texts."""
+    logs. Refused besides: lazy and possessive quantifiers (`_DOUBLE`: no built-in needs one, so the subset
+    the engines are compared on stays small), a POSIX class `[[:alpha:]]` inside a class (`regex` reads it,
+    `re` a nested set of literals) and a brace that is not a count (`_BRACE`: a fuzzy constraint to `regex`).
+    tests/redact/test_whole_quick.py compares the two engines at every position of generated texts."""
     if flags != regex.V0 | regex.UNICODE or not pattern.isascii() or _STDLIB_OK.fullmatch(pattern) is None:
         return None
-    if _BAD_GROUP.search(pattern) or _DOUBLE.search(_no_classes(pattern)):
+    rest, posix = _split_classes(pattern)
+    if posix or _BAD_GROUP.search(pattern) or _DOUBLE.search(rest) or _BRACE.search(rest):
         return None
     try:
         return re.compile(pattern)
@@ -298,10 +305,12 @@ def _stdlib(pattern: str, flags: int) -> Any:
         return None
 
 
-def _no_classes(pattern: str) -> str:
+def _split_classes(pattern: str) -> tuple[str, bool]:
     """`pattern` with each character class (and each escaped character) replaced by `x`: what is left holds
-    the quantifiers as written (`[+?]` is two characters of a class, not a quantifier)."""
+    the quantifiers and braces as written (`[+?]` is two characters of a class, not a quantifier); and whether
+    a class holds an unescaped `[:` (a POSIX class to `regex`)."""
     out: list[str] = []
+    posix = False
     i, n = 0, len(pattern)
     while i < n:
         ch = pattern[i]
@@ -316,13 +325,14 @@ def _no_classes(pattern: str) -> str:
             if i < n and pattern[i] == "]":
                 i += 1
             while i < n and pattern[i] != "]":
+                posix = posix or pattern.startswith("[:", i)
                 i += 2 if pattern[i] == "\\" else 1
             out.append("x")
             i += 1
             continue
         out.append(ch)
         i += 1
-    return "".join(out)
+    return "".join(out), posix
 
 
 # False: `_matches_in` is `prefilter.matches_in` in Python, not the compiled `_wholec.matches_in` (the same loop;
@@ -856,7 +866,7 @@ def certified(
     # check, and declines), then with them: a detector with none anywhere has no path that reads its trigger
     # reach (prefilter.py's covering property), so that reach bounds it and its `far` need not be asked.
     reads = _Reads(n)  # each far asked once at a place, over the three tries, within the budget
-    if QUIET_FARS and quiet and _places_hold(engine, view, per, window, plan, blocks, dict.fromkeys(quiet, []), reads):
+    if QUIET_FARS and quiet and _places_hold(engine, view, per, window, plan, blocks, {i: [] for i in quiet}, reads):
         return True  # (below: the same without them, then with the prefilter's own hits)
     if _places_hold(engine, view, per, window, plan, blocks, None, reads):
         return True

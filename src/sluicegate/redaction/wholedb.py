@@ -421,16 +421,17 @@ def _scan(
     db.scan(data, match_event_handler=on)
 
 
-def shared(detectors: Sequence[Detector]) -> Candidates | None:
+def shared(detectors: tuple[Detector, ...]) -> Candidates | None:
     """One set of databases per detector selection, or None without the extra (or where hyperscan cannot
-    compile them). Remembered by the selection's identity too (`_BY_ID`): the one pass asks twice per text,
-    and the cache's key hashes each detector (a frozen dataclass: ~0.3 µs each)."""
+    compile them). Remembered by the selection's identity too (`_BY_ID`; a tuple, so it cannot change under that
+    identity): the one pass asks twice per text, and the cache's key hashes each detector (a frozen dataclass:
+    ~0.3 µs each)."""
     if _pf._hs is None:
         return None
     got = _BY_ID.get(id(detectors)) if BY_ID else None
     if got is not None and got[0] is detectors:
         return got[1]
-    out = _shared(tuple(detectors))
+    out = _shared(detectors)
     if BY_ID and len(_BY_ID) < 64:
         _BY_ID[id(detectors)] = (detectors, out)  # (the selection kept alive: its id is not reused meanwhile)
     return out
@@ -438,7 +439,7 @@ def shared(detectors: Sequence[Detector]) -> Candidates | None:
 
 # False: `shared` is not remembered by identity (tests/redact/test_whole_quick.py compares).
 BY_ID = True
-_BY_ID: dict[int, tuple[Sequence[Detector], Candidates | None]] = {}
+_BY_ID: dict[int, tuple[tuple[Detector, ...], Candidates | None]] = {}
 
 
 @lru_cache(maxsize=32)
