@@ -19,7 +19,18 @@ from unittest import mock
 
 import pytest
 
-from sluicegate.redaction import Redactor, fastpath, opentail, prefilter, shape, shapecache, tails, whole, wholedb
+from sluicegate.redaction import (
+    Redactor,
+    fastpath,
+    labelgap,
+    opentail,
+    prefilter,
+    shape,
+    shapecache,
+    tails,
+    whole,
+    wholedb,
+)
 from sluicegate.redaction.starters import Starters
 
 from .test_whole_candidates import TEXTS
@@ -79,7 +90,7 @@ def _mismatches(data: dict[str, Any]) -> list[str]:
         if (None if tail is None else tail.packed()) != (None if got is None else (base64.b64decode(got[0]), got[1])):
             out.append(f"tail {guarded} {pattern}")
     for d in shapecache.wanted_gaps():
-        if stored["gaps"][shapecache.gap_key_of(d)] != wholedb.label_gap(d):
+        if stored["gaps"][shapecache.gap_key_of(d)] != labelgap.label_gap(d):
             out.append(f"gap {d.pattern}")
     for pattern, flags in shapecache.wanted_fars():
         want = tails._pairs(pattern, flags)
@@ -202,7 +213,7 @@ def test_an_edited_source_makes_the_file_stale(tmp_path: Path) -> None:
     verifying refuses with "stale"."""
     here = Path(shapecache.__file__).parent
     data = _file()
-    for name in ("shape.py", "starters.py", "opentail.py", "wholedb.py"):
+    for name in ("shape.py", "starters.py", "opentail.py", "labelgap.py"):
         folder = tmp_path / name
         folder.mkdir()
         for source in {*shapecache._SOURCES, *shapecache._PAIR_SOURCES, *shapecache._DERIVED_SOURCES}:
@@ -240,7 +251,7 @@ def _counted() -> Iterator[tuple[list[tuple[str, int, bool]], list[Any]]]:
     """The open tails and label gaps computed (not read from the file) while it is open."""
     tails: list[tuple[str, int, bool]] = []
     gaps: list[Any] = []
-    real_tail, real_gap = opentail.open_tail, wholedb.label_gap
+    real_tail, real_gap = opentail.open_tail, labelgap.label_gap
 
     def tail(pattern: str, flags: int = 0, guarded: bool | None = None) -> object:
         tails.append((pattern, flags, opentail.GUARDED if guarded is None else guarded))
@@ -250,7 +261,7 @@ def _counted() -> Iterator[tuple[list[tuple[str, int, bool]], list[Any]]]:
         gaps.append(d)
         return real_gap(d)
 
-    with mock.patch.object(opentail, "open_tail", tail), mock.patch.object(wholedb, "label_gap", gap):
+    with mock.patch.object(opentail, "open_tail", tail), mock.patch.object(labelgap, "label_gap", gap):
         yield tails, gaps
 
 
@@ -300,7 +311,7 @@ def test_the_stored_tails_are_the_computed_ones_under_both_switches() -> None:
         differ += guarded and packed != shapecache.tail(pattern, flags, False)[1]
     assert differ
     for d in shapecache.wanted_gaps():
-        assert shapecache.gap(d) == (True, wholedb.label_gap(d))
+        assert shapecache.gap(d) == (True, labelgap.label_gap(d))
     for pattern, flags in shapecache.wanted_fars():
         assert shapecache.far_pairs(pattern, flags) == (True, tails._pairs(pattern, flags)), pattern
         assert tails.pairs(pattern, flags) == tails._pairs(pattern, flags)

@@ -98,7 +98,7 @@ def _near_forms() -> tuple[tuple[str, ...], ...]:
 
 
 def _near_gap(detectors: Any) -> int:
-    """The most characters a label detector's match starts after its label word's end (wholedb.label_gap), the
+    """The most characters a label detector's match starts after its label word's end (labelgap.label_gap), the
     larger over the detectors with a `near` claim; -1 where one is not known."""
     gaps = [_label_gap(d) for d in detectors if d.near is not None]
     return -1 if not gaps or None in gaps else max(g for g in gaps if g is not None)
@@ -106,14 +106,14 @@ def _near_gap(detectors: Any) -> int:
 
 @lru_cache(maxsize=64)
 def _label_gap(d: Any) -> int | None:
-    """`wholedb.label_gap(d)`, read once per detector (it parses the pattern: a new Redactor must not), and for a
+    """`labelgap.label_gap(d)`, read once per detector (it parses the pattern: a new Redactor must not), and for a
     built-in from shapecache.py's file where that lists the environment."""
     from .shapecache import gap
 
     stored, got = gap(d)  # (by the pattern and its `near_rest`, all `label_gap` reads of a detector)
     if stored:
         return got
-    from .wholedb import label_gap
+    from .labelgap import label_gap
 
     return label_gap(d)
 

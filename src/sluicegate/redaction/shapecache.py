@@ -10,7 +10,7 @@ the pass otherwise asks Python for ~1,000-2,000 times in a process's first call,
 detector selection. Another selection (entities, custom detectors) or a custom pattern fills its own as before.
 It also keeps what the compiled feed reads off each built-in's pattern when a Redactor is built (fastpath.py
 `_per_detector`): its open tail (opentail.py, with and without trailing guards, for either value of
-`opentail.GUARDED`) and the label gap of the label detectors (wholedb.py `label_gap`). Both parse the pattern
+`opentail.GUARDED`) and the label gap of the label detectors (labelgap.py `label_gap`). Both parse the pattern
 again, and cost a process's first `Redactor()` ~160 ms of its ~180 (stop 35's GUARDED gave more detectors a tail).
 And the (w, A) pairs of tails.py (`tails.pairs`) of each built-in's pattern and opener, which the whole-text
 pass's far bounds (whole.py `far_of`) read off on its first call (~100 ms more).
@@ -20,7 +20,7 @@ ever written at run time: site-packages may be read-only):
 - the *source key* (`source_key()`; `pairs_key()` for the table): a hash of shape.py, parsetree.py and
   reach.py's source, `STATES` and `FORMAT` (the table: starters.py and detector.py's source, `FORMAT`, and
   every detector's pattern, flags, `first`, `context` and trust; the tails and gaps: `derived_key()`, of
-  opentail.py, tails.py, parsetree.py, reach.py, wholedb.py and labels.py, and `FORMAT`, each entry keyed by
+  opentail.py, tails.py, parsetree.py, reach.py, labelgap.py and labels.py, and `FORMAT`, each entry keyed by
   the pattern, its flags and the switch, or the pattern and its `near_rest`). It must equal the stored one, and
   tests/redact/test_shapecache.py fails if it does not: an edited walk and a forgotten regeneration are caught.
 - the *environment* (`environment()`: the `regex` version, the Python implementation and major.minor). What is
@@ -58,9 +58,10 @@ FILE = Path(__file__).resolve().parents[1] / "data" / "redact" / "shapes.json"
 FORMAT = 3  # the file's layout (a new layout: the stored source keys differ, nothing is read)
 _SOURCES = ("shape.py", "parsetree.py", "reach.py")
 _PAIR_SOURCES = ("starters.py", "detector.py")
-# What an open tail (opentail.py and what it imports) and a label gap (wholedb.label_gap: parsetree.py, reach.py
-# and the label words' groups of labels.py; the words themselves are in the patterns, which key the entries).
-_DERIVED_SOURCES = ("opentail.py", "tails.py", "parsetree.py", "reach.py", "wholedb.py", "labels.py")
+# What an open tail (opentail.py and what it imports), tails.py's pairs and a label gap (labelgap.py: parsetree.py,
+# reach.py and the label words' groups of labels.py; the words themselves are in the patterns, which key the
+# entries) are read off with.
+_DERIVED_SOURCES = ("opentail.py", "tails.py", "parsetree.py", "reach.py", "labelgap.py", "labels.py")
 REGENERATE = "python -m sluicegate.redaction.shapecache (then --verify under the other Pythons CI runs)"
 
 Packed = tuple[int, bytes, int]
@@ -247,7 +248,7 @@ def tail(pattern: str, flags: int, guarded: bool) -> tuple[bool, Tail | None]:
 
 
 def gap(d: Any) -> tuple[bool, int | None]:
-    """(stored, `wholedb.label_gap(d)`: None where it is not known)."""
+    """(stored, `labelgap.label_gap(d)`: None where it is not known)."""
     if not USE:
         return False, None
     got = _stored_derived()["gaps"]
@@ -322,9 +323,9 @@ def wanted_fars() -> list[tuple[str, int]]:
 
 def read_off_derived() -> Derived:
     """Every wanted open tail and label gap as read off now with this checkout's code (not through a cache)."""
+    from .labelgap import label_gap
     from .opentail import _open_tail
     from .tails import _pairs
-    from .wholedb import label_gap
 
     tails: dict[str, Any] = {}
     for pattern, flags, guarded in wanted_tails():
