@@ -7,7 +7,8 @@ Not collected by pytest.
     python tests/benchmarks/redactor_tail.py --kb 32 --calls         # the compiled feed's regex calls, counted
     python tests/benchmarks/redactor_tail.py --kb 64 --whole         # whole text: the stream vs the one pass
 
-Rows per corpus, medians of `--repeats` (subjects interleaved in each repeat): mean µs per 4-character feed and
+Rows per corpus, medians of `--repeats` (the splitter, then the subjects, their order rotated by one each repeat:
+the one timed right after the splitter had a higher p99, whichever it was): mean µs per 4-character feed and
 its ratio to the splitter's mean (target <= 3x); p50 / p99 and the p99 against the splitter's p50 (target
 <= 20x); the most characters held after a feed; whole-text `redact()` MB/s (targets >= 20 with `[fast]`, >= 8
 without; the one pass of whole.py, or the stream where it declines).
@@ -146,8 +147,12 @@ def table(texts: dict[str, str], repeats: int) -> None:
         p50: dict[str, list[float]] = {n: [] for n in ["split", *names]}
         p99: dict[str, list[float]] = {n: [] for n in ["split", *names]}
         held: dict[str, int] = {}
-        for _ in range(repeats):
-            for name, make in [("split", SentenceSplitter), *subjects]:
+        for k in range(repeats):
+            # The splitter first, then the subjects, each repeat starting one subject later: the subject timed right
+            # after the splitter had the higher p99, whichever it was (docs/performance.md, "the order of the
+            # subjects"), so with `repeats` a multiple of the subjects each has that place equally often.
+            turn = subjects[k % len(subjects) :] + subjects[: k % len(subjects)]
+            for name, make in [("split", SentenceSplitter), *turn]:
                 costs, most = feed_costs(make, pieces)
                 means[name].append(statistics.fmean(costs) * 1e6)
                 p50[name].append(pct(costs, 0.5) * 1e6)
