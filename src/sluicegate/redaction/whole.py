@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from array import array
 from bisect import bisect_right
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -411,9 +411,9 @@ def _first_alternative(pattern: str) -> str | None:
     return None
 
 
-def _group_end(text: str) -> int | None:
-    """The index after the group that opens `text` (classes and escapes skipped), or None."""
-    depth = 0
+def _outside_classes(text: str) -> Iterator[tuple[int, str]]:
+    """Each character of a pattern's `text` outside its classes and escapes, with its index: what `_group_end` and
+    `_top_alternatives` read (a `(`, `)` or `|` there is the pattern's own)."""
     i, n = 0, len(text)
     while i < n:
         ch = text[i]
@@ -428,34 +428,30 @@ def _group_end(text: str) -> int | None:
                 i += 1
             while i < n and text[i] != "]":
                 i += 2 if text[i] == "\\" else 1
-        elif ch == "(":
+        else:
+            yield i, ch
+        i += 1
+
+
+def _group_end(text: str) -> int | None:
+    """The index after the group that opens `text` (classes and escapes skipped), or None."""
+    depth = 0
+    for i, ch in _outside_classes(text):
+        if ch == "(":
             depth += 1
         elif ch == ")":
             depth -= 1
             if depth == 0:
                 return i + 1
-        i += 1
     return None
 
 
 def _top_alternatives(text: str) -> list[str] | None:
     """`text` split at its top-level `|` (classes and escapes skipped); None if its groups do not balance."""
     parts: list[str] = []
-    depth, at, i, n = 0, 0, 0, len(text)
-    while i < n:
-        ch = text[i]
-        if ch == "\\":
-            i += 2
-            continue
-        if ch == "[":
-            i += 1
-            if i < n and text[i] == "^":
-                i += 1
-            if i < n and text[i] == "]":
-                i += 1
-            while i < n and text[i] != "]":
-                i += 2 if text[i] == "\\" else 1
-        elif ch == "(":
+    depth = at = 0
+    for i, ch in _outside_classes(text):
+        if ch == "(":
             depth += 1
         elif ch == ")":
             depth -= 1
@@ -464,7 +460,6 @@ def _top_alternatives(text: str) -> list[str] | None:
         elif ch == "|" and depth == 0:
             parts.append(text[at:i])
             at = i + 1
-        i += 1
     parts.append(text[at:])
     return parts if depth == 0 else None
 
