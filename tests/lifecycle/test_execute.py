@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from typing import Any
 
@@ -182,6 +183,43 @@ def test_concurrent_executors_run_the_tool_once(store: OperationStore) -> None:
         t.join()
     assert len(bank.applied) == 1
     assert len(outcomes) == 8
+
+
+class _MeetingClock:
+    """A clock whose reading waits (up to a short timeout) for a second reader: two peers that both reach the move
+    to EXECUTED meet here, which without the generation's lock lets both make that move."""
+
+    def __init__(self, clock: Any) -> None:
+        self._clock = clock
+        self._meet = threading.Barrier(2, timeout=0.5)
+
+    def elapsed(self) -> float:
+        with contextlib.suppress(threading.BrokenBarrierError):  # (the lock kept the other out: no meeting)
+            self._meet.wait()
+        return self._clock.elapsed()
+
+
+def test_peers_finishing_together_move_to_executed_once(store: OperationStore) -> None:
+    # CI saw it once on 3.13 (the concurrent test above): two executors both read CONFIRMED with every call executed,
+    # then both moved, and the second raised IllegalTransition executed -> executed in its thread.
+    gen = confirmed(store)
+    gen._clock = _MeetingClock(gen._clock)  # type: ignore[assignment]
+    errors: list[BaseException] = []
+
+    def finish() -> None:
+        try:
+            gen._executed_call(call_id(gen))
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=finish) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert gen.state is State.EXECUTED
+    assert [s for s, _ in gen.telemetry.transitions].count(State.EXECUTED.value) == 1
 
 
 def test_restore_after_restart_returns_the_recorded_result(store: OperationStore) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Iterable, Mapping
@@ -137,6 +138,9 @@ class Generation:
         self._released: list[str] = []  # text released by text_filter (what the drafts showed)
         self._record: str | None = None
         self._executed: set[str] = set()
+        # Executors may share one generation across threads (the store makes each run once): the executed set
+        # and the move to EXECUTED are one step, or two peers finishing together would both try that move.
+        self._executed_lock = threading.Lock()
         self._parser: SSEParser | None = None
         self._parser_text = False
         self.telemetry = Telemetry(self.id, reader.provider, principal, config_version, operation)
@@ -744,10 +748,11 @@ class Generation:
         return json.loads(result)
 
     def _executed_call(self, call_id: str) -> None:
-        self._executed.add(call_id)
-        if self._state == State.CONFIRMED and all(c.call_id in self._executed for c in self._calls):
-            self.telemetry.to_executed = self._clock.elapsed()
-            self._move(State.EXECUTED)
+        with self._executed_lock:
+            self._executed.add(call_id)
+            if self._state == State.CONFIRMED and all(c.call_id in self._executed for c in self._calls):
+                self.telemetry.to_executed = self._clock.elapsed()
+                self._move(State.EXECUTED)
 
 
 def _checked_call(
