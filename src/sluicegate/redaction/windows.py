@@ -54,7 +54,12 @@ def _pick(candidates: list[tuple[int, int, int]]) -> list[tuple[int, int]]:
 def card_windows(run: str) -> list[tuple[int, int]]:
     """Luhn-valid windows of 13-19 digits aligned to groups. A run led by '+' is a phone number first: no
     window starts at its country code."""
-    groups = _groups(run)
+    chosen = _pick(_card_candidates(run, _groups(run)))
+    return chosen if _only_strays_left(run, chosen) else []
+
+
+def _card_candidates(run: str, groups: list[tuple[int, int]]) -> list[tuple[int, int, int]]:
+    """(rank, start, end) of each Luhn-valid window of 13-19 digits of `run` aligned to its digit `groups`."""
     last = len(groups) - 1
     # Dots also separate versions and decimals (10.0.19041.1234): a dotted run must show a card layout.
     dotted = "." in run or "\u00b7" in run
@@ -74,8 +79,7 @@ def card_windows(run: str) -> list[tuple[int, int]]:
             a, b = groups[i][0], groups[j][1]
             if rank is not None and validators.credit_card(run[a:b]):
                 candidates.append((rank, a, b))
-    chosen = _pick(candidates)
-    return chosen if _only_strays_left(run, chosen) else []
+    return candidates
 
 
 # The most digits a stretch of a run outside the cards may hold: a counter, a month, a year.
@@ -88,7 +92,7 @@ def _only_strays_left(run: str, chosen: list[tuple[int, int]]) -> bool:
     number (an account or reference number) that merely contains a Luhn-valid window, and no card is read."""
     bounds = [0, *(x for span in chosen for x in span), len(run)]
     for k, (x, y) in enumerate(zip(bounds[::2], bounds[1::2], strict=False)):
-        if k == 0 and run.startswith("+"):
+        if x == y or (k == 0 and run.startswith("+")):  # (an empty stretch holds no digit)
             continue
         if sum(ch.isdigit() for ch in run[x:y]) > _STRAY_DIGITS:
             return False
@@ -180,34 +184,9 @@ _GROUP_RE = re.compile(r"[0-9]+")
 
 def card_windows_lean(run: str) -> list[tuple[int, int]]:
     """`card_windows(run)`, with less Python per call (issue 27, stop 35: on 64 KB of logs its 19 runs cost a
-    fifth of the one pass's choice of findings): the groups found by the stdlib engine, a lone candidate window
-    taken as `_pick` would take it, and the empty stretches around the windows not counted (they hold no digit).
+    fifth of the one pass's choice of findings): the groups found by the stdlib engine, and a lone candidate window
+    taken as `_pick` would take it (the windows and the strays' check are `card_windows`'s own).
     The same answer for every string (tests/redact/test_whole_quick.py compares the two)."""
-    groups = [m.span() for m in _GROUP_RE.finditer(run)]
-    last = len(groups) - 1
-    dotted = "." in run or "\u00b7" in run
-    plus = run.startswith("+")
-    candidates: list[tuple[int, int, int]] = []
-    for i in range(1 if plus else 0, len(groups)):
-        digits = 0
-        for j in range(i, len(groups)):
-            digits += groups[j][1] - groups[j][0]
-            if digits > 19:
-                break
-            if digits < 13:
-                continue
-            sizes = tuple(y - x for x, y in groups[i : j + 1])
-            rank = _card_rank(sizes, i == 0 and j == last)
-            if dotted and rank != 0:
-                continue
-            a, b = groups[i][0], groups[j][1]
-            if rank is not None and validators.credit_card(run[a:b]):
-                candidates.append((rank, a, b))
+    candidates = _card_candidates(run, [m.span() for m in _GROUP_RE.finditer(run)])
     chosen = [(candidates[0][1], candidates[0][2])] if len(candidates) == 1 else _pick(candidates)
-    bounds = [0, *(x for span in chosen for x in span), len(run)]
-    for k, (x, y) in enumerate(zip(bounds[::2], bounds[1::2], strict=False)):
-        if x == y or (k == 0 and plus):
-            continue
-        if sum(ch.isdigit() for ch in run[x:y]) > _STRAY_DIGITS:
-            return []
-    return chosen
+    return chosen if _only_strays_left(run, chosen) else []
