@@ -311,27 +311,9 @@ def _split_classes(pattern: str) -> tuple[str, bool]:
     a class holds an unescaped `[:` (a POSIX class to `regex`)."""
     out: list[str] = []
     posix = False
-    i, n = 0, len(pattern)
-    while i < n:
-        ch = pattern[i]
-        if ch == "\\":
-            out.append("x")
-            i += 2
-            continue
-        if ch == "[":
-            i += 1
-            if i < n and pattern[i] == "^":
-                i += 1
-            if i < n and pattern[i] == "]":
-                i += 1
-            while i < n and pattern[i] != "]":
-                posix = posix or pattern.startswith("[:", i)
-                i += 2 if pattern[i] == "\\" else 1
-            out.append("x")
-            i += 1
-            continue
-        out.append(ch)
-        i += 1
+    for _, ch, holds_posix in _pattern_units(pattern):
+        out.append("x" if ch in "\\[" else ch)
+        posix = posix or holds_posix
     return "".join(out), posix
 
 
@@ -411,26 +393,37 @@ def _first_alternative(pattern: str) -> str | None:
     return None
 
 
-def _outside_classes(text: str) -> Iterator[tuple[int, str]]:
-    """Each character of a pattern's `text` outside its classes and escapes, with its index: what `_group_end` and
-    `_top_alternatives` read (a `(`, `)` or `|` there is the pattern's own)."""
+def _pattern_units(text: str) -> Iterator[tuple[int, str, bool]]:
+    """A pattern's `text` walked unit by unit: (index, its first character, whether it is a class holding an
+    unescaped `[:`) for each escape (`\\`), class (`[`, a `]` first after an optional `^` is a member) and other
+    character. One walk for `_split_classes`, `_group_end` and `_top_alternatives`."""
     i, n = 0, len(text)
     while i < n:
         ch = text[i]
         if ch == "\\":
+            yield i, ch, False
             i += 2
             continue
         if ch == "[":
+            at, posix = i, False
             i += 1
             if i < n and text[i] == "^":
                 i += 1
             if i < n and text[i] == "]":
                 i += 1
             while i < n and text[i] != "]":
+                posix = posix or text.startswith("[:", i)
                 i += 2 if text[i] == "\\" else 1
+            yield at, ch, posix
         else:
-            yield i, ch
+            yield i, ch, False
         i += 1
+
+
+def _outside_classes(text: str) -> Iterator[tuple[int, str]]:
+    """Each character of a pattern's `text` outside its classes and escapes, with its index: what `_group_end` and
+    `_top_alternatives` read (a `(`, `)` or `|` there is the pattern's own)."""
+    return ((i, ch) for i, ch, _ in _pattern_units(text) if ch not in "\\[")
 
 
 def _group_end(text: str) -> int | None:
@@ -929,31 +922,8 @@ def _alternatives(pattern: str, flags: int) -> tuple[regex.Pattern[str], ...] | 
     of version 1 (nested classes)."""
     if flags & (regex.VERBOSE | regex.V1) or _GLOBAL_FLAGS.search(pattern):
         return None
-    parts: list[str] = []
-    depth, at, i, n = 0, 0, 0, len(pattern)
-    while i < n:
-        ch = pattern[i]
-        if ch == "\\":
-            i += 2
-            continue
-        if ch == "[":  # a class: to its closing bracket (one right after `[` or `[^` is a member)
-            i += 1
-            if i < n and pattern[i] == "^":
-                i += 1
-            if i < n and pattern[i] == "]":
-                i += 1
-            while i < n and pattern[i] != "]":
-                i += 2 if pattern[i] == "\\" else 1
-        elif ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-        elif ch == "|" and depth == 0:
-            parts.append(pattern[at:i])
-            at = i + 1
-        i += 1
-    parts.append(pattern[at:])
-    if len(parts) < 2 or depth != 0:
+    parts = _top_alternatives(pattern)
+    if parts is None or len(parts) < 2:
         return None
     try:
         return tuple(regex.compile(p, flags) for p in parts)
