@@ -40,15 +40,20 @@ SWITCHES = ((whole, "LEAN"), (normalize, "DISTINCT"), (validators, "FAST"), (who
 
 
 @contextlib.contextmanager
-def switched(on: bool) -> Iterator[None]:
-    old = [getattr(mod, name) for mod, name in SWITCHES]
-    for mod, name in SWITCHES:
+def all_set(switches: tuple[tuple[object, str], ...], on: bool) -> Iterator[None]:
+    """Every (module, name) of `switches` set to `on` for the block, then put back (test_whole_quick's too)."""
+    old = [getattr(mod, name) for mod, name in switches]
+    for mod, name in switches:
         setattr(mod, name, on)
     try:
         yield
     finally:
-        for (mod, name), value in zip(SWITCHES, old, strict=True):
+        for (mod, name), value in zip(switches, old, strict=True):
             setattr(mod, name, value)
+
+
+def switched(on: bool) -> contextlib.AbstractContextManager[None]:
+    return all_set(SWITCHES, on)
 
 
 class Pure(Redactor):

@@ -28,7 +28,6 @@ from __future__ import annotations
 import contextlib
 import os
 from array import array
-from collections.abc import Iterator
 from unittest import mock
 
 import pytest
@@ -42,7 +41,7 @@ from sluicegate.redaction.detector import LOOKBEHIND
 from . import suite_cases
 from .test_whole_candidates import LABEL_FORM, TEXTS
 from .test_whole_candidates import PIECES as CANDIDATE_PIECES
-from .test_whole_lean import _PIECES, CORPORA, DROPPING, OwnKeep, _classes, _hide, one_pass, streamed
+from .test_whole_lean import _PIECES, CORPORA, DROPPING, OwnKeep, _classes, _hide, all_set, one_pass, streamed
 
 SWITCHES = (
     (whole, "STDLIB"),
@@ -56,16 +55,8 @@ SWITCHES = (
 )
 
 
-@contextlib.contextmanager
-def switched(on: bool) -> Iterator[None]:
-    old = [getattr(mod, name) for mod, name in SWITCHES]
-    for mod, name in SWITCHES:
-        setattr(mod, name, on)
-    try:
-        yield
-    finally:
-        for (mod, name), value in zip(SWITCHES, old, strict=True):
-            setattr(mod, name, value)
+def switched(on: bool) -> contextlib.AbstractContextManager[None]:
+    return all_set(SWITCHES, on)
 
 
 class Streamed(Redactor):
