@@ -17,8 +17,7 @@ from sluicegate.redaction import Redactor, fastpath, tracker
 from sluicegate.redaction.registry import BUILTIN
 from tests.benchmarks.corpora27 import CORPORA
 
-from .sameness import Call, corpus_cuts, corpus_texts, reference, suite_cuts
-from .sameness import run as _run
+from .sameness import Call, corpus_cuts, corpus_texts, same, suite_cuts
 
 
 def _native() -> Any:
@@ -124,9 +123,6 @@ def test_odd_arguments_go_to_the_python_probe() -> None:
 
 
 def _compare(calls: list[Call], max_hold: int = 8192) -> None:
-    on = Redactor.factory(max_hold=max_hold)
-    got = _run(on, calls)
-
     def off() -> Redactor:
         tracker.C_PROBE = False
         try:
@@ -134,8 +130,8 @@ def _compare(calls: list[Call], max_hold: int = 8192) -> None:
         finally:
             tracker.C_PROBE = True
 
-    assert _run(off, calls) == got, calls
-    assert got == reference(calls, False, max_hold), calls  # the pure path (once a session: sameness.py)
+    # on and off step for step, and both the pure path's (once a session)
+    same({"on": Redactor.factory(max_hold=max_hold), "off": off}, calls, False, max_hold)
 
 
 @pytest.mark.parametrize("seed", [35])

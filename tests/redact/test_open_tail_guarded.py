@@ -22,8 +22,7 @@ from sluicegate.redaction.registry import BUILTIN
 from tests.benchmarks import corpus as C
 from tests.benchmarks.corpora27 import CORPORA
 
-from .sameness import Call, corpus_cuts, corpus_texts, reference, suite_cuts
-from .sameness import run as _run
+from .sameness import Call, corpus_cuts, corpus_texts, same, suite_cuts
 from .suite_cases import NAMES, load
 
 
@@ -130,9 +129,7 @@ def _off(make: Callable[[], Redactor]) -> Callable[[], Redactor]:
 
 def _compare(calls: list[Call], max_hold: int = 8192) -> None:
     on = Redactor.factory(max_hold=max_hold)
-    got = _run(on, calls)
-    assert _run(_off(on), calls) == got, calls
-    assert got == reference(calls, False, max_hold), calls  # the pure path (once a session: sameness.py)
+    same({"on": on, "off": _off(on)}, calls, False, max_hold)  # step for step, and the pure path's (once a session)
 
 
 @pytest.mark.parametrize("seed", [35])
