@@ -66,6 +66,8 @@ def _label_marks() -> dict[str, float]:
     for text, after in (
         (f"(?i:{labels.alternation()})", suffix),
         (f"(?i:{labels.alternation(suffixes=False)})", 0.0),
+        (f"(?i:{labels.lookbehind_alternation()})", suffix),  # (the same words, as the lookbehinds hold them)
+        (f"(?i:{labels.lookbehind_alternation(suffixes=False)})", 0.0),
         ("(?:" + "|".join(labels.CAMEL_WORDS) + ")", 0.0),
     ):
         node = _t.parser.parse(text)

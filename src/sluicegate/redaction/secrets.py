@@ -152,13 +152,19 @@ BEARER_TOKEN = Detector(
 # its value. Its start depends on the text before it, so the starters table cannot learn it (`context`).
 _SCRIPTS = r"0-9\p{Latin}\p{Cyrillic}\p{Greek}\p{Arabic}\p{Devanagari}"
 _CAMEL = rf"(?<=[a-z0-9])(?:{'|'.join(labels.CAMEL_WORDS)})"
-_WORD = rf"(?:(?<![{_SCRIPTS}])(?i:{labels.alternation()})|{_CAMEL})"
+# Inside lookbehinds only (as `_LABEL`, `_CODE_LABEL`): the alternation factored by endings (labels.py says why).
+_WORD = rf"(?:(?<![{_SCRIPTS}])(?i:{labels.lookbehind_alternation()})|{_CAMEL})"
 _LABEL = rf"{_WORD}(?![{_SCRIPTS}])"
 # Before a quoted value, in code: any label may take a suffix (`password_super_secure = "…"`,
 # `apikey_myservice: "…"`): a quoted string assigned to a secret-named identifier is a secret, where an unquoted
 # word after `password_policy:` names a setting, and may end in a number (`"access_token1": "…"`).
-_CODE_WORD = rf"(?:(?<![{_SCRIPTS}])(?i:{labels.alternation(suffixes=False)})|{_CAMEL})"
+_CODE_WORD = rf"(?:(?<![{_SCRIPTS}])(?i:{labels.lookbehind_alternation(suffixes=False)})|{_CAMEL})"
 _CODE_LABEL = rf"{_CODE_WORD}{labels.SUFFIX}(?:[0-9]{{1,2}}+)?(?![{_SCRIPTS}])"
+# The same label read forwards (after a reversed comparison's value): the flat alternation, longest word first.
+_CODE_LABEL_FORWARD = (
+    rf"(?:(?<![{_SCRIPTS}])(?i:{labels.alternation(suffixes=False)})|{_CAMEL})"
+    rf"{labels.SUFFIX}(?:[0-9]{{1,2}}+)?(?![{_SCRIPTS}])"
+)
 _SEP = r"(?:==|:=|=>|:|=)\s{0,3}"
 # A value in backticks (Markdown's code span, how answers quote a value) is quoted like one in quotes.
 _VALUE = (
@@ -193,7 +199,7 @@ _BEHIND = {
 # quotation is released at its first space instead of being held to its closing quote.
 _REVERSED = (
     r"\"(?P<v>[^\"\s]{1,256}+)\"[ \t]{0,3}(?:===|!==|==|!=)[ \t]{0,3}"
-    rf"(?:[0-9A-Za-z_.\-]{{0,20}}[_.\-])?{_CODE_LABEL}"
+    rf"(?:[0-9A-Za-z_.\-]{{0,20}}[_.\-])?{_CODE_LABEL_FORWARD}"
 )
 # Each alternative consumes what is cheap to check (its operator, the spaces and the value's first character, a
 # quote) before the lookbehind that names the label, so the label alternation is tried only where a value of the

@@ -1,0 +1,141 @@
+"""The label alternation factored by endings (`labels.lookbehind_alternation`) against the flat one it replaced
+inside the label lookbehinds (issue 27's per-feed tail): the same language, and the same answers from the `regex`
+engine, complete or partial, at every place a stream asks.
+
+Why the engine's answers and not only the language: the `regex` package reports false partial matches for some
+shapes inside a lookbehind (test_regex_partial.py), and the factored form has new shapes (nested groups, empty
+branches). The oracle is the flat form, rebuilt here by putting it back where the factored one stands, so a
+detector built from it is the detector as it was before the change.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from functools import cache
+
+import pytest
+import regex
+
+from sluicegate.redaction import labels, secrets
+from sluicegate.redaction.detector import Detector
+from tests.benchmarks.corpora27 import CORPORA
+
+from .sameness import suite_texts
+
+_S = secrets._SCRIPTS
+
+
+def flat(detector: Detector) -> Detector:
+    """`detector` with the flat alternation back in its lookbehinds."""
+    pattern = detector.pattern
+    for suffixes in (True, False):
+        factored, plain = labels.lookbehind_alternation(suffixes=suffixes), labels.alternation(suffixes=suffixes)
+        assert factored != plain
+        pattern = pattern.replace(factored, plain)
+    assert labels.lookbehind_alternation(suffixes=False) not in pattern
+    return dataclasses.replace(detector, pattern=pattern)
+
+
+def _forms(word: str) -> list[str]:
+    parts = regex.split(r"[_ \-]", word)
+    out = [parts[0]]
+    for part in parts[1:]:
+        out = [o + joint + part for o in out for joint in ("", "_", "-", " ")]
+    return out
+
+
+@cache
+def label_strings() -> tuple[str, ...]:
+    """Every label in every form, in three cases, after and before what may or may not go with it, and its near
+    misses (a character dropped, doubled or changed)."""
+    rng = random.Random(27)
+    got: set[str] = set()
+    for word, _ in labels.words():
+        for form in _forms(word):
+            for cased in {form, form.upper(), form.replace("k", "\u212a")}:
+                for before in ("", "x", "_", "é"):
+                    for after in ("", "_prod", "_a_b_c", "1", "s"):
+                        got.add(before + cased + after)
+            for k in range(len(form)):
+                got.add(form[:k] + form[k + 1 :])
+                got.add(form[:k] + form[k] + form[k:])
+                got.add(form[:k] + rng.choice("aeiouxz_- ") + form[k + 1 :])
+    for camel in labels.CAMEL_WORDS:
+        for before in ("", "x", "db", "X", "9", "_"):
+            got.update({before + camel, before + camel + "_x", before + camel.lower()})
+    return tuple(sorted(got))
+
+
+@cache
+def bare_forms() -> tuple[str, ...]:
+    return tuple(sorted({f for word, _ in labels.words() for f in _forms(word)}))
+
+
+@pytest.mark.parametrize("suffixes", [True, False])
+def test_the_factored_alternation_is_the_flat_one_in_a_lookbehind(suffixes: bool) -> None:
+    """At the end of every label string and of every label's beginning, the factored lookbehind holds exactly where the
+    flat one does; a partial search after it (the stream's question) answers alike."""
+    behind = {
+        name: rf"(?<![{_S}])(?i:{alt})(?![{_S}])"
+        for name, alt in (
+            ("factored", labels.lookbehind_alternation(suffixes=suffixes)),
+            ("flat", labels.alternation(suffixes=suffixes)),
+        )
+    }
+    at = {name: regex.compile(rf"(?<={body})") for name, body in behind.items()}
+    open_ = {name: regex.compile(rf"(?:=(?<={body}=))(?!)") for name, body in behind.items()}
+    held = 0
+    cut = [s[:end] for s in bare_forms() for end in range(1, len(s))]  # (a label's beginnings: most are none)
+    for text in (*label_strings(), *cut):
+        end = len(text)
+        got = [at[n].match(text, end) is not None for n in ("factored", "flat")]
+        assert got[0] == got[1], (text, got)
+        held += got[0]
+        views = (text + "=", text + '= "v"\nmore')
+        for view in views:
+            a, b = (open_[n].search(view, partial=True) for n in ("factored", "flat"))
+            assert (a is None) == (b is None) and (a is None or (a.span(), a.partial) == (b.span(), b.partial)), (
+                view,
+                a,
+                b,
+            )
+    assert held > 1000  # (the strings hold labels: the comparison is not between two "no"s)
+
+
+def _answers(d: Detector, view: str, pos: int) -> tuple[object, ...]:
+    m = d.compiled.match(view, pos, partial=True)
+    p = d.probe.search(view, pos, partial=True)
+    return (
+        None if m is None else (m.span(), m.partial, m.spans("v") if d.has_value_group else ()),
+        None if p is None else (p.span(), p.partial),
+    )
+
+
+def _texts() -> list[str]:
+    forms = ('{t} = "v1"\nnext', "{t}: value\nnext", '{t} := "v"\nmore', '"{t}": "v"\n', 'if ("s3cr3t!" == {t}) x')
+    planted = "\n".join(f.format(t=s) for s, f in zip(label_strings()[::40], forms * 10**6, strict=False))
+    return [make(2500) for make in CORPORA.values()] + suite_texts() + [planted]
+
+
+@pytest.mark.parametrize("name", ["LABELED_SECRET", "LABELED_IN_CODE"])
+def test_the_label_detectors_answer_as_with_the_flat_alternation(name: str) -> None:
+    """Both label detectors against their flat twins: what they derive from the pattern (reach, the stop class,
+    how far a start reads before its lookbehind), and the anchored match and the probe at every character of
+    their `first` class, on views that end at each of the next 12 characters (a stream's views) and 300 on (or the
+    text's end): corpora, the public suites' texts and every label string planted in five forms."""
+    d = getattr(secrets, name)
+    old = flat(d)
+    for field in ("reach", "near_k", "near_rest"):
+        assert getattr(d, field) == getattr(old, field), field
+    assert (d.stop is None) == (old.stop is None) and (d.stop is None or d.stop.pattern == old.stop.pattern)
+    first = regex.compile(d.first or ".")
+    asked = 0
+    for text in _texts():
+        for m in first.finditer(text):
+            pos = m.start()
+            for end in (*range(pos + 1, min(len(text), pos + 12) + 1), min(len(text), pos + 300)):
+                view = text[:end]
+                assert _answers(d, view, pos) == _answers(old, view, pos), (view[max(0, pos - 40) :], pos)
+                asked += 1
+    assert asked > 10000
