@@ -1,0 +1,76 @@
+"""Built-in patterns rewritten for speed (issue 27's per-feed tail) against the patterns they replaced: the same
+answers from the `regex` engine, complete or partial, anchored or as a probe, at every place a stream asks.
+
+The patterns before are data (`data/patterns_before.json`, with the commit they come from), so the oracle is the
+detector as it was, not a second reading of the new one. Where the answers are the same everywhere a stream asks,
+every output is: the filter is a function of those answers (and of what it derives from the pattern, compared too).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import random
+from collections.abc import Iterable
+from pathlib import Path
+
+import pytest
+import regex
+
+from sluicegate.redaction import pii, secrets
+from sluicegate.redaction.detector import Detector
+from tests.benchmarks.corpora27 import CORPORA
+
+from .sameness import suite_texts
+
+_BEFORE = json.loads((Path(__file__).parent / "data" / "patterns_before.json").read_text(encoding="utf-8"))
+_DETECTORS = {d.entity: d for d in (*pii.DETECTORS, *secrets.DETECTORS)}
+
+
+def answers(d: Detector, view: str, pos: int) -> tuple[object, ...]:
+    """What a stream asks of a detector at `pos` of `view`: the anchored match and the probe, partial allowed."""
+    m = d.compiled.match(view, pos, partial=True)
+    p = d.probe.search(view, pos, partial=True)
+    return (
+        None if m is None else (m.span(), m.partial, m.spans("v") if d.has_value_group else ()),
+        None if p is None else (p.span(), p.partial),
+    )
+
+
+def compare(d: Detector, old: Detector, texts: Iterable[str], ahead: int = 12, far: int = 300) -> int:
+    """`d` and `old` alike in what they derive from their patterns, and in their answers at every character of
+    `d.first` (or every character) on views that end at each of the next `ahead` characters (a stream's views) and
+    `far` on (or the text's end). Returns how many places were asked."""
+    for field in ("reach", "near_k"):
+        assert getattr(d, field) == getattr(old, field), field
+    assert (d.stop is None) == (old.stop is None) and (d.stop is None or d.stop.pattern == old.stop.pattern)
+    first = regex.compile(d.first or "(?s:.)")
+    asked = 0
+    for text in texts:
+        for m in first.finditer(text):
+            pos = m.start()
+            for end in (*range(pos + 1, min(len(text), pos + ahead) + 1), min(len(text), pos + far)):
+                view = text[:end]
+                assert answers(d, view, pos) == answers(old, view, pos), (view[max(0, pos - 40) :], pos)
+                asked += 1
+    return asked
+
+
+def phone_like(n: int, seed: int = 36) -> list[str]:
+    """Runs of what phone numbers are made of (digits, `+`, separators, parentheses), in prose and in JSON."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(n):
+        run = "".join(rng.choice("0123456789" * 4 + "+ .-()") for _ in range(rng.randint(6, 24)))
+        out.append(rng.choice(("call {r} now", '"phone": "{r}"', "tel:{r}\n", "is{r}", "({r})")).format(r=run))
+    return out
+
+
+@pytest.mark.parametrize("entity", sorted(_BEFORE["patterns"]))
+def test_a_rewritten_pattern_answers_as_before(entity: str) -> None:
+    d = _DETECTORS[entity]
+    before = _BEFORE["patterns"][entity]
+    assert d.pattern != before  # (else the entry has no reason to be here)
+    old = dataclasses.replace(d, pattern=before)
+    texts = [make(2500) for make in CORPORA.values()] + suite_texts() + phone_like(1500)
+    assert compare(d, old, texts) > 10000
