@@ -4,13 +4,12 @@ engine, complete or partial, at every place a stream asks.
 
 Why the engine's answers and not only the language: the `regex` package reports false partial matches for some
 shapes inside a lookbehind (test_regex_partial.py), and the factored form has new shapes (nested groups, empty
-branches). The oracle is the flat form, rebuilt here by putting it back where the factored one stands, so a
-detector built from it is the detector as it was before the change.
+branches). Here the alternation against the flat one; test_pattern_rewrites.py compares the two label detectors
+with their patterns before (the flat alternation, one lookbehind per quote) at every place a stream asks.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import random
 from functools import cache
 
@@ -18,24 +17,8 @@ import pytest
 import regex
 
 from sluicegate.redaction import labels, secrets
-from sluicegate.redaction.detector import Detector
-from tests.benchmarks.corpora27 import CORPORA
-
-from .sameness import suite_texts
-from .test_pattern_rewrites import compare
 
 _S = secrets._SCRIPTS
-
-
-def flat(detector: Detector) -> Detector:
-    """`detector` with the flat alternation back in its lookbehinds."""
-    pattern = detector.pattern
-    for suffixes in (True, False):
-        factored, plain = labels.lookbehind_alternation(suffixes=suffixes), labels.alternation(suffixes=suffixes)
-        assert factored != plain
-        pattern = pattern.replace(factored, plain)
-    assert labels.lookbehind_alternation(suffixes=False) not in pattern
-    return dataclasses.replace(detector, pattern=pattern)
 
 
 def _forms(word: str) -> list[str]:
@@ -104,19 +87,7 @@ def test_the_factored_alternation_is_the_flat_one_in_a_lookbehind(suffixes: bool
     assert held > 1000  # (the strings hold labels: the comparison is not between two "no"s)
 
 
-def _texts() -> list[str]:
+def planted_labels() -> str:
+    """Every 40th label string in one of five forms (an assignment, a label, Go's `:=`, JSON, a reversed comparison)."""
     forms = ('{t} = "v1"\nnext', "{t}: value\nnext", '{t} := "v"\nmore', '"{t}": "v"\n', 'if ("s3cr3t!" == {t}) x')
-    planted = "\n".join(f.format(t=s) for s, f in zip(label_strings()[::40], forms * 10**6, strict=False))
-    return [make(2500) for make in CORPORA.values()] + suite_texts() + [planted]
-
-
-@pytest.mark.parametrize("name", ["LABELED_SECRET", "LABELED_IN_CODE"])
-def test_the_label_detectors_answer_as_with_the_flat_alternation(name: str) -> None:
-    """Both label detectors against their flat twins: what they derive from the pattern (reach, the stop class,
-    how far a start reads before its lookbehind), and the anchored match and the probe at every character of
-    their `first` class, on views that end at each of the next 12 characters (a stream's views) and 300 on (or the
-    text's end): corpora, the public suites' texts and every label string planted in five forms."""
-    d = getattr(secrets, name)
-    old = flat(d)
-    assert d.near_rest == old.near_rest
-    assert compare(d, old, _texts()) > 10000
+    return "\n".join(f.format(t=s) for s, f in zip(label_strings()[::40], forms * 10**6, strict=False))
