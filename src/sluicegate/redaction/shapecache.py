@@ -162,13 +162,18 @@ def _stored_pairs() -> tuple[str, bytes] | None:
 
 def compute_pairs(starters: Starters) -> bytes:
     """Every ASCII pair's answer, as `whole_starts` keeps it (uint64, bit 63: known; little-endian)."""
+    from . import starters as _starters
     from .whole import _pair_of
 
     ask = _pair_of(starters)
     out = array("Q", bytes(128 * 128 * 8))
-    for prev in range(128):
-        for ch in range(128):
-            out[prev * 128 + ch] = (ask(chr(prev) + chr(ch)) & ~(1 << 63)) | 1 << 63
+    was, _starters.STORED_PAIRS = _starters.STORED_PAIRS, False  # (asked of the engine, not of this file)
+    try:
+        for prev in range(128):
+            for ch in range(128):
+                out[prev * 128 + ch] = (ask(chr(prev) + chr(ch)) & ~(1 << 63)) | 1 << 63
+    finally:
+        _starters.STORED_PAIRS = was
     if sys.byteorder == "big":  # pragma: no cover - stored little-endian
         out.byteswap()
     return out.tobytes()

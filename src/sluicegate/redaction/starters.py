@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
+from typing import Literal
 
 import regex
 
@@ -54,6 +55,7 @@ class Starters:
         self._pairs: dict[str, int] = {}  # prev + ch -> the detectors that may start at ch after prev
         self._quads: dict[str, int] = {}  # prev + ch + two more -> the same, knowing the two after (`quad`)
         self._bits: dict[int, tuple[int, ...]] = {}  # a mask -> its set bits
+        self._stored: memoryview | Literal[False] | None = None  # the stored ASCII pairs (`_stored_pairs`)
         self.native_tables: object | None = None  # the compiled feed's C mirror of these tables (fastpath.py)
 
     def _compute(self, ch: str) -> int:
@@ -90,8 +92,16 @@ class Starters:
         return self.mask(view[lo:hi])
 
     def _pair(self, prev: str, ch: str, mask: int) -> int:
-        """`mask` (the detectors that may start at `ch`) less those that cannot start at `ch` after `prev`."""
+        """`mask` (the detectors that may start at `ch`) less those that cannot start at `ch` after `prev`. An ASCII
+        pair of the default selection is read from shapecache.py's file (every ASCII pair's answer, computed by
+        this same code): a process's first streams asked the engine ~40 times for each new quad key (68 µs)."""
         text = prev + ch
+        if STORED_PAIRS and len(text) == 2 and text.isascii() and mask == self._cache.get(ch):
+            stored = self._stored_pairs()
+            if stored is not None:
+                got = stored[ord(prev) * 128 + ord(ch)] & ~(1 << 63)
+                self._pairs[text] = got
+                return got
         for i in self.bits(mask & ~self._always):
             d = self._detectors[i]
             if self._first[i] is None and (
@@ -100,6 +110,15 @@ class Starters:
                 mask &= ~(1 << i)
         self._pairs[text] = mask
         return mask
+
+    def _stored_pairs(self) -> memoryview | None:
+        """The stored pair answers (128 x 128 uint64, bit 63: known) if they are this selection's, read once."""
+        if self._stored is None:
+            from .shapecache import pair_table
+
+            table = pair_table(self)
+            self._stored = False if table is None else memoryview(table).cast("Q")
+        return self._stored if isinstance(self._stored, memoryview) else None
 
     def _refined(self, prev: str, ch: str, mask: int) -> int:
         """`mask` refined by the pair table: as remembered, or computed while the table has room, or as it is
@@ -165,6 +184,8 @@ class Starters:
 
 # New text longer than this gets one bound for all its starters (see `Starters.bounds`).
 _PER_CHAR = 64
+# False: every pair asked of the engine (as before stop 36); read at each new pair.
+STORED_PAIRS = True
 # Pairs past this many are answered by the one-character table (conservative) without being remembered.
 _PAIRS_MAX = 1 << 17
 
