@@ -199,7 +199,8 @@ def test_the_rest_is_asked_and_can_differ_in_cost_only() -> None:
     view = '{"id": 7, "name": "abcdefghij'
     v = view.rindex('"')
     assert _kind(ask(view, v, None, False, True)) == _kind(d.compiled.match(view, v, partial=True)) == "open"
-    assert len(ask.__self__.pattern) < len(d.compiled.pattern) // 4  # type: ignore[attr-defined]
+    # (a quarter before stop 36; its quoted forms' one lookbehind halved the whole pattern, not the rest)
+    assert len(ask.__self__.pattern) < len(d.compiled.pattern) // 3  # type: ignore[attr-defined]
 
 
 def test_a_piece_that_fills_max_hold_is_not_searched_by_the_compiled_feed() -> None:
