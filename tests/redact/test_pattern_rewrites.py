@@ -85,3 +85,46 @@ def test_a_rewritten_pattern_answers_as_before(entity: str) -> None:
     assert d.pattern != before  # (else the entry has no reason to be here)
     old = dataclasses.replace(d, pattern=before)
     assert compare(d, old, texts()) > 10000
+
+
+# Every form either label detector matches (each quote kind, `@"…"`, a C array, a declaration, a call, a comma,
+# a space, an element, a reversed comparison): the corpora and the planted labels above hold no call, no quote
+# but `"` after a comma and only two `@"` and C arrays (review of stop 36), so a broken alternative went unseen.
+_SECRET_FORMS = (
+    "{t}: value",
+    '"{t}": value',
+    "{t}=>value",
+    "{t} := 'v'",
+    "{t} = `v`",
+    '{t} = @"v"',
+    '{t} string = "v"',
+    "{t}: &str = 'v'",
+    '{t}[25] = "v"',
+    '{t}[] = @"v"',
+    "{t}[2] = 'v'",
+    "'{t}' ::= 'v'",
+    "<{t}>value</x>",
+    '{t}\t= @ "v"',
+)
+_CODE_FORMS = (
+    '("{t}", "v")',
+    "('{t}', 'v')",
+    '("x.{t}",  `v`)',
+    '{t}("v")',
+    "{t}.assign('v', 3)",
+    '{t}(@"v")',
+    "{t}( `v`)",
+    '{t} "v";',
+    'if ("v"!=={t}_x)',
+)
+
+
+def test_every_label_form_answers_as_before() -> None:
+    from .test_label_trie import label_strings
+
+    sample = label_strings()[::97]
+    for entity, forms in (("LABELED_SECRET", _SECRET_FORMS), ("LABELED_IN_CODE", _CODE_FORMS)):
+        d = _DETECTORS[entity]
+        old = dataclasses.replace(d, pattern=_BEFORE["patterns"][entity])
+        texts = [f.format(t=s) for s in sample for f in forms]
+        assert compare(d, old, texts, ahead=40) > 10000
