@@ -56,12 +56,11 @@ def alternation(*, suffixes: bool = True) -> str:
 
 def lookbehind_alternation(*, suffixes: bool = True) -> str:
     """`alternation()`'s language factored by common endings, for use inside a lookbehind only. Why: the `regex`
-    engine matches a lookbehind right to left and tries a flat alternation's ~150 words one by one (each a
+    engine matches a lookbehind right to left and tries a flat alternation's ~140 words one by one (each a
     separate part of the compiled pattern, so in a stream, where other detectors ran in between, mostly a cache
-    miss); factored, it first tells the ~25 last characters apart: a `LABELED_SECRET` match at a JSON `:` that
-    names no label 9 -> 5 µs in a loop, its probe in a stream's slowest feeds 39 -> 21 µs (docs/performance.md,
-    stop 36). Only inside
-    a lookbehind: the assertion asks whether some word ends there, not which, where a forward match's first
+    miss); factored, it first tells ~40 endings apart: a `LABELED_SECRET` match at a JSON `:` that names no label
+    9 -> 5 µs in a loop, its probe in a stream's slowest feeds 39 -> 21 µs (docs/performance.md, stop 36). Only
+    inside a lookbehind: the assertion asks whether some word ends there, not which, where a forward match's first
     matching word decides where it ends (`api_key_a_b` with a suffix). tests/redact/test_label_trie.py compares
     the engine's answers with the flat form's."""
     root: _Trie = {}

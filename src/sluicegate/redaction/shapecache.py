@@ -7,7 +7,8 @@ so they are stored (`data/redact/shapes.json`, zlib-compressed `Shape.packed()` 
 pattern, flags and places). The same file keeps the whole-text pass's pair table (whole.py `_pair_table`: per
 ASCII character pair, the detectors that may start at the second after the first, starters.py's answers, which
 the pass otherwise asks Python for ~1,000-2,000 times in a process's first call, 10-50 ms) for the default
-detector selection. Another selection (entities, custom detectors) or a custom pattern fills its own as before.
+detector selection; the streaming `Starters._pair` reads it too (`starters.STORED_PAIRS`: a first stream's new
+pairs). Another selection (entities, custom detectors) or a custom pattern fills its own as before.
 It also keeps what the compiled feed reads off each built-in's pattern when a Redactor is built (fastpath.py
 `_per_detector`): its open tail (opentail.py, with and without trailing guards, for either value of
 `opentail.GUARDED`) and the label gap of the label detectors (labelgap.py `label_gap`). Both parse the pattern

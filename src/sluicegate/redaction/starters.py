@@ -184,7 +184,8 @@ class Starters:
 
 # New text longer than this gets one bound for all its starters (see `Starters.bounds`).
 _PER_CHAR = 64
-# False: every pair asked of the engine (as before stop 36); read at each new pair.
+# False: every pair asked of the engine (as before stop 36); read at each new pair. (`shapecache.USE` is read
+# once per `Starters`, when it first looks for the file: switching it off later leaves a shared one reading it.)
 STORED_PAIRS = True
 # Pairs past this many are answered by the one-character table (conservative) without being remembered.
 _PAIRS_MAX = 1 << 17
