@@ -351,7 +351,7 @@ def adrive(
 
     async def cancelled() -> None:
         try:
-            await _close_shielded(source)
+            await source.aclose()
         finally:
             run.finish("cancelled")
 
@@ -366,14 +366,14 @@ async def _adrive(run: _Run, source: AsyncUpstream, is_cancelled: IsCancelled | 
             except StopAsyncIteration:
                 break
             except Exception as exc:  # the provider died mid-stream: release what was validated, re-raise
-                await _close_shielded(source)
+                await source.aclose()
                 step = run.failed(exc)
                 if _nonempty(step):
                     yield step
                 raise
             if is_cancelled is not None and await is_cancelled():
                 run.account(item)
-                await _close_shielded(source)
+                await source.aclose()
                 run.finish("cancelled")
                 return
             if cancellation_swallowed():  # our task was cancelled and something below returned an item anyway
@@ -382,7 +382,7 @@ async def _adrive(run: _Run, source: AsyncUpstream, is_cancelled: IsCancelled | 
                 raise asyncio.CancelledError("a cancellation of this task was swallowed below the driver")
             step = run.take(item)
             if step.stopped:
-                await _close_shielded(source)
+                await source.aclose()
                 run.finish()
                 if _nonempty(step):
                     yield step
@@ -399,17 +399,14 @@ async def _adrive(run: _Run, source: AsyncUpstream, is_cancelled: IsCancelled | 
         run.finish("cancelled", exc)
         raise
     finally:
-        await _close_shielded(source)
+        await source.aclose()
 
 
 async def _close_shielded(source: AsyncUpstream) -> None:
     """Close the upstream even though this task is being cancelled: anyio re-delivers a cancelled scope's
     cancellation at every await (sse-starlette's task group on a disconnect), which would cut an awaited close
     short and leave the provider generating. The close runs in a task of its own; a cancellation arriving while
-    we wait for it is re-raised, and the close still completes. Every close of the driver goes through here: a
-    disconnect both makes `is_cancelled()` say True (the driver closes) and cancels the task reading the driver,
-    often while that close is awaited, and the upstream counts as closed from the close's first line
-    (tests/core/test_adrive_close_survives_cancel.py; seen once in CI with the Anthropic stream manager)."""
+    we wait for it is re-raised, and the close still completes."""
     await asyncio.shield(asyncio.ensure_future(source.aclose()))
 
 
