@@ -176,13 +176,18 @@ def test_concurrent_executors_run_the_tool_once(store: OperationStore) -> None:
         except OutcomeUnknown as exc:  # a peer holds it in flight: unknown, not a second run
             outcomes.append(exc)
 
-    threads = [threading.Thread(target=worker) for _ in range(8)]
+    _run_together(worker, 8)
+    assert len(bank.applied) == 1
+    assert len(outcomes) == 8
+
+
+def _run_together(target: Any, n: int) -> None:
+    """`n` threads running `target`, started together and all joined."""
+    threads = [threading.Thread(target=target) for _ in range(n)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    assert len(bank.applied) == 1
-    assert len(outcomes) == 8
 
 
 class _MeetingClock:
@@ -212,11 +217,7 @@ def test_peers_finishing_together_move_to_executed_once(store: OperationStore) -
         except BaseException as exc:
             errors.append(exc)
 
-    threads = [threading.Thread(target=finish) for _ in range(2)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    _run_together(finish, 2)
     assert errors == []
     assert gen.state is State.EXECUTED
     assert [s for s, _ in gen.telemetry.transitions].count(State.EXECUTED.value) == 1
